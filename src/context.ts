@@ -1,0 +1,227 @@
+// Ctx: everything a command may touch (streams, env, clock, config, API, prompts), created once per run.
+// Heavy parts (config file, API client, prompts) load on first use so `ship --version` stays fast.
+import type { IO } from './output/io.js';
+import { colorEnabled, isCI } from './output/io.js';
+import { Output, type OutputMode } from './output/output.js';
+import { AuthError, UsageError } from './errors.js';
+import type { Api } from './api/index.js';
+import type { ConfigStore } from './config/store.js';
+import type { Settings } from './config/settings.js';
+
+/** Global flags, as parsed by commander on the root program. */
+export interface GlobalOptions {
+  profile?: string;
+  baseUrl?: string;
+  test?: boolean;
+  timeout?: string;
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** false when --no-input was given */
+  input?: boolean;
+  /** false when --no-color was given */
+  color?: boolean;
+  insecure?: boolean;
+}
+
+/** Wall clock and sleeping, injectable for tests. */
+export interface Clock {
+  now(): Date;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** What a prompt needs to say when nobody can answer it. */
+export interface PromptSpec {
+  message: string;
+  /** The flag or env var that supplies this value without a prompt, e.g. "--username or SHIP_USERNAME". */
+  supplyWith: string;
+  default?: string;
+}
+
+/** Prompts that refuse (UsageError naming the flag) when no person is there. */
+export interface Prompter {
+  input(spec: PromptSpec): Promise<string>;
+  password(spec: PromptSpec): Promise<string>;
+  confirm(spec: Omit<PromptSpec, 'default'> & { default?: boolean }): Promise<boolean>;
+}
+
+export interface ApiRequirements {
+  /** The call needs a user token (all but POST /tokens). Default true. */
+  token?: boolean;
+}
+
+/** Everything a command may use. Commands never touch process.* directly. */
+export interface Ctx {
+  readonly io: IO;
+  readonly env: Record<string, string | undefined>;
+  readonly clock: Clock;
+  /** Global flags; filled in by program.ts before any action runs. */
+  globals: GlobalOptions;
+  /** Aborted on the first Ctrl-C: bulk work stops sending and settles what is in flight. */
+  readonly signal: AbortSignal;
+  /** Output bound to the streams and the global flags. */
+  readonly out: Output;
+  readonly mode: OutputMode;
+  readonly prompt: Prompter;
+  /** The config file (profiles, credentials), opened on first use. */
+  config(): Promise<ConfigStore>;
+  /** Base URL, credentials and timeout resolved flag > env > profile > default, each with its source. */
+  settings(): Promise<Settings>;
+  /** The API client for the resolved settings; throws AuthError when credentials are missing. */
+  api(req?: ApiRequirements): Promise<Api>;
+  /**
+   * Declares that the running command handles Ctrl-C itself via `signal` (finish in-flight work,
+   * then throw Interrupted). Without it, the first Ctrl-C exits 130 at once. Returns a release function.
+   */
+  holdInterrupts(): () => void;
+  /** How many holders are active (read by main.ts). */
+  readonly interruptHolders: number;
+}
+
+export interface CtxInit {
+  io: IO;
+  env: Record<string, string | undefined>;
+  clock?: Clock;
+  signal?: AbortSignal;
+}
+
+/** The real clock. */
+export const systemClock: Clock = {
+  now: () => new Date(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const t = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(t);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
+};
+
+/** Creates the context for one run of `ship`. */
+export function createContext(init: CtxInit): Ctx {
+  const { io, env } = init;
+  const clock = init.clock ?? systemClock;
+  const signal = init.signal ?? new AbortController().signal;
+  let out: Output | undefined;
+  let mode: OutputMode | undefined;
+  let configP: Promise<ConfigStore> | undefined;
+  let settingsP: Promise<Settings> | undefined;
+  const apis = new Map<string, Promise<Api>>();
+  let holders = 0;
+
+  const ctx: Ctx = {
+    io,
+    env,
+    clock,
+    signal,
+    globals: {},
+    holdInterrupts() {
+      holders++;
+      let released = false;
+      return () => {
+        if (!released) holders--;
+        released = true;
+      };
+    },
+    get interruptHolders() {
+      return holders;
+    },
+    get mode(): OutputMode {
+      if (!mode) {
+        const g = ctx.globals;
+        const noInput = g.input === false || isCI(env) || env.SHIP_NO_INPUT === '1';
+        mode = {
+          json: Boolean(g.json),
+          quiet: Boolean(g.quiet),
+          verbose: Boolean(g.verbose) || env.SHIP_VERBOSE === '1',
+          color: colorEnabled(env, io.stderrIsTTY || io.stdoutIsTTY, g.color === false),
+          interactive: io.stdinIsTTY && io.stderrIsTTY && !noInput,
+        };
+      }
+      return mode;
+    },
+    get out(): Output {
+      out ??= new Output(io, ctx.mode);
+      return out;
+    },
+    prompt: createPrompter(() => ctx),
+    config() {
+      configP ??= import('./config/store.js').then((m) => m.openConfig({ env, globals: ctx.globals }));
+      return configP;
+    },
+    settings() {
+      settingsP ??= (async () => {
+        const { resolveSettings } = await import('./config/settings.js');
+        return resolveSettings({ env, globals: ctx.globals, store: await ctx.config() });
+      })();
+      return settingsP;
+    },
+    api(req: ApiRequirements = {}) {
+      const needToken = req.token !== false;
+      const key = needToken ? 'token' : 'key';
+      let p = apis.get(key);
+      if (!p) {
+        p = (async () => {
+          const s = await ctx.settings();
+          if (!s.apiKey) {
+            throw new AuthError('no API key configured', {}, {
+              hint: 'set SHIP_API_KEY, or run `ship login --api-key KEY`',
+            });
+          }
+          if (needToken && !s.token) {
+            throw new AuthError('not logged in: no user token', {}, {
+              hint: 'run `ship login`, or set SHIP_TOKEN',
+            });
+          }
+          const { createApi } = await import('./api/index.js');
+          return createApi({
+            baseUrl: s.baseUrl.value,
+            apiKey: s.apiKey.value,
+            token: needToken ? s.token?.value : undefined,
+            timeoutMs: s.timeoutMs.value,
+            trace: ctx.mode.verbose ? (line: string) => ctx.out.debug(line) : undefined,
+            onWarning: (msg: string) => ctx.out.debug(`warning: ${msg}`),
+          });
+        })();
+        apis.set(key, p);
+      }
+      return p;
+    },
+  };
+  return ctx;
+}
+
+function createPrompter(getCtx: () => Ctx): Prompter {
+  const refuse = (spec: { message: string; supplyWith: string }): never => {
+    throw new UsageError(`cannot ask "${spec.message}": no terminal to prompt on`, {
+      hint: `supply it with ${spec.supplyWith}`,
+    });
+  };
+  const streams = () => {
+    const { io } = getCtx();
+    return { input: io.stdin, output: io.stderr };
+  };
+  return {
+    async input(spec) {
+      if (!getCtx().mode.interactive) return refuse(spec);
+      const { input } = await import('@inquirer/prompts');
+      return input({ message: spec.message, default: spec.default }, streams());
+    },
+    async password(spec) {
+      if (!getCtx().mode.interactive) return refuse(spec);
+      const { password } = await import('@inquirer/prompts');
+      return password({ message: spec.message, mask: '*' }, streams());
+    },
+    async confirm(spec) {
+      if (!getCtx().mode.interactive) return refuse(spec);
+      const { confirm } = await import('@inquirer/prompts');
+      return confirm({ message: spec.message, default: spec.default }, streams());
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// Errors are values with an exit code; src/main.ts is the one place that turns them into messages.
+
+/** Exit codes of the contract (cli-contract.md, "Exit codes"). */
+export const ExitCode = {
+  Ok: 0,
+  Failure: 1,
+  Usage: 2,
+  Partial: 3,
+  Auth: 4,
+  NotFound: 5,
+  Interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Base class of every error `ship` expects; anything else is a bug and exits 1 with a stack in --verbose. */
+export class ShipError extends Error {
+  readonly exitCode: number;
+  /** A next step for the user, printed after the message (e.g. "run `ship login`"). */
+  hint?: string;
+  constructor(message: string, exitCode: number, options?: { hint?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.hint = options?.hint;
+  }
+}
+
+/** Bad flags, arguments or input files (exit 2). */
+export class UsageError extends ShipError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.Usage, options);
+  }
+}
+
+/** One problem found in user input, located as precisely as we can (a CSV row and column, or a field path). */
+export interface InputProblem {
+  /** 1-based line number of the CSV data row (header is row 1), when the input is a CSV file. */
+  row?: number;
+  /** The user's own column or field name. */
+  column?: string;
+  message: string;
+}
+
+/** Client-side validation of user input failed (exit 2); lists every problem, not just the first. */
+export class InputError extends UsageError {
+  readonly problems: InputProblem[];
+  constructor(message: string, problems: InputProblem[], options?: { hint?: string }) {
+    super(message, options);
+    this.problems = problems;
+  }
+}
+
+/** Fields of an HTTP exchange that errors carry for --verbose and for JSON error output. */
+export interface HttpErrorInfo {
+  status?: number;
+  method?: string;
+  path?: string;
+  /** The API's `message` field, verbatim. */
+  apiMessage?: string;
+  retryAfterMs?: number;
+}
+
+/** The API or the network failed: 5xx, timeout, reset, refused, unparseable response (exit 1). */
+export class ApiError extends ShipError {
+  readonly http: HttpErrorInfo;
+  constructor(message: string, http: HttpErrorInfo = {}, options?: { hint?: string; cause?: unknown; exitCode?: number }) {
+    super(message, options?.exitCode ?? ExitCode.Failure, options);
+    this.http = http;
+  }
+}
+
+/** The request never got an answer (timeout, reset, refused, DNS); its outcome on the server is unknown. */
+export class NetworkError extends ApiError {
+  /** 'timeout' | 'reset' | 'refused' | 'dns' | 'other' */
+  readonly kind: string;
+  constructor(message: string, kind: string, http: HttpErrorInfo = {}, options?: { hint?: string; cause?: unknown }) {
+    super(message, http, options);
+    this.kind = kind;
+  }
+}
+
+/** A 400 validation failure; `fields` maps dotted field paths to the API's messages (exit 2). */
+export class ValidationError extends ApiError {
+  readonly fields: Record<string, string[]>;
+  constructor(message: string, fields: Record<string, string[]>, http: HttpErrorInfo = {}) {
+    super(message, http, { exitCode: ExitCode.Usage });
+    this.fields = fields;
+  }
+}
+
+/** No credentials, 401 or 403 (exit 4). */
+export class AuthError extends ApiError {
+  constructor(message: string, http: HttpErrorInfo = {}, options?: { hint?: string; cause?: unknown }) {
+    super(message, http, { ...options, exitCode: ExitCode.Auth });
+  }
+}
+
+/** 404 (exit 5). */
+export class NotFoundError extends ApiError {
+  constructor(message: string, http: HttpErrorInfo = {}, options?: { hint?: string }) {
+    super(message, http, { ...options, exitCode: ExitCode.NotFound });
+  }
+}
+
+/** A bulk command finished but some rows failed (exit 3); the per-row results were already printed. */
+export class PartialFailure extends ShipError {
+  readonly failed: number;
+  readonly total: number;
+  constructor(failed: number, total: number, message?: string) {
+    super(message ?? `${failed} of ${total} failed`, ExitCode.Partial);
+    this.failed = failed;
+    this.total = total;
+  }
+}
+
+/** The user pressed Ctrl-C and the command stopped cleanly (exit 130). */
+export class Interrupted extends ShipError {
+  constructor(message = 'interrupted') {
+    super(message, ExitCode.Interrupted);
+  }
+}
+
+/** Exit code for any thrown value. */
+export function exitCodeOf(err: unknown): number {
+  return err instanceof ShipError ? err.exitCode : ExitCode.Failure;
+}

@@ -1,0 +1,130 @@
+// Runs one invocation of `ship`: builds the program, runs it, and turns any error into a message and an exit code.
+// This is the only place that decides exit codes and prints errors.
+import { CommanderError } from 'commander';
+import { createContext, type Ctx } from './context.js';
+import { ExitCode, exitCodeOf, InputError, Interrupted, ShipError, ValidationError, ApiError } from './errors.js';
+import { processIO, type IO } from './output/io.js';
+import { redact } from './output/redact.js';
+import { buildProgram } from './program.js';
+
+export interface MainOptions {
+  io?: IO;
+  env?: Record<string, string | undefined>;
+  /** Installs SIGINT/SIGTERM handlers (off in in-process tests). */
+  handleSignals?: boolean;
+  /** Called with the context once it exists (tests use this to pre-set a clock or inspect state). */
+  ctx?: Ctx;
+}
+
+/** Runs `ship` with the given arguments (without node and script) and resolves to the exit code. */
+export async function main(argv: string[], opts: MainOptions = {}): Promise<number> {
+  const io = opts.io ?? processIO();
+  const env = opts.env ?? process.env;
+  const abort = new AbortController();
+  const ctx = opts.ctx ?? createContext({ io, env, signal: abort.signal });
+  const handleSignals = opts.handleSignals ?? !opts.io;
+
+  let interrupts = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    interrupts++;
+    if (interrupts === 1 && ctx.interruptHolders > 0) {
+      io.stderr.write(`\n${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…\n`);
+      abort.abort(new Interrupted());
+      return;
+    }
+    process.exit(ExitCode.Interrupted);
+  };
+  if (handleSignals) {
+    // `ship … | head` closes the pipe early; that is not an error worth a stack trace.
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+        throw e;
+      });
+    }
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+
+  const program = buildProgram(ctx);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return ExitCode.Ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.Ok;
+      if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+      return ExitCode.Usage;
+    }
+    await reportError(ctx, err);
+    return exitCodeOf(err);
+  } finally {
+    if (handleSignals) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
+}
+
+/** Prints an error to stderr: message, API field messages or input problems, and a hint. Secrets redacted. */
+export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
+  const secrets = await knownSecrets(ctx);
+  const clean = (s: string) => redact(s, secrets);
+  const { stderr } = ctx.io;
+  let mode;
+  try {
+    mode = ctx.mode;
+  } catch {
+    mode = undefined;
+  }
+  const c = ctx.out.c;
+
+  if (err instanceof Interrupted) {
+    stderr.write(`${clean(err.message)}\n`);
+    return;
+  }
+  if (!(err instanceof ShipError)) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    stderr.write(`${c.red('error:')} ${clean(e.message)}\n`);
+    if (mode?.verbose && e.stack) stderr.write(clean(e.stack) + '\n');
+    return;
+  }
+
+  if (mode?.json) {
+    const body: Record<string, unknown> = { message: err.message, exit_code: err.exitCode, type: err.name };
+    if (err instanceof ApiError && err.http.status) body.status = err.http.status;
+    if (err instanceof ValidationError) body.fields = err.fields;
+    if (err instanceof InputError) body.problems = err.problems;
+    if (err.hint) body.hint = err.hint;
+    stderr.write(clean(JSON.stringify({ error: body })) + '\n');
+    return;
+  }
+
+  stderr.write(`${c.red('error:')} ${clean(err.message)}\n`);
+  if (err instanceof ValidationError) {
+    for (const [field, messages] of Object.entries(err.fields)) {
+      for (const m of messages) stderr.write(`  ${c.bold(field)}: ${clean(m)}\n`);
+    }
+  }
+  if (err instanceof InputError) {
+    for (const p of err.problems) {
+      const where = [p.row !== undefined ? `row ${p.row}` : '', p.column ? `column ${p.column}` : ''].filter(Boolean).join(', ');
+      stderr.write(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}\n`);
+    }
+  }
+  if (err.hint) stderr.write(`${c.dim('hint:')} ${clean(err.hint)}\n`);
+  if (mode?.verbose && err.cause instanceof Error) stderr.write(c.dim(`cause: ${clean(err.cause.message)}`) + '\n');
+}
+
+async function knownSecrets(ctx: Ctx): Promise<string[]> {
+  const out = [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN].filter((s): s is string => Boolean(s));
+  try {
+    const s = await Promise.race([ctx.settings(), new Promise<undefined>((r) => setTimeout(r, 200, undefined))]);
+    if (s?.apiKey) out.push(s.apiKey.value);
+    if (s?.token) out.push(s.token.value);
+  } catch {
+    // settings may be what failed; the env secrets are still masked
+  }
+  return out;
+}

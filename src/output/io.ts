@@ -1,0 +1,45 @@
+// The streams and terminal facts a command may use; injected so commands run in tests without a process.
+import type { Readable, Writable } from 'node:stream';
+
+/** Streams plus what we know about the terminal behind them. */
+export interface IO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  /** stdin is a terminal a person can type into. */
+  stdinIsTTY: boolean;
+  /** stdout is a terminal (tables with headers, not TSV). */
+  stdoutIsTTY: boolean;
+  /** stderr is a terminal (spinners, progress bars). */
+  stderrIsTTY: boolean;
+  /** Terminal width for tables, when known. */
+  columns?: number;
+}
+
+/** The IO of the running process. */
+export function processIO(): IO {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
+    columns: process.stdout.columns,
+  };
+}
+
+/** Whether colour is on: NO_COLOR always wins, FORCE_COLOR forces it, otherwise only on a TTY outside CI. */
+export function colorEnabled(env: Record<string, string | undefined>, isTTY: boolean, noColorFlag = false): boolean {
+  if (noColorFlag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined) return env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false';
+  if (env.TERM === 'dumb') return false;
+  return isTTY && !isCI(env);
+}
+
+/** CI is set (any value but empty/false). */
+export function isCI(env: Record<string, string | undefined>): boolean {
+  const v = env.CI;
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}

@@ -1,0 +1,110 @@
+// How commands print: stdout is data, stderr is talk. Every command goes through this, never console.*.
+import { Chalk, type ChalkInstance } from 'chalk';
+import type { IO } from './io.js';
+
+/** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
+export interface OutputMode {
+  json: boolean;
+  quiet: boolean;
+  verbose: boolean;
+  color: boolean;
+  /** A person is there: prompts, spinners and progress bars are allowed. */
+  interactive: boolean;
+}
+
+/** A column of a table: header text and how to get the cell from a row. */
+export interface Column<T> {
+  header: string;
+  value: (row: T) => string | number | boolean | null | undefined;
+  /** Right-align (numbers, money). */
+  align?: 'left' | 'right';
+}
+
+/** Renderer bound to the injected streams. */
+export class Output {
+  readonly c: ChalkInstance;
+  constructor(
+    readonly io: IO,
+    readonly mode: OutputMode,
+  ) {
+    this.c = new Chalk({ level: mode.color ? 2 : 0 });
+  }
+
+  /** Writes raw text to stdout (data). */
+  write(text: string): void {
+    this.io.stdout.write(text);
+  }
+
+  /** Writes one line of data to stdout. */
+  line(text = ''): void {
+    this.io.stdout.write(text + '\n');
+  }
+
+  /** Writes exactly one JSON document to stdout. */
+  json(value: unknown): void {
+    this.io.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  }
+
+  /** Writes one NDJSON line to stdout (bulk commands). */
+  jsonLine(value: unknown): void {
+    this.io.stdout.write(JSON.stringify(value) + '\n');
+  }
+
+  /** Talk on stderr, hidden by --quiet. */
+  info(text: string): void {
+    if (!this.mode.quiet) this.io.stderr.write(text + '\n');
+  }
+
+  /** A success line on stderr (green tick on a TTY), hidden by --quiet. */
+  success(text: string): void {
+    if (!this.mode.quiet) this.io.stderr.write(`${this.c.green('✓')} ${text}\n`);
+  }
+
+  /** A warning on stderr; shown even with --quiet, since it may change what a script should do. */
+  warn(text: string): void {
+    this.io.stderr.write(`${this.c.yellow('warning:')} ${text}\n`);
+  }
+
+  /** A --verbose trace line on stderr. Callers must pass already-redacted text. */
+  debug(text: string): void {
+    if (this.mode.verbose) this.io.stderr.write(this.c.dim(text) + '\n');
+  }
+
+  /**
+   * Prints rows to stdout: a boxed table with headers on a TTY; tab-separated lines without
+   * headers otherwise, so `cut` and `awk` work on it.
+   */
+  async table<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
+    const cells = rows.map((r) => columns.map((col) => cellText(col.value(r))));
+    if (!this.io.stdoutIsTTY) {
+      for (const row of cells) this.line(row.join('\t'));
+      return;
+    }
+    const { default: Table } = await import('cli-table3');
+    const table = new Table({
+      head: columns.map((col) => this.c.bold(col.header)),
+      colAligns: columns.map((col) => col.align ?? 'left'),
+      style: { head: [], border: this.mode.color ? ['grey'] : [] },
+      wordWrap: true,
+    });
+    for (const row of cells) table.push(row);
+    this.line(table.toString());
+  }
+
+  /** Prints label/value pairs: aligned on a TTY, `key<TAB>value` otherwise. */
+  keyValues(pairs: ReadonlyArray<readonly [string, unknown]>): void {
+    const width = Math.max(0, ...pairs.map(([k]) => k.length));
+    for (const [k, v] of pairs) {
+      if (this.io.stdoutIsTTY) this.line(`${this.c.bold(k.padEnd(width))}  ${cellText(v)}`);
+      else this.line(`${k}\t${cellText(v)}`);
+    }
+  }
+}
+
+/** A cell value as text: empty for null/undefined, yes/no for booleans. */
+export function cellText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  if (typeof v === 'object') return JSON.stringify(v);
+  return String(v);
+}

@@ -1,0 +1,76 @@
+// The root command: global options, help layout, and every command module registered in one place.
+import { Command, Option } from 'commander';
+import type { Ctx } from './context.js';
+import { registerCommands } from './commands/index.js';
+
+declare const __SHIP_VERSION__: string;
+/** The package version, inlined at build time. */
+export const VERSION: string = typeof __SHIP_VERSION__ === 'string' ? __SHIP_VERSION__ : '0.0.0-dev';
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0    success
+  1    the API or the network failed (5xx, timeout, unreachable), or another runtime error
+  2    usage or input error (bad flag, invalid CSV/JSON, validation failure from the API)
+  3    a bulk command finished but some rows or shipments failed
+  4    not authenticated or not allowed (no credentials, 401, 403)
+  5    not found (404)
+  130  interrupted (Ctrl-C) after a clean stop`;
+
+export const ENVIRONMENT_HELP = `Environment:
+  SHIP_PROFILE      profile name (default "default")
+  SHIP_BASE_URL     base URL including the version segment, e.g. http://127.0.0.1:4010/v1.2
+  SHIP_TEST=1       use the profile's test base URL
+  SHIP_API_KEY      API key, sent as X-SERVICE-API-KEY
+  SHIP_TOKEN        user token, sent as X-SERVICE-TOKEN
+  SHIP_CONFIG_DIR   directory of the config file
+  SHIP_TIMEOUT      request timeout in seconds
+  NO_COLOR          disable colour; FORCE_COLOR forces it
+  CI                set: never prompt, no spinners`;
+
+/** Builds the full command tree. `ctx.globals` is filled in before any action runs. */
+export function buildProgram(ctx: Ctx): Command {
+  const program = new Command('ship');
+  program
+    .description('Ship parcels with the Parcel Shipping Service API v1.2: create, quote, track, label, print.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .addOption(new Option('--profile <name>', 'config profile to use').env('SHIP_PROFILE'))
+    .addOption(new Option('--base-url <url>', 'API base URL including /v1.2'))
+    .addOption(new Option('--test', "use the profile's test base URL"))
+    .addOption(new Option('--timeout <seconds>', 'request timeout in seconds'))
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('-q, --quiet', 'print only what a script needs')
+    .option('-v, --verbose', 'trace HTTP requests and responses on stderr (secrets redacted)')
+    .option('--no-input', 'never prompt; fail naming the flag that supplies a missing value')
+    .option('--no-color', 'disable colour')
+    .option('--insecure', 'allow plain http:// to a host other than loopback')
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .showHelpAfterError('(run with --help for usage)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  ship login --username ops@example.com --password-stdin < pw.txt
+  ship create --csv orders.csv --printer tcp://10.0.0.50:9100
+  ship track ORDER-1001
+  ship sandbox --port 4010
+
+${ENVIRONMENT_HELP}
+
+${EXIT_CODES_HELP}`,
+    );
+
+  // Set before registering commands: subcommands copy these settings when they are created.
+  program.exitOverride();
+  program.configureOutput({
+    writeOut: (str) => ctx.io.stdout.write(str),
+    writeErr: (str) => ctx.io.stderr.write(str),
+  });
+
+  program.hook('preAction', (_root, action) => {
+    ctx.globals = action.optsWithGlobals();
+  });
+
+  registerCommands(program, ctx);
+  return program;
+}
