@@ -1,0 +1,83 @@
+// The man page ship(1), generated from the command tree so every command and option of every release is in it.
+import { flatten, type CommandSpec, type OptionSpec } from './tree.js';
+
+/** Escapes text for roff: backslashes, and dots or quotes at the start of a line. */
+function roff(text: string): string {
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .split('\n')
+    .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
+    .join('\n');
+}
+
+function optionItem(o: OptionSpec): string {
+  const env = o.env ? ` (env: ${o.env})` : '';
+  const choices = o.choices ? ` One of: ${o.choices.join(', ')}.` : '';
+  return `.TP\n.B ${roff(o.flags)}\n${roff(o.description + env + (o.description.endsWith('.') ? '' : '.') + choices)}`;
+}
+
+export interface ManPageInput {
+  version: string;
+  environment: string;
+  exitCodes: string;
+}
+
+/** Parses "  NAME   description" lines (as in the help epilogues) into pairs. */
+function pairs(block: string): Array<[string, string]> {
+  return block
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((l) => {
+      const m = l.match(/^(\S+)\s+(.*)$/);
+      return m ? [m[1], m[2]] : [l, ''];
+    });
+}
+
+/** The roff source of ship(1). */
+export function manPage(root: CommandSpec, input: ManPageInput): string {
+  const commands = flatten(root).filter((c) => c.path.length > 0);
+  const out: string[] = [];
+  out.push(`.TH SHIP 1 "" "ship ${input.version}" "User Commands"`);
+  out.push('.SH NAME', 'ship \\- command-line tool for the Parcel Shipping Service API v1.2');
+  out.push('.SH SYNOPSIS', '.B ship', '[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]');
+  for (const c of commands.filter((c) => c.subcommands.length === 0)) {
+    out.push('.br', `.B ship ${roff(c.path.join(' '))}`, roff(c.usage.replace(/\[options\]\s*/, '[options] ')));
+  }
+  out.push('.SH DESCRIPTION', roff(root.description));
+  out.push(
+    'Results go to standard output; progress, prompts, warnings and errors go to standard error.',
+    'With \\fB\\-\\-json\\fR, standard output carries exactly one JSON document (bulk commands: one JSON object per line).',
+    'Without a terminal, or with \\fBCI\\fR set, or with \\fB\\-\\-no\\-input\\fR, ship never prompts.',
+  );
+  out.push('.SH GLOBAL OPTIONS');
+  for (const o of root.options) out.push(optionItem(o));
+  out.push('.SH COMMANDS');
+  for (const c of commands) {
+    out.push(`.SS "ship ${roff(c.path.join(' '))}${c.usage ? ' ' + roff(c.usage) : ''}"`);
+    if (c.aliases.length) out.push(`Alias: ${roff(c.aliases.join(', '))}.`, '.PP');
+    out.push(roff(c.description));
+    for (const o of c.options) out.push(optionItem(o));
+    if (c.examples.length) {
+      out.push('.PP', 'Examples:', '.RS', '.nf');
+      for (const e of c.examples) out.push(roff(e));
+      out.push('.fi', '.RE');
+    }
+  }
+  out.push('.SH ENVIRONMENT');
+  for (const [name, text] of pairs(input.environment)) out.push(`.TP\n.B ${roff(name)}\n${roff(text)}`);
+  out.push('.SH EXIT STATUS');
+  for (const [code, text] of pairs(input.exitCodes)) out.push(`.TP\n.B ${roff(code)}\n${roff(text)}`);
+  out.push('.SH EXAMPLES', '.nf');
+  for (const e of root.examples) out.push(roff(e));
+  out.push('.fi');
+  out.push(
+    '.SH FILES',
+    'The config file (profiles, credentials; mode 0600) lives in \\fB$SHIP_CONFIG_DIR\\fR, or the platform config directory; \\fBship config path\\fR prints it.',
+    '.SH SEE ALSO',
+    'The README of the ship package; \\fBship completion\\fR for shell completion scripts.',
+  );
+  return out.join('\n') + '\n';
+}

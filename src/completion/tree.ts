@@ -1,0 +1,97 @@
+// A plain description of the commander tree, the single source for completions and the man page.
+import type { Command, Option } from 'commander';
+
+/** One option as shells and the man page need it. */
+export interface OptionSpec {
+  flags: string;
+  long?: string;
+  short?: string;
+  description: string;
+  takesValue: boolean;
+  valueName?: string;
+  choices?: string[];
+  /** The value is a file or directory path (complete with file names). */
+  path: boolean;
+  env?: string;
+}
+
+/** One command and its subcommands. */
+export interface CommandSpec {
+  /** Full path from the root, e.g. ["containers", "create"]; empty for the root. */
+  path: string[];
+  name: string;
+  aliases: string[];
+  usage: string;
+  description: string;
+  options: OptionSpec[];
+  subcommands: CommandSpec[];
+  /** Lines of the "Examples:" section of the command's help, without indentation. */
+  examples: string[];
+  /** The full help text (including text added after it). */
+  help: string;
+}
+
+const PATH_VALUE = /^(file|path|dir|directory|csv|json|out|output|state)/i;
+
+function optionSpec(opt: Option): OptionSpec {
+  const takesValue = Boolean(opt.required || opt.optional);
+  const valueName = opt.flags.match(/[<[]([^>\]]+)[>\]]/)?.[1];
+  return {
+    flags: opt.flags,
+    long: opt.long ?? undefined,
+    short: opt.short ?? undefined,
+    description: opt.description,
+    takesValue,
+    valueName,
+    choices: opt.argChoices ? [...opt.argChoices] : undefined,
+    path: takesValue && valueName !== undefined && PATH_VALUE.test(valueName),
+    env: opt.envVar,
+  };
+}
+
+/** Captures a command's full help text, including addHelpText('after') sections. */
+function helpText(cmd: Command): string {
+  let text = '';
+  const saved = cmd.configureOutput();
+  cmd.configureOutput({ ...saved, writeOut: (s: string) => (text += s), getOutHelpWidth: () => 100, getOutHasColors: () => false } as never);
+  try {
+    cmd.outputHelp();
+  } finally {
+    cmd.configureOutput(saved);
+  }
+  return text;
+}
+
+function examplesOf(help: string): string[] {
+  const m = help.match(/\nExamples?:\n((?:[ \t]+.*\n?)+)/);
+  if (!m) return [];
+  return m[1]
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** Walks the program and returns the tree of visible commands and options. */
+export function describe(cmd: Command, parentPath: string[] = []): CommandSpec {
+  const path = cmd.parent ? [...parentPath, cmd.name()] : [];
+  const visibleOptions = (cmd.options as Option[]).filter((o) => !o.hidden);
+  const help = helpText(cmd);
+  return {
+    path,
+    name: cmd.name(),
+    aliases: cmd.aliases(),
+    usage: cmd.usage(),
+    description: cmd.description(),
+    options: visibleOptions.map(optionSpec),
+    subcommands: (cmd.commands as Command[])
+      .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help')
+      .map((c) => describe(c, path)),
+    examples: examplesOf(help),
+    help,
+  };
+}
+
+/** Every command in the tree, depth first (root first). */
+export function flatten(spec: CommandSpec): CommandSpec[] {
+  return [spec, ...spec.subcommands.flatMap(flatten)];
+}

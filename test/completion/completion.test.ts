@@ -1,0 +1,111 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe as suite, expect, it } from 'vitest';
+import { buildProgram } from '../../src/program.js';
+import { createContext } from '../../src/context.js';
+import { describe, flatten } from '../../src/completion/tree.js';
+import { bashCompletion, fishCompletion, zshCompletion } from '../../src/completion/shells.js';
+import { manPage } from '../../src/completion/man.js';
+import { bufferIO } from '../helpers/run.js';
+
+function tree() {
+  const ctx = createContext({ io: bufferIO(), env: { NO_COLOR: '1' } });
+  return describe(buildProgram(ctx));
+}
+
+function has(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+}
+
+/** Asks the generated bash script what it completes for the words typed so far. */
+function bashComplete(script: string, words: string[]): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'ship-compl-'));
+  const file = join(dir, 'ship.bash');
+  writeFileSync(file, script);
+  const quoted = words.map((w) => `'${w}'`).join(' ');
+  const out = execFileSync(
+    'bash',
+    ['-c', `source ${file}; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _ship; printf '%s\\n' "\${COMPREPLY[@]}"`],
+    { encoding: 'utf8', cwd: dir },
+  );
+  return out.split('\n').filter(Boolean);
+}
+
+suite('command tree', () => {
+  it('every visible command has at least one example in its --help (contract: Install and run)', () => {
+    const missing = flatten(tree())
+      .filter((c) => c.examples.length === 0)
+      .map((c) => `ship ${c.path.join(' ')}`.trim());
+    expect(missing).toEqual([]);
+  });
+});
+
+suite('bash completion', () => {
+  const script = bashCompletion(tree());
+
+  it('is valid bash', () => {
+    execFileSync('bash', ['-n'], { input: script });
+  });
+
+  it('completes top-level commands, subcommands, options and option choices', () => {
+    expect(bashComplete(script, ['ship', 'comp'])).toEqual(['completion']);
+    expect(bashComplete(script, ['ship', '--js'])).toEqual(['--json']);
+    expect(bashComplete(script, ['ship', 'completion', '--verb'])).toEqual(['--verbose']);
+    const top = bashComplete(script, ['ship', '']);
+    expect(top).toContain('completion');
+    for (const c of tree().subcommands) expect(top).toContain(c.name);
+  });
+
+  it('completes nested subcommands after their parent, skipping option values', () => {
+    const t = tree();
+    const group = t.subcommands.find((c) => c.subcommands.length > 0);
+    if (!group) return; // no nested command groups registered yet
+    const got = bashComplete(script, ['ship', '--profile', 'x', group.name, '']);
+    expect(got.sort()).toEqual(group.subcommands.flatMap((s) => [s.name, ...s.aliases]).sort());
+  });
+});
+
+suite('zsh and fish completion', () => {
+  it.runIf(has('zsh'))('zsh script parses', () => {
+    execFileSync('zsh', ['-n'], { input: zshCompletion(tree()) });
+  });
+  it.runIf(has('fish'))('fish script parses', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-fish-'));
+    writeFileSync(join(dir, 'ship.fish'), fishCompletion(tree()));
+    execFileSync('fish', ['-n', join(dir, 'ship.fish')]);
+  });
+  it('both list every top-level command', () => {
+    const z = zshCompletion(tree());
+    const f = fishCompletion(tree());
+    for (const c of tree().subcommands) {
+      expect(z).toContain(`'${c.name}:`);
+      expect(f).toContain(`-a '${c.name}'`);
+    }
+  });
+});
+
+suite('man page', () => {
+  const page = manPage(tree(), { version: '1.2.3', environment: 'Environment:\n  SHIP_X  an var', exitCodes: 'Exit codes:\n  0  ok\n  5  not found' });
+
+  it('has the sections of a man page and every command and option', () => {
+    for (const s of ['.SH NAME', '.SH SYNOPSIS', '.SH GLOBAL OPTIONS', '.SH COMMANDS', '.SH ENVIRONMENT', '.SH EXIT STATUS', '.SH EXAMPLES']) {
+      expect(page).toContain(s);
+    }
+    for (const c of flatten(tree()).filter((c) => c.path.length)) {
+      expect(page).toContain(`.SS "ship ${c.path.join(' ').replace(/-/g, '\\-')}`);
+      for (const o of c.options) expect(page).toContain(o.flags.replace(/-/g, '\\-'));
+    }
+    expect(page).toContain('SHIP_X');
+  });
+
+  it.runIf(has('man'))('renders with man without warnings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-man-'));
+    writeFileSync(join(dir, 'ship.1'), page);
+    const r = spawnSync('man', ['--warnings', '-l', join(dir, 'ship.1')], { encoding: 'utf8', env: { ...process.env, MANPAGER: 'cat', MANWIDTH: '80' } });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/NAME\s+ship/);
+    expect(r.stderr).toBe('');
+  });
+});
