@@ -1,0 +1,386 @@
+// One function per endpoint: builds the request, unwraps the envelope, parses the response leniently.
+import type { z } from 'zod';
+import { ApiError, NotFoundError, ValidationError } from '../errors.js';
+import { apiPath, HttpClient, type RequestSpec } from './client.js';
+import { toDocumentResult, type DocumentResult } from './documents.js';
+import type { Api, ApiOptions, CallOptions } from './index.js';
+import {
+  BrandSchema,
+  ContainerRequestSchema,
+  ContainerSchema,
+  ContainerShipmentSchema,
+  CustomFieldRequestSchema,
+  CustomFieldSchema,
+  DeliveryServiceSchema,
+  LabelSchema,
+  LocationSchema,
+  PackagingOptionsSchema,
+  PrintRequestSchema,
+  ServiceQuotesSchema,
+  ShipmentEventsSchema,
+  ShipmentRequestSchema,
+  ShipmentResponseSchema,
+  SkuLinksSchema,
+  SkuMetaSchema,
+  SkuPatchSchema,
+  SkuRequestSchema,
+  SkuSchema,
+  TokenRequestSchema,
+  TokenResultSchema,
+  TrackingEventSchema,
+  UserSchema,
+  type Sku,
+  type SkuPage,
+} from './schemas.js';
+import { validateRequest } from './validate.js';
+
+/** Largest number of SKU pages `skus.all` follows (30 per page: 300 000 SKUs). */
+const MAX_SKU_PAGES = 10_000;
+
+/** `{message, data}` of an enveloped body; a body without `data` is taken as the data itself. */
+function envelope(body: unknown): { message?: string; data: unknown } {
+  if (body && typeof body === 'object' && !Array.isArray(body) && 'data' in body) {
+    const b = body as { message?: unknown; data: unknown };
+    return { message: typeof b.message === 'string' ? b.message : undefined, data: b.data };
+  }
+  return { data: body };
+}
+
+/** A short, readable summary of zod issues for a warning. */
+function issueSummary(error: z.ZodError): string {
+  const shown = error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
+  const more = error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : '';
+  return shown.join('; ') + more;
+}
+
+/** Builds the Api for the given options (see index.ts for the contract). */
+export function buildApi(opts: ApiOptions): Api {
+  const http = new HttpClient(opts);
+  const warn = (message: string) => opts.onWarning?.(message);
+
+  /** Parses leniently: on a mismatch, warns and returns the data as received. */
+  function lenient<S extends z.ZodType>(schema: S, data: unknown, where: string): z.output<S> {
+    const r = schema.safeParse(data);
+    if (r.success) return r.data as z.output<S>;
+    warn(`${where}: the response did not match the expected shape (${issueSummary(r.error)}); using it as received`);
+    return data as z.output<S>;
+  }
+
+  /** Parses a list element by element, so one odd element keeps the others normalised. */
+  function lenientList<S extends z.ZodType>(schema: S, data: unknown, where: string): Array<z.output<S>> {
+    let list: unknown[];
+    if (Array.isArray(data)) list = data;
+    else if (data === null || data === undefined) list = [];
+    else if (typeof data === 'object') {
+      // PHP serialises arrays with gaps in their keys as objects.
+      warn(`${where}: expected a list, got an object; using its values`);
+      list = Object.values(data);
+    } else {
+      warn(`${where}: expected a list, got ${typeof data}; ignoring it`);
+      list = [];
+    }
+    return list.map((item, i) => lenient(schema, item, `${where} [${i}]`));
+  }
+
+  /** Validates a request body before sending; a failure is a ValidationError with dotted field paths. */
+  function checked<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
+    const r = validateRequest(schema, body);
+    if (r.ok) return r.value;
+    const fields: Record<string, string[]> = {};
+    for (const i of r.issues) (fields[i.path || '(body)'] ??= []).push(i.message);
+    throw new ValidationError(`the ${what} is not valid (checked before sending; nothing was sent)`, fields, {});
+  }
+
+  async function call(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown }> {
+    const res = await http.send({ ...spec, signal: o?.signal ?? spec.signal });
+    return { ...envelope(res.body), body: res.body };
+  }
+
+  const where = (spec: { method: string; path: string }) => `${spec.method} ${spec.path}`;
+
+  async function get<S extends z.ZodType>(path: string, schema: S, what: string, o?: CallOptions, query?: RequestSpec['query']) {
+    const { data } = await call({ method: 'GET', path, query, what }, o);
+    if (data === null || data === undefined) throw new ApiError(`GET ${path}: the response carries no ${what}`, { method: 'GET', path, status: 200 });
+    return lenient(schema, data, where({ method: 'GET', path }));
+  }
+
+  async function getList<S extends z.ZodType>(path: string, schema: S, o?: CallOptions, query?: RequestSpec['query']) {
+    const { data } = await call({ method: 'GET', path, query }, o);
+    return lenientList(schema, data, where({ method: 'GET', path }));
+  }
+
+  async function getDocument(path: string, what: string, o?: CallOptions, query?: RequestSpec['query']): Promise<DocumentResult> {
+    const { message, data } = await call({ method: 'GET', path, query, what }, o);
+    const doc = toDocumentResult(data, message);
+    if (doc.base64 === undefined && doc.pdf === undefined && doc.zpl === undefined && doc.png === undefined) {
+      warn(`GET ${path}: the response holds no recognisable document`);
+    }
+    return doc;
+  }
+
+  /** A SKU page parsed part by part, so one odd SKU leaves the rest of the page normalised. */
+  function parseSkuPage(body: unknown, path: string): SkuPage {
+    const at = `GET ${path}`;
+    if (Array.isArray(body)) return { data: lenientList(SkuSchema, body, at), links: {}, meta: {} } as SkuPage;
+    const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+    if (!Array.isArray(b.data)) warn(`${at}: the response has no data list`);
+    const { data: _data, links, meta, ...rest } = b;
+    return {
+      ...rest,
+      data: lenientList(SkuSchema, b.data, at),
+      links: lenient(SkuLinksSchema, links ?? {}, `${at} links`),
+      meta: lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
+    } as SkuPage;
+  }
+
+  async function skuPageAt(url: string, o?: CallOptions): Promise<SkuPage> {
+    let target: URL;
+    try {
+      target = new URL(url, http.urlFor('/skus'));
+    } catch {
+      throw new ApiError(`invalid page URL ${JSON.stringify(url)}`);
+    }
+    if (target.origin !== http.origin) {
+      // Never send our credentials to another host because a response told us to.
+      throw new ApiError(`refusing to follow a page link to ${target.origin}: it is not the API's origin (${http.origin})`);
+    }
+    const res = await http.send({ method: 'GET', path: target.pathname, url: target.href, signal: o?.signal });
+    return parseSkuPage(res.body, target.pathname + target.search);
+  }
+
+  /** Follows links.next; a link on another origin is not followed, its page number is asked of our own base URL instead. */
+  async function nextSkuPage(next: string, o?: CallOptions): Promise<SkuPage> {
+    let target: URL | undefined;
+    try {
+      target = new URL(next, http.urlFor('/skus'));
+    } catch {
+      target = undefined;
+    }
+    if (target && target.origin === http.origin) return skuPageAt(target.href, o);
+    const page = Number(target?.searchParams.get('page'));
+    if (!Number.isInteger(page) || page < 1) throw new ApiError(`cannot follow the SKU page link ${JSON.stringify(next)}`);
+    return api.skus.list({ page }, o);
+  }
+
+  const skuWriteResult = (data: unknown, path: string): Sku | unknown => {
+    if (data && typeof data === 'object' && !Array.isArray(data) && 'sku' in data) return lenient(SkuSchema, data, path);
+    return data;
+  };
+
+  const api: Api = {
+    tokens: {
+      async create(body, o) {
+        // Not run through the character ban: a password may hold any character, and it is the API's to judge.
+        const parsed = TokenRequestSchema.safeParse(body);
+        if (!parsed.success) {
+          const fields: Record<string, string[]> = {};
+          for (const i of parsed.error.issues) (fields[i.path.join('.') || '(body)'] ??= []).push(i.message);
+          throw new ValidationError('the login is not valid (checked before sending; nothing was sent)', fields, {});
+        }
+        const b = parsed.data;
+        const { data } = await call(
+          {
+            method: 'POST',
+            path: '/tokens',
+            body: b,
+            sendToken: false,
+            authHint: 'check the username, password and API key (SHIP_API_KEY or `ship login --api-key KEY`)',
+          },
+          o,
+        );
+        const r = TokenResultSchema.safeParse(data);
+        if (r.success) return r.data;
+        const token = data && typeof data === 'object' ? (data as { token?: unknown }).token : undefined;
+        if (typeof token !== 'string' || token === '') {
+          throw new ApiError('POST /tokens: the response carries no token', { method: 'POST', path: '/tokens' });
+        }
+        warn(`POST /tokens: the response did not match the expected shape (${issueSummary(r.error)}); using it as received`);
+        return data as z.output<typeof TokenResultSchema>;
+      },
+      async check(o) {
+        try {
+          await call({ method: 'GET', path: '/tokens' }, o);
+          return true;
+        } catch (err) {
+          if (err instanceof ApiError && err.http.status === 401) return false;
+          throw err;
+        }
+      },
+      async revoke(o) {
+        await call({ method: 'DELETE', path: '/tokens' }, o);
+      },
+    },
+
+    shipments: {
+      async create(body, o) {
+        const b = checked(ShipmentRequestSchema, body, 'shipment');
+        const { data } = await call({ method: 'POST', path: '/shipments', body: b }, o);
+        // The document leaves the count open; a single object is accepted as a one-element list.
+        const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
+        const shipments = lenientList(ShipmentResponseSchema, list, 'POST /shipments');
+        if (shipments.length === 0) warn('POST /shipments: the response holds no shipment (it may still have been created)');
+        return shipments;
+      },
+      async getServices(body, o) {
+        const b = checked(ShipmentRequestSchema, body, 'shipment');
+        const { data } = await call({ method: 'POST', path: '/shipments/get-services', body: b }, o);
+        return lenient(ServiceQuotesSchema, data, 'POST /shipments/get-services');
+      },
+      async cancel(ref, o) {
+        const path = apiPath`/shipments/${ref}`;
+        const { message } = await call({ method: 'DELETE', path, what: `shipment ${JSON.stringify(ref)}` }, o);
+        return { message: message ?? 'Shipment Cancelled' };
+      },
+      async events(ref, o) {
+        const path = apiPath`/shipments/${ref}/events`;
+        const { data } = await call({ method: 'GET', path, what: `shipment ${JSON.stringify(ref)}` }, o);
+        // An empty PHP array arrives as [] rather than {}.
+        if (Array.isArray(data) && data.length === 0) return {};
+        return lenient(ShipmentEventsSchema, data ?? {}, `GET ${path}`);
+      },
+      async print(ref, body, o) {
+        const path = apiPath`/shipments/${ref}/print`;
+        const b = body && Object.keys(body).length > 0 ? checked(PrintRequestSchema, body, 'print request') : undefined;
+        const { message } = await call({ method: 'PUT', path, body: b ?? {}, what: `shipment ${JSON.stringify(ref)}` }, o);
+        return { message: message ?? '' };
+      },
+      async commercialInvoice(ref, o) {
+        return getDocument(apiPath`/shipments/${ref}/commercial-invoice`, `commercial invoice of shipment ${JSON.stringify(ref)}`, o);
+      },
+    },
+
+    parcels: {
+      async events(trackingRef, o) {
+        const path = apiPath`/parcels/${trackingRef}/events`;
+        const { data } = await call({ method: 'GET', path, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
+        return lenientList(TrackingEventSchema, data, `GET ${path}`);
+      },
+      async label(trackingRef, q, o) {
+        const path = apiPath`/parcels/${trackingRef}/label`;
+        const { data } = await call({ method: 'GET', path, query: { format: q?.format }, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
+        const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
+        return lenientList(LabelSchema, list, `GET ${path}`);
+      },
+    },
+
+    users: {
+      list: (o) => getList('/users', UserSchema, o),
+    },
+
+    locations: {
+      async list(o) {
+        const { data } = await call({ method: 'GET', path: '/locations' }, o);
+        // Documented as a paginator (data.data); a plain list is accepted too.
+        const inner = data && typeof data === 'object' && !Array.isArray(data) && 'data' in data ? (data as { data: unknown }).data : data;
+        return lenientList(LocationSchema, inner, 'GET /locations');
+      },
+      get: (ref, o) => get(apiPath`/locations/${ref}`, LocationSchema, `location ${JSON.stringify(ref)}`, o),
+    },
+
+    brands: {
+      list: (o) => getList('/brands', BrandSchema, o),
+      get: (ref, o) => get(apiPath`/brands/${ref}`, BrandSchema, `brand ${JSON.stringify(ref)}`, o),
+    },
+
+    services: {
+      list: (filter, o) =>
+        getList('/services', DeliveryServiceSchema, o, {
+          weight: filter?.weight,
+          length: filter?.length,
+          width: filter?.width,
+          depth: filter?.depth,
+        }),
+    },
+
+    customFields: {
+      list: (o) => getList('/custom-fields', CustomFieldSchema, o),
+      async get(ref, o) {
+        const path = apiPath`/custom-fields/${ref}`;
+        const { data } = await call({ method: 'GET', path, what: `custom field ${JSON.stringify(ref)}` }, o);
+        const one = Array.isArray(data) ? data[0] : data;
+        if (one === undefined || one === null) {
+          throw new NotFoundError(`custom field ${JSON.stringify(ref)} not found`, { method: 'GET', path, status: 200 });
+        }
+        return lenient(CustomFieldSchema, one, `GET ${path}`);
+      },
+      async create(body, o) {
+        const b = checked(CustomFieldRequestSchema, body, 'custom field');
+        const { data } = await call({ method: 'POST', path: '/custom-fields', body: b }, o);
+        return lenient(CustomFieldSchema, Array.isArray(data) ? data[0] : data, 'POST /custom-fields');
+      },
+    },
+
+    packaging: {
+      get: (o) => get('/packaging-options', PackagingOptionsSchema, 'packaging options', o),
+    },
+
+    skus: {
+      async create(body, o) {
+        const b = checked(SkuRequestSchema, body, 'SKU');
+        const { data } = await call({ method: 'POST', path: '/skus', body: b }, o);
+        return skuWriteResult(data, 'POST /skus');
+      },
+      async replace(ref, body, o) {
+        const path = apiPath`/skus/${ref}`;
+        const b = checked(SkuRequestSchema, body, 'SKU');
+        const { data } = await call({ method: 'PUT', path, body: b, what: `SKU ${JSON.stringify(ref)}` }, o);
+        return skuWriteResult(data, `PUT ${path}`);
+      },
+      async update(ref, body, o) {
+        const path = apiPath`/skus/${ref}`;
+        const b = checked(SkuPatchSchema, body, 'SKU update');
+        const { data } = await call({ method: 'PATCH', path, body: b, what: `SKU ${JSON.stringify(ref)}` }, o);
+        return skuWriteResult(data, `PATCH ${path}`);
+      },
+      async list(q, o) {
+        const res = await http.send({ method: 'GET', path: '/skus', query: { page: q?.page }, signal: o?.signal });
+        return parseSkuPage(res.body, '/skus');
+      },
+      page: (url, o) => skuPageAt(url, o),
+      async *all(o) {
+        let page = await api.skus.list({}, o);
+        const seen = new Set<string>();
+        for (let n = 0; n < MAX_SKU_PAGES; n++) {
+          for (const s of page.data) yield s;
+          const next = page.links?.next;
+          if (!next || seen.has(next) || page.data.length === 0) return;
+          seen.add(next);
+          page = await nextSkuPage(next, o);
+        }
+      },
+      get: (ref, o) => get(apiPath`/skus/${ref}`, SkuSchema, `SKU ${JSON.stringify(ref)}`, o),
+    },
+
+    containers: {
+      async create(body, o) {
+        const b = checked(ContainerRequestSchema, body, 'container');
+        const { data } = await call({ method: 'POST', path: '/containers', body: b }, o);
+        return lenient(ContainerSchema, data, 'POST /containers');
+      },
+      get: (ref, o) => get(apiPath`/containers/${ref}`, ContainerSchema, `container ${JSON.stringify(ref)}`, o),
+      label: (ref, q, o) => getDocument(apiPath`/containers/${ref}/label`, `container ${JSON.stringify(ref)}`, o, { format: q?.format }),
+      documents: (ref, o) => getDocument(apiPath`/containers/${ref}/documents`, `documents of container ${JSON.stringify(ref)}`, o),
+      commercialInvoice: (ref, o) =>
+        getDocument(apiPath`/containers/${ref}/commercial-invoice`, `commercial invoice of container ${JSON.stringify(ref)}`, o),
+      async shipments(ref, o) {
+        const path = apiPath`/containers/${ref}/shipments`;
+        const { data } = await call({ method: 'GET', path, what: `container ${JSON.stringify(ref)}` }, o);
+        const inner = data && typeof data === 'object' && !Array.isArray(data) && 'shipments' in data ? (data as { shipments: unknown }).shipments : data;
+        return lenientList(ContainerShipmentSchema, inner, `GET ${path}`);
+      },
+      async close(ref, o) {
+        const path = apiPath`/containers/${ref}/close`;
+        const { message, data } = await call({ method: 'PATCH', path, what: `container ${JSON.stringify(ref)}` }, o);
+        return { message: message ?? '', data };
+      },
+      async delete(ref, o) {
+        const path = apiPath`/containers/${ref}`;
+        const { message } = await call({ method: 'DELETE', path, what: `container ${JSON.stringify(ref)}` }, o);
+        return { message: message ?? '' };
+      },
+    },
+
+    close: () => http.close(),
+  };
+  return api;
+}
