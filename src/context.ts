@@ -48,6 +48,11 @@ export interface Prompter {
 export interface ApiRequirements {
   /** The call needs a user token (all but POST /tokens). Default true. */
   token?: boolean;
+  /**
+   * Use these credentials instead of the resolved ones (`ship login --api-key`, or the token a login
+   * just obtained). Such clients are not cached.
+   */
+  credentials?: { apiKey: string; token?: string };
 }
 
 /** Everything a command may use. Commands never touch process.* directly. */
@@ -152,7 +157,7 @@ export function createContext(init: CtxInit): Ctx {
     },
     prompt: createPrompter(() => ctx),
     config() {
-      configP ??= import('./config/store.js').then((m) => m.openConfig({ env, globals: ctx.globals }));
+      configP ??= withoutForeignSignalHandlers(() => import('./config/store.js')).then((m) => m.openConfig({ env, globals: ctx.globals }));
       return configP;
     },
     settings() {
@@ -163,6 +168,21 @@ export function createContext(init: CtxInit): Ctx {
       return settingsP;
     },
     api(req: ApiRequirements = {}) {
+      if (req.credentials) {
+        const creds = req.credentials;
+        return (async () => {
+          const s = await ctx.settings();
+          const { createApi } = await import('./api/index.js');
+          return createApi({
+            baseUrl: s.baseUrl.value,
+            apiKey: creds.apiKey,
+            token: creds.token,
+            timeoutMs: s.timeoutMs.value,
+            trace: ctx.mode.verbose ? (line: string) => ctx.out.debug(line) : undefined,
+            onWarning: (msg: string) => ctx.out.debug(`warning: ${msg}`),
+          });
+        })();
+      }
       const needToken = req.token !== false;
       const key = needToken ? 'token' : 'key';
       let p = apis.get(key);
@@ -224,4 +244,19 @@ function createPrompter(getCtx: () => Ctx): Prompter {
       return confirm({ message: spec.message, default: spec.default }, streams());
     },
   };
+}
+
+/**
+ * Loads a module and removes the SIGINT/SIGTERM handlers its dependencies installed while loading: conf's
+ * atomically → when-exit re-raises the signal after its own cleanup, which turned the first Ctrl-C (meant to
+ * let a command finish and clean up) into an immediate exit. main.ts alone decides what these signals do.
+ */
+async function withoutForeignSignalHandlers<T>(load: () => Promise<T>): Promise<T> {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((sig) => [sig, new Set(process.listeners(sig))]));
+  const mod = await load();
+  for (const [sig, had] of before) {
+    for (const listener of process.listeners(sig)) if (!had.has(listener)) process.off(sig, listener);
+  }
+  return mod;
 }

@@ -24,6 +24,8 @@ export const ENVIRONMENT_HELP = `Environment:
   SHIP_TOKEN        user token, sent as X-SERVICE-TOKEN
   SHIP_CONFIG_DIR   directory of the config file
   SHIP_TIMEOUT      request timeout in seconds
+  SHIP_USERNAME     username for \`ship login\` (instead of --username)
+  SHIP_PASSWORD     password for \`ship login\` (prefer --password-stdin)
   NO_COLOR          disable colour; FORCE_COLOR forces it
   CI                set: never prompt, no spinners`;
 
@@ -34,7 +36,7 @@ export function buildProgram(ctx: Ctx): Command {
     .description('Ship parcels with the Parcel Shipping Service API v1.2: create, quote, track, label, print.')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .addOption(new Option('--profile <name>', 'config profile to use').env('SHIP_PROFILE'))
+    .addOption(new Option('--profile <name>', 'config profile to use (env: SHIP_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'API base URL including /v1.2'))
     .addOption(new Option('--test', "use the profile's test base URL"))
     .addOption(new Option('--timeout <seconds>', 'request timeout in seconds'))

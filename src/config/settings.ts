@@ -1,15 +1,17 @@
 // Resolves where requests go and with which credentials: flag > env > profile > default, each with its source.
-// PLACEHOLDER — replaced by the config work (issue 2, item 4).
 import type { GlobalOptions } from '../context.js';
-import type { ConfigStore } from './store.js';
+import { UsageError } from '../errors.js';
+import type { ConfigStore, Profile } from './store.js';
+import { type LabelFormat, normalizeBaseUrl, parseLabelFormat, parseTimeoutSeconds } from './validate.js';
 
+/** Where a setting came from, highest precedence first. */
 export type Source = 'flag' | 'env' | 'profile' | 'default';
 
 /** A setting's value and where it came from (so `whoami`/`config list` can say). */
 export interface Resolved<T> {
   value: T;
   source: Source;
-  /** The flag, env var or profile key it came from, e.g. "SHIP_API_KEY". */
+  /** The flag, env var or profile key it came from, e.g. "SHIP_API_KEY", "--base-url", "test_base_url". */
   origin?: string;
 }
 
@@ -21,6 +23,10 @@ export interface Settings {
   apiKey?: Resolved<string>;
   token?: Resolved<string>;
   timeoutMs: Resolved<number>;
+  /** The profile's default label format, if set (commands' own --format flags win). Checked when read. */
+  labelFormat?: Resolved<LabelFormat>;
+  /** The profile's default printer as tcp://HOST:PORT (a printers.NAME entry resolved), if set. Checked when read. */
+  printer?: Resolved<string>;
   /** Full path of the config file. */
   configPath: string;
 }
@@ -28,10 +34,134 @@ export interface Settings {
 /** The built-in base URL: the embedded sandbox on its default port. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010/v1.2';
 
-export function resolveSettings(_input: {
+/** The built-in request timeout. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Reads an env var, treating an empty value as unset. */
+function envValue(env: Record<string, string | undefined>, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** SHIP_TEST and friends: 1/true/yes/on is on, 0/false/no/off is off. */
+function envFlag(raw: string, name: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new UsageError(`${name}: "${raw}" is not a switch; use 1 or 0`);
+}
+
+/** Whether test mode is on: --test > SHIP_TEST > off. */
+export function resolveTestMode(env: Record<string, string | undefined>, globals: GlobalOptions): Resolved<boolean> {
+  if (globals.test) return { value: true, source: 'flag', origin: '--test' };
+  const raw = envValue(env, 'SHIP_TEST');
+  if (raw !== undefined) return { value: envFlag(raw, 'SHIP_TEST'), source: 'env', origin: 'SHIP_TEST' };
+  return { value: false, source: 'default' };
+}
+
+/** Base URL: --base-url > SHIP_BASE_URL > profile (test_base_url in test mode, else base_url) > the sandbox. */
+export function resolveBaseUrl(
+  env: Record<string, string | undefined>,
+  globals: GlobalOptions,
+  profile: Profile,
+  testMode: boolean,
+  profileName = 'default',
+): Resolved<string> {
+  const insecure = Boolean(globals.insecure);
+  if (globals.baseUrl !== undefined) {
+    return { value: normalizeBaseUrl(globals.baseUrl, { insecure, what: '--base-url' }), source: 'flag', origin: '--base-url' };
+  }
+  const fromEnv = envValue(env, 'SHIP_BASE_URL');
+  if (fromEnv !== undefined) {
+    return { value: normalizeBaseUrl(fromEnv, { insecure, what: 'SHIP_BASE_URL' }), source: 'env', origin: 'SHIP_BASE_URL' };
+  }
+  const key = testMode ? 'test_base_url' : 'base_url';
+  const stored = profile[key];
+  if (typeof stored === 'string' && stored) {
+    return { value: normalizeBaseUrl(stored, { insecure, what: `${key} of profile ${profileName}` }), source: 'profile', origin: key };
+  }
+  if (testMode) {
+    throw new UsageError(`test mode is on, but profile ${profileName} has no test base URL`, {
+      hint: 'run `ship config set test_base_url URL`, or pass --base-url URL',
+    });
+  }
+  return { value: DEFAULT_BASE_URL, source: 'default' };
+}
+
+/** Timeout: --timeout > SHIP_TIMEOUT > profile timeout > 30 s. */
+export function resolveTimeout(env: Record<string, string | undefined>, globals: GlobalOptions, profile: Profile): Resolved<number> {
+  if (globals.timeout !== undefined) return { value: parseTimeoutSeconds(globals.timeout, '--timeout'), source: 'flag', origin: '--timeout' };
+  const fromEnv = envValue(env, 'SHIP_TIMEOUT');
+  if (fromEnv !== undefined) return { value: parseTimeoutSeconds(fromEnv, 'SHIP_TIMEOUT'), source: 'env', origin: 'SHIP_TIMEOUT' };
+  if (profile.timeout !== undefined && profile.timeout !== null) {
+    return { value: parseTimeoutSeconds(profile.timeout as number | string, 'timeout in the profile'), source: 'profile', origin: 'timeout' };
+  }
+  return { value: DEFAULT_TIMEOUT_MS, source: 'default' };
+}
+
+/** A credential: env var > profile key > none. (`--api-key` exists only on `ship login`, which handles it itself.) */
+export function resolveSecret(
+  env: Record<string, string | undefined>,
+  envName: string,
+  profile: Profile,
+  key: 'api_key' | 'token',
+): Resolved<string> | undefined {
+  const fromEnv = envValue(env, envName);
+  if (fromEnv !== undefined) return { value: fromEnv.trim(), source: 'env', origin: envName };
+  const stored = profile[key];
+  if (typeof stored === 'string' && stored) return { value: stored, source: 'profile', origin: key };
+  return undefined;
+}
+
+/** Resolves every setting for this run. Throws UsageError for values that cannot be used. */
+export function resolveSettings(input: {
   env: Record<string, string | undefined>;
   globals: GlobalOptions;
   store: ConfigStore;
 }): Settings {
-  throw new Error('not implemented');
+  const { env, globals, store } = input;
+  const sel = store.selected;
+  const profile = store.profile(sel.name);
+  const testMode = resolveTestMode(env, globals);
+  const settings: Settings = {
+    profile: { value: sel.name, source: sel.source, origin: sel.origin },
+    baseUrl: resolveBaseUrl(env, globals, profile, testMode.value, sel.name),
+    testMode,
+    apiKey: resolveSecret(env, 'SHIP_API_KEY', profile, 'api_key'),
+    token: resolveSecret(env, 'SHIP_TOKEN', profile, 'token'),
+    timeoutMs: resolveTimeout(env, globals, profile),
+    configPath: store.path,
+  };
+  // Read on use, so a bad default printer only fails the commands that print.
+  Object.defineProperties(settings, {
+    labelFormat: {
+      enumerable: true,
+      get: (): Resolved<LabelFormat> | undefined =>
+        typeof profile.label_format === 'string'
+          ? { value: parseLabelFormat(profile.label_format, `label_format of profile ${sel.name}`), source: 'profile', origin: 'label_format' }
+          : undefined,
+    },
+    printer: {
+      enumerable: true,
+      get: (): Resolved<string> | undefined =>
+        typeof profile.printer === 'string' && profile.printer
+          ? { value: store.resolvePrinter(profile.printer, sel.name), source: 'profile', origin: 'printer' }
+          : undefined,
+    },
+  });
+  return settings;
+}
+
+/** How a source reads in human output: "flag --base-url", "env SHIP_API_KEY", "profile work (base_url)", "default". */
+export function describeSource(r: { source: Source; origin?: string }, profileName?: string): string {
+  switch (r.source) {
+    case 'flag':
+      return `flag ${r.origin ?? ''}`.trim();
+    case 'env':
+      return `env ${r.origin ?? ''}`.trim();
+    case 'profile':
+      return `profile${profileName ? ` ${profileName}` : ''}${r.origin ? ` (${r.origin})` : ''}`;
+    default:
+      return 'default';
+  }
 }

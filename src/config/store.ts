@@ -1,12 +1,371 @@
 // The config file (conf): named profiles with base URLs, credentials, defaults. Mode 0600.
-// PLACEHOLDER — replaced by the config work (issue 2, item 4).
+//
+// Layout of config.json:
+//   { "current_profile": "default",
+//     "profiles": { "default": { "base_url": "…", "test_base_url": "…", "api_key": "…", "token": "…",
+//                                "user": {…}, "label_format": "ZPL", "printer": "tcp://…", "timeout": 30,
+//                                "printers": { "dock": "tcp://10.0.0.50:9100" } } } }
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Conf from 'conf';
 import type { GlobalOptions } from '../context.js';
+import { ShipError, UsageError } from '../errors.js';
+import type { Source } from './settings.js';
+import {
+  type LabelFormat,
+  normalizeBaseUrl,
+  parseLabelFormat,
+  parsePrinterUrl,
+  parseTimeoutSeconds,
+  validateName,
+} from './validate.js';
 
+/** The user as cached at login (from POST /tokens or GET /users); fields as the API sends them. */
+export interface CachedUser {
+  id?: string;
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  access_level?: string;
+  user_type?: string;
+  account_name?: string;
+  [field: string]: unknown;
+}
+
+/** One profile as stored in the file. Every field is optional; hand edits may leave odd types. */
+export interface Profile {
+  base_url?: string;
+  test_base_url?: string;
+  api_key?: string;
+  token?: string;
+  user?: CachedUser;
+  label_format?: LabelFormat;
+  printer?: string;
+  timeout?: number;
+  printers?: Record<string, string>;
+}
+
+/** What `config set` accepts, with the help text `config set --help` and errors show. */
+export const SETTABLE_KEYS = {
+  base_url: 'live API base URL including /v1.2',
+  test_base_url: 'test API base URL, used with --test or SHIP_TEST=1',
+  api_key: 'API key (sent as X-SERVICE-API-KEY); usually set by `ship login`',
+  token: 'user token (sent as X-SERVICE-TOKEN); usually set by `ship login`',
+  label_format: 'default label format: ZPL, PDF or PNG',
+  printer: 'default printer: tcp://HOST:PORT or the name of a printers.NAME entry',
+  timeout: 'request timeout in seconds',
+  'printers.NAME': 'a named printer, tcp://HOST:PORT',
+} as const;
+
+/** Keys whose values are secrets: masked in every listing, never printed in full. */
+export const SECRET_KEYS: ReadonlySet<string> = new Set(['api_key', 'token']);
+
+/** Where a selected profile name came from. */
+export interface ProfileSelection {
+  name: string;
+  source: Source;
+  origin?: string;
+}
+
+/** The user's config file: profiles, credentials and defaults. */
 export interface ConfigStore {
   /** Full path of the config file. */
   readonly path: string;
+  /** The profile in use: --profile > SHIP_PROFILE > current_profile in the file > "default". */
+  readonly selected: ProfileSelection;
+  /** Names of the profiles in the file, sorted. */
+  profileNames(): string[];
+  /** The `current_profile` key of the file, if set. */
+  currentInFile(): string | undefined;
+  /** A stored profile (an empty object when absent); defaults to the selected one. */
+  profile(name?: string): Profile;
+  /** A stored value by key (`base_url`, `printers.dock`, `user`…) of a profile; undefined when unset. */
+  get(key: string, profile?: string): unknown;
+  /** Validates and stores a value; returns what was stored. Unknown keys and bad values throw UsageError. */
+  set(key: string, value: string, opts?: { profile?: string; insecure?: boolean }): unknown;
+  /** Removes a key; returns whether it was set. Unknown keys throw UsageError. */
+  unset(key: string, profile?: string): boolean;
+  /** Makes `name` the current profile in the file. */
+  use(name: string): void;
+  /** Stores what a login produced (API key, token, user, and optionally the base URL it was made against). */
+  saveLogin(login: LoginRecord, profile?: string): void;
+  /** Removes the token (and the cached user) of a profile; returns whether there was one. */
+  forgetToken(profile?: string): boolean;
+  /** Turns a printer name (a `printers.NAME` entry) or a `tcp://HOST:PORT` address into an address. */
+  resolvePrinter(nameOrUrl: string, profile?: string): string;
 }
 
-export async function openConfig(_input: { env: Record<string, string | undefined>; globals: GlobalOptions }): Promise<ConfigStore> {
-  throw new Error('not implemented');
+/** What `ship login` stores in a profile. */
+export interface LoginRecord {
+  apiKey: string;
+  token: string;
+  user?: CachedUser;
+  /** Set when the login went to a URL given on the command line, so later commands go to the same server. */
+  baseUrl?: { key: 'base_url' | 'test_base_url'; value: string };
+}
+
+/** Where the config directory is: SHIP_CONFIG_DIR, else undefined (conf picks the platform's). */
+export function configDir(env: Record<string, string | undefined>): string | undefined {
+  return env.SHIP_CONFIG_DIR ? resolve(env.SHIP_CONFIG_DIR) : undefined;
+}
+
+/** Which profile is in use, and why: --profile > SHIP_PROFILE > current_profile in the file > "default". */
+export function selectProfile(
+  env: Record<string, string | undefined>,
+  globals: GlobalOptions,
+  currentInFile: string | undefined,
+): ProfileSelection {
+  const fromEnv = env.SHIP_PROFILE || undefined;
+  // commander also fills --profile from SHIP_PROFILE; equal values mean the env var supplied it.
+  if (globals.profile && globals.profile !== fromEnv) {
+    return { name: validateName(globals.profile, '--profile'), source: 'flag', origin: '--profile' };
+  }
+  if (fromEnv) return { name: validateName(fromEnv, 'SHIP_PROFILE'), source: 'env', origin: 'SHIP_PROFILE' };
+  if (currentInFile) return { name: validateName(currentInFile, 'current_profile'), source: 'profile', origin: 'current_profile' };
+  return { name: 'default', source: 'default' };
+}
+
+/** Validates a value for a settable key and returns what to store. */
+export function normalizeValue(key: string, value: string, opts: { insecure?: boolean } = {}): string | number {
+  const k = checkKey(key);
+  switch (k) {
+    case 'base_url':
+    case 'test_base_url':
+      return normalizeBaseUrl(value, { insecure: opts.insecure, what: k });
+    case 'api_key':
+    case 'token': {
+      const v = value.trim();
+      if (!v || /\s/.test(v)) throw new UsageError(`${k}: must be non-empty and without spaces`);
+      return v;
+    }
+    case 'label_format':
+      return parseLabelFormat(value, k);
+    case 'timeout':
+      return parseTimeoutSeconds(value, k) / 1000;
+    case 'printer': {
+      const v = value.trim();
+      if (v.startsWith('tcp://') || v.includes(':')) {
+        parsePrinterUrl(v, k);
+        return v.replace(/\/$/, '');
+      }
+      return validateName(v, 'printer (a printers.NAME entry)');
+    }
+    default: {
+      parsePrinterUrl(value, key);
+      return value.trim().replace(/\/$/, '');
+    }
+  }
+}
+
+/** Checks a key name against the settable keys; returns it, throwing UsageError listing the valid keys. */
+export function checkKey(key: string): string {
+  if (Object.hasOwn(SETTABLE_KEYS, key) && key !== 'printers.NAME') return key;
+  if (key.startsWith('printers.')) {
+    validateName(key.slice('printers.'.length), 'printer name');
+    return key;
+  }
+  throw new UsageError(`unknown config key "${key}"`, {
+    hint: `valid keys: ${Object.keys(SETTABLE_KEYS).join(', ')}`,
+  });
+}
+
+interface FileShape extends Record<string, unknown> {
+  current_profile?: string;
+  profiles?: Record<string, Profile>;
+}
+
+/** Opens (creating the directory, not the file) the config; the file is written only when something is set. */
+export async function openConfig(input: { env: Record<string, string | undefined>; globals: GlobalOptions }): Promise<ConfigStore> {
+  const dir = configDir(input.env);
+  if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let conf: Conf<FileShape>;
+  try {
+    conf = new Conf<FileShape>({
+      ...(dir ? { cwd: dir } : { projectName: 'ship', projectSuffix: '' }),
+      configName: 'config',
+      configFileMode: 0o600,
+    });
+  } catch (err) {
+    throw unreadable(dir ? resolve(dir, 'config.json') : 'config.json', err);
+  }
+  tightenMode(conf.path);
+  // conf creates the platform directory (~/.config/ship) with the umask's mode; it is ours, so keep it private.
+  // A SHIP_CONFIG_DIR the user already had is left as it is.
+  if (!dir) tightenDir(dirname(conf.path));
+  return new FileStore(conf, input);
+}
+
+function unreadable(path: string, err: unknown): ShipError {
+  const why = err instanceof Error ? err.message : String(err);
+  return new UsageError(`cannot read the config file ${path}: ${why}`, {
+    hint: 'fix the JSON by hand, or move the file away to start afresh',
+    cause: err,
+  });
+}
+
+/** A config file from an older run or another tool may be group/world readable; secrets must not be. */
+function tightenMode(path: string): void {
+  try {
+    if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+function tightenDir(path: string): void {
+  try {
+    if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o700);
+  } catch {
+    // a directory we cannot change is still usable; the file itself is 0600
+  }
+}
+
+class FileStore implements ConfigStore {
+  readonly path: string;
+  #selected?: ProfileSelection;
+
+  constructor(
+    private readonly conf: Conf<FileShape>,
+    private readonly input: { env: Record<string, string | undefined>; globals: GlobalOptions },
+  ) {
+    this.path = conf.path;
+  }
+
+  get selected(): ProfileSelection {
+    this.#selected ??= selectProfile(this.input.env, this.input.globals, this.currentInFile());
+    return this.#selected;
+  }
+
+  private read(): FileShape {
+    try {
+      return this.conf.store;
+    } catch (err) {
+      throw unreadable(this.path, err);
+    }
+  }
+
+  private write(mutate: (file: FileShape) => void): void {
+    const file = this.read();
+    mutate(file);
+    this.conf.store = file;
+    tightenMode(this.path);
+  }
+
+  profileNames(): string[] {
+    const profiles = this.read().profiles;
+    return profiles && typeof profiles === 'object' ? Object.keys(profiles).sort() : [];
+  }
+
+  currentInFile(): string | undefined {
+    const v = this.read().current_profile;
+    return typeof v === 'string' && v ? v : undefined;
+  }
+
+  profile(name = this.selected.name): Profile {
+    const p = this.read().profiles?.[name];
+    return p && typeof p === 'object' ? p : {};
+  }
+
+  get(key: string, profile?: string): unknown {
+    const p = this.profile(profile) as Record<string, unknown>;
+    if (key.startsWith('printers.')) {
+      const printers = p.printers as Record<string, unknown> | undefined;
+      return printers && typeof printers === 'object' ? printers[key.slice('printers.'.length)] : undefined;
+    }
+    return Object.hasOwn(p, key) ? p[key] : undefined;
+  }
+
+  set(key: string, value: string, opts: { profile?: string; insecure?: boolean } = {}): unknown {
+    const stored = normalizeValue(key, value, opts);
+    const name = opts.profile ?? this.selected.name;
+    this.write((file) => {
+      const p = profileOf(file, name) as Record<string, unknown>;
+      if (key.startsWith('printers.')) {
+        const printers = (p.printers && typeof p.printers === 'object' ? p.printers : {}) as Record<string, unknown>;
+        printers[key.slice('printers.'.length)] = stored;
+        p.printers = printers;
+      } else {
+        p[key] = stored;
+      }
+    });
+    return stored;
+  }
+
+  unset(key: string, profile?: string): boolean {
+    if (key !== 'user') checkKey(key);
+    const name = profile ?? this.selected.name;
+    if (this.get(key, name) === undefined) return false;
+    this.write((file) => {
+      const p = profileOf(file, name) as Record<string, unknown>;
+      if (key.startsWith('printers.')) {
+        const printers = p.printers as Record<string, unknown>;
+        delete printers[key.slice('printers.'.length)];
+        if (Object.keys(printers).length === 0) delete p.printers;
+      } else {
+        delete p[key];
+      }
+    });
+    return true;
+  }
+
+  use(name: string): void {
+    validateName(name, 'profile');
+    this.write((file) => {
+      file.current_profile = name;
+      profileOf(file, name);
+    });
+    this.#selected = undefined;
+  }
+
+  saveLogin(login: LoginRecord, profile?: string): void {
+    const name = profile ?? this.selected.name;
+    this.write((file) => {
+      const p = profileOf(file, name);
+      p.api_key = login.apiKey;
+      p.token = login.token;
+      if (login.user) p.user = login.user;
+      else delete p.user;
+      if (login.baseUrl) p[login.baseUrl.key] = login.baseUrl.value;
+    });
+  }
+
+  forgetToken(profile?: string): boolean {
+    const name = profile ?? this.selected.name;
+    const p = this.profile(name);
+    if (p.token === undefined && p.user === undefined) return false;
+    this.write((file) => {
+      const q = profileOf(file, name);
+      delete q.token;
+      delete q.user;
+    });
+    return true;
+  }
+
+  resolvePrinter(nameOrUrl: string, profile?: string): string {
+    const v = nameOrUrl.trim();
+    if (v.startsWith('tcp://')) {
+      parsePrinterUrl(v);
+      return v;
+    }
+    const named = this.get(`printers.${v}`, profile);
+    if (typeof named !== 'string') {
+      const known = Object.keys(this.profile(profile).printers ?? {});
+      throw new UsageError(`no printer named "${v}" in profile ${profile ?? this.selected.name}`, {
+        hint: known.length
+          ? `known printers: ${known.join(', ')}; or give tcp://HOST:PORT`
+          : `add one with \`ship config set printers.${/^[\w-]+$/.test(v) ? v : 'NAME'} tcp://HOST:PORT\`, or give tcp://HOST:PORT`,
+      });
+    }
+    parsePrinterUrl(named, `printers.${v}`);
+    return named;
+  }
+}
+
+/** The profile object inside a file being edited, created when missing. */
+function profileOf(file: FileShape, name: string): Profile {
+  validateName(name, 'profile');
+  if (!file.profiles || typeof file.profiles !== 'object') file.profiles = {};
+  const existing = file.profiles[name];
+  if (!existing || typeof existing !== 'object') file.profiles[name] = {};
+  return file.profiles[name];
 }

@@ -1,0 +1,94 @@
+// `ship login`: POST /tokens with username and password, then store API key, token and user in the profile.
+import type { Ctx } from '../../context.js';
+import { ApiError, AuthError, UsageError } from '../../errors.js';
+import type { CachedUser, LoginRecord } from '../../config/store.js';
+import { cacheableUser, describeUser, envValue, readSecretFromStdin } from './common.js';
+
+/** Flags of `ship login`. */
+export interface LoginOptions {
+  apiKey?: string;
+  username?: string;
+  passwordStdin?: boolean;
+}
+
+/** Logs in and stores the credentials; prints who is logged in on stderr (or `{profile, base_url, user}` with --json). */
+export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
+  const settings = await ctx.settings();
+  const store = await ctx.config();
+  const profile = settings.profile.value;
+  const cached = store.profile(profile).user;
+
+  const apiKey =
+    nonEmpty(opts.apiKey, '--api-key') ??
+    settings.apiKey?.value ??
+    (await ctx.prompt.password({ message: 'API key', supplyWith: '--api-key or SHIP_API_KEY' })).trim();
+  if (!apiKey) throw new UsageError('an API key is required', { hint: 'pass --api-key KEY or set SHIP_API_KEY' });
+
+  const username =
+    nonEmpty(opts.username, '--username') ??
+    envValue(ctx, 'SHIP_USERNAME')?.trim() ??
+    (await ctx.prompt.input({
+      message: 'Username (email)',
+      supplyWith: '--username or SHIP_USERNAME',
+      default: typeof cached?.email === 'string' ? cached.email : undefined,
+    })).trim();
+  if (!username) throw new UsageError('a username is required', { hint: 'pass --username or set SHIP_USERNAME' });
+
+  const password = opts.passwordStdin
+    ? await readSecretFromStdin(ctx, 'password', '--password-stdin')
+    : (envValue(ctx, 'SHIP_PASSWORD') ??
+      (await ctx.prompt.password({ message: 'Password', supplyWith: '--password-stdin or SHIP_PASSWORD' })));
+  if (!password) throw new UsageError('a password is required', { hint: 'pass --password-stdin or set SHIP_PASSWORD' });
+
+  const api = await ctx.api({ credentials: { apiKey } });
+  let result;
+  try {
+    result = await api.tokens.create({ username, password }, { signal: ctx.signal });
+  } catch (err) {
+    if (err instanceof AuthError) {
+      err.hint = 'check the API key (--api-key or SHIP_API_KEY), the username and the password';
+    }
+    throw err;
+  }
+
+  const user = result.user ? cacheableUser(result.user) : await lookUpUser(ctx, apiKey, result.token, username);
+
+  const record: LoginRecord = { apiKey, token: result.token, user: user ?? { email: username } };
+  if (settings.baseUrl.source === 'flag') {
+    record.baseUrl = { key: settings.testMode.value ? 'test_base_url' : 'base_url', value: settings.baseUrl.value };
+  }
+  store.saveLogin(record, profile);
+
+  const shown = record.user as CachedUser;
+  ctx.out.success(`Logged in as ${describeUser(shown) || username} on ${settings.baseUrl.value}, profile ${profile}`);
+  if (settings.apiKey?.source === 'env' && !opts.apiKey) {
+    ctx.out.info(`(the API key from SHIP_API_KEY is now stored in profile ${profile} too)`);
+  }
+  if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, user: shown });
+}
+
+/** A flag that was given but blank is a mistake, not "use the default". */
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (!v) throw new UsageError(`${flag} must not be empty`);
+  return v;
+}
+
+/**
+ * POST /tokens responses seen in practice carry no user; find it in GET /users by email so whoami
+ * can show it. Failing that (e.g. a user not allowed to list users), log in without it.
+ */
+async function lookUpUser(ctx: Ctx, apiKey: string, token: string, username: string): Promise<CachedUser | undefined> {
+  try {
+    const api = await ctx.api({ credentials: { apiKey, token } });
+    const users = await api.users.list({ signal: ctx.signal });
+    const wanted = username.toLowerCase();
+    const found = users.find((u) => typeof u.email === 'string' && u.email.toLowerCase() === wanted);
+    return found ? cacheableUser(found as Record<string, unknown>) : undefined;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    ctx.out.debug(`could not look up the user in GET /users: ${err.message}`);
+    return undefined;
+  }
+}

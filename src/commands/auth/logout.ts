@@ -1,0 +1,46 @@
+// `ship logout`: DELETE /tokens, then forget the token (and cached user) in the profile.
+import type { Ctx } from '../../context.js';
+import { ApiError, AuthError } from '../../errors.js';
+import { mask } from '../../output/redact.js';
+
+/** Revokes the token on the server and forgets it locally; a token the server already rejects is forgotten too. */
+export async function run(ctx: Ctx): Promise<void> {
+  const settings = await ctx.settings();
+  const store = await ctx.config();
+  const profile = settings.profile.value;
+  const token = settings.token;
+
+  if (!token) {
+    ctx.out.info(`Not logged in (profile ${profile}); nothing to do.`);
+    if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, revoked: false, forgotten: false });
+    return;
+  }
+
+  let revoked = false;
+  if (!settings.apiKey) {
+    ctx.out.warn('no API key configured, so the token cannot be revoked on the server; forgetting it here only');
+  } else {
+    const api = await ctx.api();
+    try {
+      await api.tokens.revoke({ signal: ctx.signal });
+      revoked = true;
+    } catch (err) {
+      if (err instanceof AuthError) {
+        ctx.out.warn(`the server rejected the token ${mask(token.value)} (${err.http.status ?? 'auth error'}): it was already invalid; forgetting it anyway`);
+      } else {
+        if (err instanceof ApiError) {
+          err.hint = 'the token is still stored: retry `ship logout`, or `ship config unset token` to forget it without revoking it';
+        }
+        throw err;
+      }
+    }
+  }
+
+  // Forget the stored token if it is the one in use (an env token leaves a different stored one alone).
+  const stored = store.profile(profile).token;
+  const forgotten = stored === token.value ? store.forgetToken(profile) : false;
+  if (token.source === 'env') ctx.out.warn('the token came from SHIP_TOKEN: unset it in your environment');
+
+  ctx.out.success(`Logged out${revoked ? '' : ' (token was not revoked on the server)'}, profile ${profile}`);
+  if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, revoked, forgotten });
+}

@@ -1,0 +1,104 @@
+// Declares `ship config list|get|set|unset|use|profiles|path`; the work is in run.ts.
+import type { Command } from 'commander';
+import type { Ctx } from '../../context.js';
+
+const KEYS_HELP = `
+Keys (per profile; pick the profile with --profile or SHIP_PROFILE):
+  base_url        live API base URL including /v1.2
+  test_base_url   test API base URL, used with --test or SHIP_TEST=1
+  api_key         API key (secret; set by \`ship login\`)
+  token           user token (secret; set by \`ship login\`)
+  label_format    default label format: ZPL, PDF or PNG
+  printer         default printer: tcp://HOST:PORT, or the NAME of a printers.NAME entry
+  printers.NAME   a named printer, tcp://HOST:PORT
+  timeout         request timeout in seconds
+Secrets are always shown masked (****abcd).`;
+
+/** Registers `ship config` and its subcommands. */
+export function registerConfig(program: Command, ctx: Ctx): void {
+  const config = program
+    .command('config')
+    .description('Show and change profiles and settings in the config file (mode 0600)')
+    .addHelpText(
+      'after',
+      `${KEYS_HELP}
+
+Examples:
+  ship config list
+  ship config set base_url https://api.example.com/v1.2
+  ship --profile staging config set test_base_url https://test.example.com/v1.2
+  ship config use staging`,
+    );
+
+  config
+    .command('list')
+    .description('List the settings of the profile in use, with where each value comes from (secrets masked)')
+    .addHelpText('after', '\nExamples:\n  ship config list\n  ship --profile staging config list --json')
+    .action(async () => {
+      const { list } = await import('./run.js');
+      await list(ctx);
+    });
+
+  config
+    .command('get <key>')
+    .description('Print one stored value of the profile (secrets masked)')
+    .addHelpText('after', '\nExamples:\n  ship config get base_url\n  ship config get printers.dock')
+    .action(async (key: string) => {
+      const { get } = await import('./run.js');
+      await get(ctx, { key });
+    });
+
+  config
+    .command('set <key> [value]')
+    .description('Validate and store a value in the profile (for api_key and token: prompted when VALUE is left out, "-" reads stdin)')
+    .addHelpText(
+      'after',
+      `${KEYS_HELP}
+
+Examples:
+  ship config set label_format PDF
+  ship config set printers.dock tcp://10.0.0.50:9100
+  ship config set printer dock
+  ship config set api_key -  < api-key.txt`,
+    )
+    .action(async (key: string, value: string | undefined) => {
+      const { set } = await import('./run.js');
+      await set(ctx, { key, value });
+    });
+
+  config
+    .command('unset <key>')
+    .description('Remove a value from the profile')
+    .addHelpText('after', '\nExamples:\n  ship config unset printer\n  ship config unset token')
+    .action(async (key: string) => {
+      const { unset } = await import('./run.js');
+      await unset(ctx, { key });
+    });
+
+  config
+    .command('use <profile>')
+    .description('Make a profile the current one (SHIP_PROFILE and --profile still win)')
+    .addHelpText('after', '\nExamples:\n  ship config use staging\n  ship config use default')
+    .action(async (profile: string) => {
+      const { use } = await import('./run.js');
+      await use(ctx, { profile });
+    });
+
+  config
+    .command('profiles')
+    .description('List the profiles in the config file; the one in use is marked')
+    .addHelpText('after', '\nExamples:\n  ship config profiles\n  ship config profiles --quiet')
+    .action(async () => {
+      const { profiles } = await import('./run.js');
+      await profiles(ctx);
+    });
+
+  config
+    .command('path')
+    .description('Print the path of the config file')
+    .addHelpText('after', '\nExamples:\n  ship config path\n  ls -l "$(ship config path)"')
+    .action(async () => {
+      const { path } = await import('./run.js');
+      await path(ctx);
+    });
+}

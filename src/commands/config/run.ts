@@ -1,0 +1,203 @@
+// `ship config …`: read and change the config file. Secrets are masked in everything printed.
+import type { Ctx } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { checkKey, SECRET_KEYS, type Profile } from '../../config/store.js';
+import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, describeSource, type Source } from '../../config/settings.js';
+import { validateName } from '../../config/validate.js';
+import { mask } from '../../output/redact.js';
+import { describeUser, envValue, readSecretFromStdin } from '../auth/common.js';
+
+/** One row of `config list`: the value in effect for a key and where it comes from. */
+export interface ConfigRow {
+  key: string;
+  value: unknown;
+  source: Source;
+  origin: string | null;
+  /** The profile value this one overrides, when a flag or env var wins over it (masked if secret). */
+  overrides?: unknown;
+}
+
+/** Env vars that override a profile key; printed so `config list` tells the whole story. */
+const ENV_OF: Record<string, string> = { api_key: 'SHIP_API_KEY', token: 'SHIP_TOKEN', timeout: 'SHIP_TIMEOUT' };
+
+/** The rows of `config list` for the selected profile. Raw values (not validated), so a broken profile can be inspected. */
+export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
+  const rows: ConfigRow[] = [];
+  const show = (key: string, v: unknown) => (SECRET_KEYS.has(key) && typeof v === 'string' ? mask(v) : v);
+  const stored = (key: keyof Profile) => (profile[key] === undefined || profile[key] === null || profile[key] === '' ? undefined : profile[key]);
+  const g = ctx.globals;
+  const env = (name: string) => envValue(ctx, name);
+  const testMode = g.test === true || ['1', 'true', 'yes', 'on'].includes((env('SHIP_TEST') ?? '').toLowerCase());
+
+  for (const key of ['base_url', 'test_base_url'] as const) {
+    const active = testMode === (key === 'test_base_url');
+    const flag = active && g.baseUrl !== undefined ? g.baseUrl : undefined;
+    const fromEnv = active && flag === undefined ? env('SHIP_BASE_URL') : undefined;
+    const own = stored(key);
+    if (flag !== undefined) rows.push({ key, value: flag, source: 'flag', origin: '--base-url', overrides: own });
+    else if (fromEnv !== undefined) rows.push({ key, value: fromEnv, source: 'env', origin: 'SHIP_BASE_URL', overrides: own });
+    else if (own !== undefined) rows.push({ key, value: own, source: 'profile', origin: key });
+    else if (key === 'base_url') rows.push({ key, value: DEFAULT_BASE_URL, source: 'default', origin: null });
+  }
+  for (const key of ['api_key', 'token'] as const) {
+    const fromEnv = env(ENV_OF[key]);
+    const own = stored(key);
+    if (fromEnv !== undefined) rows.push({ key, value: show(key, fromEnv), source: 'env', origin: ENV_OF[key], overrides: show(key, own) });
+    else if (own !== undefined) rows.push({ key, value: show(key, own), source: 'profile', origin: key });
+  }
+  {
+    const own = stored('timeout');
+    if (g.timeout !== undefined) rows.push({ key: 'timeout', value: g.timeout, source: 'flag', origin: '--timeout', overrides: own });
+    else if (env('SHIP_TIMEOUT') !== undefined) rows.push({ key: 'timeout', value: env('SHIP_TIMEOUT'), source: 'env', origin: 'SHIP_TIMEOUT', overrides: own });
+    else if (own !== undefined) rows.push({ key: 'timeout', value: own, source: 'profile', origin: 'timeout' });
+    else rows.push({ key: 'timeout', value: DEFAULT_TIMEOUT_MS / 1000, source: 'default', origin: null });
+  }
+  for (const key of ['label_format', 'printer'] as const) {
+    const own = stored(key);
+    if (own !== undefined) rows.push({ key, value: own, source: 'profile', origin: key });
+  }
+  const printers = profile.printers && typeof profile.printers === 'object' ? profile.printers : {};
+  for (const [name, url] of Object.entries(printers).sort(([a], [b]) => a.localeCompare(b))) {
+    rows.push({ key: `printers.${name}`, value: url, source: 'profile', origin: `printers.${name}` });
+  }
+  if (profile.user && typeof profile.user === 'object') rows.push({ key: 'user', value: profile.user, source: 'profile', origin: 'user' });
+  return rows;
+}
+
+/** `config list`: every setting in effect for the profile, with its source. */
+export async function list(ctx: Ctx): Promise<void> {
+  const store = await ctx.config();
+  const sel = store.selected;
+  const rows = configRows(ctx, store.profile(sel.name));
+  if (ctx.mode.json) {
+    ctx.out.json({
+      profile: { value: sel.name, source: sel.source, origin: sel.origin ?? null },
+      path: store.path,
+      settings: Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source, origin: r.origin, ...(r.overrides !== undefined ? { overrides: r.overrides } : {}) }])),
+    });
+    return;
+  }
+  if (ctx.mode.quiet) {
+    for (const r of rows) ctx.out.line(r.key);
+    return;
+  }
+  ctx.out.info(`profile ${sel.name} (${describeSource(sel)}), ${store.path}`);
+  await ctx.out.table(rows, [
+    { header: 'KEY', value: (r) => r.key },
+    { header: 'VALUE', value: (r) => (r.key === 'user' ? describeUser(r.value as Profile['user']) : (r.value as string)) },
+    {
+      header: 'SOURCE',
+      value: (r) => describeSource({ source: r.source, origin: r.origin ?? undefined }, sel.name) + (r.overrides !== undefined ? ` (overrides profile value ${String(r.overrides)})` : ''),
+    },
+  ]);
+}
+
+/** Keys `config get` accepts: the settable ones plus the cached user and the printers map. */
+function checkReadableKey(key: string): string {
+  return key === 'user' || key === 'printers' ? key : checkKey(key);
+}
+
+/** `config get KEY`: the stored value (masked when secret); prints nothing when unset. */
+export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
+  const key = checkReadableKey(opts.key);
+  const store = await ctx.config();
+  const profile = store.selected.name;
+  const raw = store.get(key, profile);
+  const value = SECRET_KEYS.has(key) && typeof raw === 'string' ? mask(raw) : raw;
+  if (ctx.mode.json) {
+    ctx.out.json({ profile, key, value: value ?? null });
+    return;
+  }
+  if (value === undefined || value === null) {
+    ctx.out.info(`${key} is not set in profile ${profile}`);
+    return;
+  }
+  ctx.out.line(typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value));
+}
+
+/** `config set KEY [VALUE]`: validates and stores; secrets may come from a prompt or stdin (`-`). */
+export async function set(ctx: Ctx, opts: { key: string; value?: string }): Promise<void> {
+  const key = checkKey(opts.key);
+  const store = await ctx.config();
+  const profile = store.selected.name;
+  const secret = SECRET_KEYS.has(key);
+  let value = opts.value;
+  if (secret && value === '-') value = await readSecretFromStdin(ctx, key, `config set ${key} -`);
+  else if (secret && value === undefined) {
+    value = await ctx.prompt.password({ message: key === 'api_key' ? 'API key' : 'Token', supplyWith: `the VALUE argument, or "-" to read it from stdin` });
+  }
+  if (value === undefined) throw new UsageError(`config set ${key}: missing VALUE`, { hint: `ship config set ${key} VALUE` });
+
+  const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure) });
+  const shown = secret ? mask(String(stored)) : stored;
+
+  const overriddenBy = key === 'base_url' || key === 'test_base_url' ? 'SHIP_BASE_URL' : ENV_OF[key];
+  if (overriddenBy && envValue(ctx, overriddenBy) !== undefined) {
+    ctx.out.warn(`${overriddenBy} is set in the environment and takes precedence over ${key}`);
+  }
+  if (key === 'printer' && typeof stored === 'string' && !stored.startsWith('tcp://') && store.get(`printers.${stored}`, profile) === undefined) {
+    ctx.out.warn(`no printers.${stored} entry yet: add one with \`ship config set printers.${stored} tcp://HOST:PORT\``);
+  }
+  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}`);
+  if (ctx.mode.json) ctx.out.json({ profile, key, value: shown });
+}
+
+/** `config unset KEY`. */
+export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
+  const key = opts.key === 'user' ? 'user' : checkKey(opts.key);
+  const store = await ctx.config();
+  const profile = store.selected.name;
+  const removed = store.unset(key, profile);
+  if (removed) ctx.out.success(`Removed ${key} from profile ${profile}`);
+  else ctx.out.info(`${key} was not set in profile ${profile}`);
+  if (ctx.mode.json) ctx.out.json({ profile, key, removed });
+}
+
+/** `config use PROFILE`: records the current profile in the file. */
+export async function use(ctx: Ctx, opts: { profile: string }): Promise<void> {
+  const name = validateName(opts.profile, 'profile');
+  const store = await ctx.config();
+  const existed = store.profileNames().includes(name);
+  store.use(name);
+  ctx.out.success(`Now using profile ${name}${existed ? '' : ' (new and empty: run `ship login`)'}`);
+  const env = envValue(ctx, 'SHIP_PROFILE');
+  if (env && env !== name) ctx.out.warn(`SHIP_PROFILE=${env} is set and takes precedence in this shell`);
+  if (ctx.mode.json) ctx.out.json({ profile: name, created: !existed });
+}
+
+/** `config profiles`: names in the file, the one in use marked. */
+export async function profiles(ctx: Ctx): Promise<void> {
+  const store = await ctx.config();
+  const current = store.selected.name;
+  const names = store.profileNames();
+  if (!names.includes(current)) names.push(current);
+  const rows = names.sort().map((name) => {
+    const p = store.profile(name);
+    return {
+      name,
+      current: name === current,
+      base_url: typeof p.base_url === 'string' ? p.base_url : null,
+      logged_in: typeof p.token === 'string' && p.token !== '',
+      user: typeof p.user?.email === 'string' ? p.user.email : null,
+    };
+  });
+  if (ctx.mode.json) return ctx.out.json(rows);
+  if (ctx.mode.quiet) {
+    for (const r of rows) ctx.out.line(r.name);
+    return;
+  }
+  await ctx.out.table(rows, [
+    { header: 'PROFILE', value: (r) => r.name },
+    { header: 'CURRENT', value: (r) => (r.current ? '*' : '') },
+    { header: 'BASE URL', value: (r) => r.base_url ?? '' },
+    { header: 'LOGGED IN', value: (r) => r.logged_in },
+    { header: 'USER', value: (r) => r.user ?? '' },
+  ]);
+}
+
+/** `config path`: where the file is (it may not exist yet). */
+export async function path(ctx: Ctx): Promise<void> {
+  const store = await ctx.config();
+  if (ctx.mode.json) ctx.out.json({ path: store.path });
+  else ctx.out.line(store.path);
+}

@@ -1,0 +1,69 @@
+// `ship custom-fields [REF]` and `ship custom-fields create`: GET/POST /custom-fields.
+import type { Ctx } from '../../context.js';
+import type { CustomField, CustomFieldRequest } from '../../api/schemas.js';
+
+/** The validation rules of a field as one readable line: `required, max length 200`. */
+export function rulesText(f: CustomField): string {
+  const r = f.data_validation_rules;
+  if (!r || Array.isArray(r)) return '';
+  const parts: string[] = [];
+  if (r.is_required) parts.push('required');
+  if (r.min_length != null) parts.push(`min length ${r.min_length}`);
+  if (r.max_length != null) parts.push(`max length ${r.max_length}`);
+  if (r.regex) parts.push(`matches ${r.regex}`);
+  if (r.options) parts.push(`one of ${r.options}`);
+  if (r.numeric_type) parts.push(r.numeric_type === 'INT' ? 'whole number' : 'decimal');
+  if (r.min_value != null) parts.push(`>= ${r.min_value}`);
+  if (r.max_value != null) parts.push(`<= ${r.max_value}`);
+  return parts.join(', ');
+}
+
+/** Lists custom fields or shows one (by key or ID). */
+export async function run(ctx: Ctx, opts: { ref?: string }): Promise<void> {
+  const api = await ctx.api();
+  if (opts.ref !== undefined) {
+    const f = await api.customFields.get(opts.ref, { signal: ctx.signal });
+    return showOne(ctx, f);
+  }
+  const fields = await api.customFields.list({ signal: ctx.signal });
+  if (ctx.mode.json) return ctx.out.json(fields);
+  if (ctx.mode.quiet) {
+    for (const f of fields) ctx.out.line(f.key);
+    return;
+  }
+  if (fields.length === 0) return ctx.out.info('No custom fields.');
+  await ctx.out.table(fields, [
+    { header: 'KEY', value: (f) => f.key },
+    { header: 'NAME', value: (f) => f.name },
+    { header: 'ENTITY', value: (f) => f.entity },
+    { header: 'DATA TYPE', value: (f) => f.data_type },
+    { header: 'SOURCE', value: (f) => f.source },
+    { header: 'DEFAULT', value: (f) => (f.default_value == null ? '' : String(f.default_value)) },
+    { header: 'MAPPED TO', value: (f) => f.mapped_to },
+    { header: 'RULES', value: (f) => rulesText(f) },
+  ]);
+}
+
+function showOne(ctx: Ctx, f: CustomField): void {
+  if (ctx.mode.json) return ctx.out.json(f);
+  if (ctx.mode.quiet) return ctx.out.line(f.key);
+  ctx.out.keyValues([
+    ['key', f.key],
+    ['name', f.name],
+    ['id', f.id],
+    ['entity', f.entity],
+    ['data type', f.data_type],
+    ['source', f.source],
+    ['default value', f.default_value],
+    ['mapped to', f.mapped_to],
+    ['rules', rulesText(f) || 'none'],
+  ]);
+}
+
+/** Creates a custom field and prints it like `custom-fields KEY` does. */
+export async function create(ctx: Ctx, body: CustomFieldRequest): Promise<void> {
+  const api = await ctx.api();
+  const created = await api.customFields.create(body, { signal: ctx.signal });
+  ctx.out.success(`Created custom field ${created.key ?? body.key}`);
+  showOne(ctx, { ...body, ...created } as CustomField);
+}

@@ -1,0 +1,94 @@
+// Checks for values that reach the config file or the resolved settings: URLs, printers, formats, names.
+// Pure functions, so `config set` and settings resolution refuse the same things with the same words.
+import { UsageError } from '../errors.js';
+
+/** Label formats the API can return. */
+export const LABEL_FORMATS = ['ZPL', 'PDF', 'PNG'] as const;
+export type LabelFormat = (typeof LABEL_FORMATS)[number];
+
+/** Whether a URL host is this machine: 127.0.0.0/8, ::1 or localhost. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  // IPv4-mapped IPv6 loopback, as WHATWG URL normalises it (::ffff:7f00:1).
+  if (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h)) return true;
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(h);
+  return Boolean(m && Number(m[1]) === 127 && m.slice(2).every((p) => Number(p) <= 255));
+}
+
+/**
+ * Validates and normalises an API base URL: http(s) with a host, no credentials, query or fragment,
+ * no trailing slash. Plain http to a non-loopback host is refused unless `insecure`.
+ * `what` names the setting in messages (e.g. "--base-url", "SHIP_BASE_URL", "base_url").
+ */
+export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: string }): string {
+  const value = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${opts.what}: "${value}" is not a URL`, {
+      hint: 'give a full URL including the version segment, e.g. https://api.example.com/v1.2',
+    });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${opts.what}: "${value}" must start with https:// or http://`);
+  }
+  if (!url.hostname) throw new UsageError(`${opts.what}: "${value}" has no host`);
+  if (url.username || url.password) {
+    // Credentials in a URL end up in shell history, traces and error messages.
+    throw new UsageError(`${opts.what}: the URL must not contain a user name or password`, {
+      hint: 'use `ship login` or SHIP_API_KEY / SHIP_TOKEN for credentials',
+    });
+  }
+  if (url.search || url.hash) throw new UsageError(`${opts.what}: "${value}" must not contain a query or fragment`);
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !opts.insecure) {
+    throw new UsageError(`${opts.what}: refusing plain http:// to ${url.hostname}: credentials would travel unencrypted`, {
+      hint: 'use https://, or pass --insecure if you really mean it',
+    });
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** A printer address `tcp://HOST:PORT`, parsed. */
+export interface PrinterAddress {
+  host: string;
+  port: number;
+}
+
+/** Parses `tcp://HOST:PORT` (IPv6 hosts in brackets); throws UsageError naming `what` otherwise. */
+export function parsePrinterUrl(raw: string, what = 'printer'): PrinterAddress {
+  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})\/?$/.exec(raw.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port < 1 || port > 65535) {
+    throw new UsageError(`${what}: "${raw}" is not a printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
+  }
+  return { host: m[1].replace(/^\[|\]$/g, ''), port };
+}
+
+/** Normalises a label format (case-insensitive) or throws UsageError listing the choices. */
+export function parseLabelFormat(raw: string, what = 'label_format'): LabelFormat {
+  const v = raw.trim().toUpperCase();
+  if ((LABEL_FORMATS as readonly string[]).includes(v)) return v as LabelFormat;
+  throw new UsageError(`${what}: "${raw}" is not a label format; use one of ${LABEL_FORMATS.join(', ')}`);
+}
+
+/** Parses a timeout in seconds (positive, finite, at most a day) into milliseconds. */
+export function parseTimeoutSeconds(raw: string | number, what = 'timeout'): number {
+  const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+  if (String(raw).trim() === '' || !Number.isFinite(n) || n <= 0 || n > 86_400) {
+    throw new UsageError(`${what}: "${raw}" is not a timeout; give a positive number of seconds, e.g. 30`);
+  }
+  return Math.round(n * 1000);
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Profile and printer names: letters, digits, `_` and `-` (they become keys in the config file). */
+export function validateName(raw: string, what: string): string {
+  if (!NAME.test(raw)) {
+    throw new UsageError(`${what}: "${raw}" is not a valid name; use letters, digits, "_" and "-" (at most 64)`);
+  }
+  return raw;
+}

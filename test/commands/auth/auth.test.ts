@@ -1,0 +1,256 @@
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import { main } from '../../../src/main.js';
+import { bufferIO, runShip } from '../../helpers/run.js';
+import { closedPort, startStub, type StubServer } from '../stub-server.js';
+
+const API_KEY = 'stub-api-key-SECRET-1111';
+const PASSWORD = 'pw-SECRET-hunter2';
+const TOKEN = 'issued-token-SECRET-9f8e7d6c';
+const USER = { id: 'u-1', user_type: 'MERCHANT_ADMIN', first_name: 'Dana', last_name: 'Demo', email: 'dana@example.com', account_name: 'Acme', merchant_id: 'm-1' };
+
+let stub: StubServer;
+let dir: string;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ship-auth-'));
+  stub = await startStub({
+    'POST /tokens': (r) => {
+      if (r.headers['x-service-api-key'] !== API_KEY) return { status: 401, body: { message: 'The API key supplied is not valid', data: null } };
+      const b = r.body as { username: string; password: string };
+      if (b.password !== PASSWORD) return { status: 401, body: { message: 'Invalid credentials', data: null } };
+      return { body: { message: 'Login Successful', data: { token: TOKEN, user: USER } } };
+    },
+    'GET /tokens': (r) => (r.headers['x-service-token'] === TOKEN ? { body: { message: 'Token valid', data: null } } : { status: 401, body: { message: 'Unauthenticated', data: null } }),
+    'DELETE /tokens': { body: { message: 'Token deleted', data: null } },
+  });
+});
+afterEach(() => stub.close());
+
+const ship = (args: string[], opts: { env?: Record<string, string>; stdin?: string; tty?: boolean } = {}) =>
+  runShip(args, { ...opts, env: { SHIP_CONFIG_DIR: dir, SHIP_BASE_URL: stub.baseUrl, ...opts.env } });
+const file = () => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+const noSecrets = (r: { stdout: string; stderr: string }) => {
+  for (const s of [API_KEY, PASSWORD, TOKEN]) expect(r.stdout + r.stderr).not.toContain(s);
+};
+const login = (extra: string[] = [], opts: { env?: Record<string, string> } = {}) =>
+  ship(['login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin', ...extra], { stdin: `${PASSWORD}\n`, ...opts });
+
+describe('ship login', () => {
+  it('posts the credentials with the API key only, stores key, token and user in a 0600 file, prints no secret', async () => {
+    const r = await login();
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`Logged in as Dana Demo <dana@example.com> (MERCHANT_ADMIN) on ${stub.baseUrl}, profile default`);
+    noSecrets(r);
+    const [req] = stub.requests;
+    expect(req).toMatchObject({ method: 'POST', path: '/tokens', body: { username: USER.email, password: PASSWORD } });
+    expect(req.headers['x-service-api-key']).toBe(API_KEY);
+    expect(req.headers['x-service-token']).toBeUndefined();
+    expect(file().profiles.default).toMatchObject({ api_key: API_KEY, token: TOKEN, user: { email: USER.email, first_name: 'Dana' } });
+    if (process.platform !== 'win32') expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('--json prints {profile, base_url, user} and never the token', async () => {
+    const r = await login(['--json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toEqual({ profile: 'default', base_url: stub.baseUrl, user: expect.objectContaining({ email: USER.email }) });
+    noSecrets(r);
+  });
+
+  it('finds the user in GET /users (with the new token) when POST /tokens carries none', async () => {
+    stub.on('POST /tokens', { body: { message: 'Login Successful', data: { token: TOKEN } } });
+    stub.on('GET /users', (r) =>
+      r.headers['x-service-token'] === TOKEN
+        ? { body: { data: [{ id: 'u-0', email: 'other@example.com' }, { id: 'u-1', first_name: 'Dana', last_name: 'Demo', email: 'DANA@example.com', access_level: 'MERCHANT_USER', location: { id: 'l1', code: 'WH1', name: 'Warehouse', address_line_1: 'x' } }] } }
+        : { status: 401, body: { message: 'no', data: null } },
+    );
+    const r = await login();
+    expect(r.code).toBe(0);
+    expect(file().profiles.default.user).toEqual({ id: 'u-1', first_name: 'Dana', last_name: 'Demo', email: 'DANA@example.com', access_level: 'MERCHANT_USER', location: { id: 'l1', code: 'WH1', name: 'Warehouse' } });
+    expect(r.stderr).toContain('Logged in as Dana Demo <DANA@example.com> (MERCHANT_USER)');
+  });
+
+  it('still logs in when the user cannot be looked up', async () => {
+    stub.on('POST /tokens', { body: { message: 'Login Successful', data: { token: TOKEN } } });
+    stub.on('GET /users', { status: 403, body: { message: 'Forbidden', data: null } });
+    const r = await login();
+    expect(r.code).toBe(0);
+    expect(file().profiles.default).toMatchObject({ token: TOKEN, user: { email: USER.email } });
+  });
+
+  it('on a terminal, prompts on stderr for API key, username and password, masking the secrets', async () => {
+    const io = bufferIO({ tty: true });
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+    io.stdin = stdin;
+    // @inquirer pipes into the output with end: true; Node never ends process.stderr that way, a PassThrough it would.
+    io.stderr.end = (() => io.stderr) as typeof io.stderr.end;
+    const done = main(['login'], { io, env: { SHIP_CONFIG_DIR: dir, SHIP_BASE_URL: stub.baseUrl, NO_COLOR: '1' }, handleSignals: false });
+    for (const answer of [API_KEY, USER.email, PASSWORD]) {
+      // Each prompt opens its own reader; give it a moment to be listening.
+      await new Promise((r) => setTimeout(r, 80));
+      stdin.write(`${answer}\r`);
+    }
+    expect(await done).toBe(0);
+    expect(stub.requests[0].body).toEqual({ username: USER.email, password: PASSWORD });
+    expect(stub.requests[0].headers['x-service-api-key']).toBe(API_KEY);
+    expect(io.err()).toMatch(/API key/);
+    expect(io.err()).toMatch(/Username/);
+    expect(io.err()).toMatch(/Password/);
+    expect(io.err()).not.toContain(API_KEY);
+    expect(io.err()).not.toContain(PASSWORD);
+    expect(io.out()).toBe('');
+    expect(file().profiles.default.token).toBe(TOKEN);
+  });
+
+  it('takes the API key from SHIP_API_KEY and the password from SHIP_PASSWORD', async () => {
+    const r = await ship(['login', '--username', USER.email], { env: { SHIP_API_KEY: API_KEY, SHIP_PASSWORD: PASSWORD } });
+    expect(r.code).toBe(0);
+    expect(file().profiles.default.api_key).toBe(API_KEY);
+  });
+
+  it('never prompts without a terminal: exit 2 naming the flag for each missing value', async () => {
+    const noKey = await ship(['login', '--username', USER.email, '--password-stdin'], { stdin: PASSWORD });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/--api-key or SHIP_API_KEY/);
+    const noUser = await ship(['login', '--api-key', API_KEY, '--password-stdin'], { stdin: PASSWORD });
+    expect(noUser.code).toBe(2);
+    expect(noUser.stderr).toMatch(/--username or SHIP_USERNAME/);
+    const noPw = await ship(['login', '--api-key', API_KEY, '--username', USER.email]);
+    expect(noPw.code).toBe(2);
+    expect(noPw.stderr).toMatch(/--password-stdin or SHIP_PASSWORD/);
+    const emptyStdin = await ship(['login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: '' });
+    expect(emptyStdin.code).toBe(2);
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('a rejected password or API key exits 4 and stores nothing', async () => {
+    const r = await ship(['login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: 'wrong\n' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/Invalid credentials/);
+    expect(() => file()).toThrow();
+    const k = await ship(['login', '--api-key', 'bad-key-000000', '--username', USER.email, '--password-stdin'], { stdin: PASSWORD });
+    expect(k.code).toBe(4);
+    noSecrets(r);
+  });
+
+  it('stores a --base-url given to login (as test_base_url with --test)', async () => {
+    const env = { SHIP_BASE_URL: '' };
+    expect((await ship(['--base-url', stub.baseUrl + '/', 'login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: PASSWORD, env })).code).toBe(0);
+    expect(file().profiles.default.base_url).toBe(stub.baseUrl);
+    expect((await ship(['--profile', 't', '--test', '--base-url', stub.baseUrl, 'login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: PASSWORD, env })).code).toBe(0);
+    expect(file().profiles.t).toMatchObject({ test_base_url: stub.baseUrl, token: TOKEN });
+    expect(file().profiles.t.base_url).toBeUndefined();
+    // SHIP_BASE_URL is not copied into the profile.
+    await ship(['--profile', 'e', 'login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: PASSWORD });
+    expect(file().profiles.e.base_url).toBeUndefined();
+  });
+
+  it('--verbose traces contain neither the password, the API key nor the token', async () => {
+    const r = await login(['--verbose']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/POST/);
+    noSecrets(r);
+  });
+});
+
+describe('ship whoami', () => {
+  it('shows profile, base URL, masked credentials with sources, user, and a valid token (exit 0)', async () => {
+    await login();
+    const r = await ship(['whoami']);
+    expect(r.code).toBe(0);
+    noSecrets(r);
+    expect(r.stdout).toContain(`base URL\t${stub.baseUrl}  (env SHIP_BASE_URL)`);
+    expect(r.stdout).toContain('API key\t****1111  (profile default (api_key))');
+    expect(r.stdout).toContain('token\t****7d6c  (profile default (token))');
+    expect(r.stdout).toContain('user\tDana Demo <dana@example.com> (MERCHANT_ADMIN)');
+    expect(r.stdout).toContain('token status\tvalid');
+    expect(stub.requests.at(-1)).toMatchObject({ method: 'GET', path: '/tokens' });
+  });
+
+  it('--json carries everything, masked', async () => {
+    await login();
+    const r = await ship(['whoami', '--json'], { env: { SHIP_TOKEN: TOKEN } });
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({
+      profile: { value: 'default', source: 'default' },
+      base_url: { value: stub.baseUrl, source: 'env', origin: 'SHIP_BASE_URL' },
+      test_mode: { value: false },
+      api_key: { masked: '****1111', source: 'profile', origin: 'api_key' },
+      token: { masked: '****7d6c', source: 'env', origin: 'SHIP_TOKEN' },
+      user: { email: USER.email },
+      token_status: 'valid',
+      token_valid: true,
+    });
+    noSecrets(r);
+  });
+
+  it('prints the facts and exits 4 when the server rejects the token', async () => {
+    await login();
+    const r = await ship(['whoami', '--json'], { env: { SHIP_TOKEN: 'revoked-token-0000' } });
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.stdout)).toMatchObject({ token_status: 'invalid', token_valid: false });
+    expect(r.stderr).toMatch(/rejected/);
+  });
+
+  it('exits 4 when not logged in, without calling the server', async () => {
+    const r = await ship(['whoami'], { env: { SHIP_API_KEY: API_KEY } });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('token\tnone');
+    expect(r.stderr).toMatch(/not logged in/);
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('exits 1 when the server is unreachable, saying the status is unknown', async () => {
+    await login();
+    const port = await closedPort();
+    const r = await ship(['whoami', '--timeout', '2'], { env: { SHIP_BASE_URL: `http://127.0.0.1:${port}/v1.2` } });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('token status\tunknown');
+  });
+});
+
+describe('ship logout', () => {
+  it('revokes the token on the server and forgets it, keeping the API key', async () => {
+    await login();
+    const r = await ship(['logout']);
+    expect(r.code).toBe(0);
+    const del = stub.requests.at(-1)!;
+    expect(del).toMatchObject({ method: 'DELETE', path: '/tokens' });
+    expect(del.headers['x-service-token']).toBe(TOKEN);
+    expect(file().profiles.default).toEqual({ api_key: API_KEY });
+    noSecrets(r);
+  });
+
+  it('forgets a token the server already rejects, with a warning (exit 0)', async () => {
+    await login();
+    stub.on('DELETE /tokens', { status: 401, body: { message: 'Unauthenticated', data: null } });
+    const r = await ship(['logout', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*already invalid/);
+    expect(JSON.parse(r.stdout)).toEqual({ profile: 'default', base_url: stub.baseUrl, revoked: false, forgotten: true });
+    expect(file().profiles.default.token).toBeUndefined();
+  });
+
+  it('keeps the token when the server fails, so logout can be retried (exit 1)', async () => {
+    await login();
+    stub.on('DELETE /tokens', { status: 500, body: { message: 'boom', data: null } });
+    const r = await ship(['logout']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/retry `ship logout`/);
+    expect(file().profiles.default.token).toBe(TOKEN);
+  });
+
+  it('is a no-op when not logged in', async () => {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: API_KEY } } }));
+    const r = await ship(['logout']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Not logged in/);
+    expect(stub.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,132 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runShip } from '../../helpers/run.js';
+
+const API_KEY = 'live-api-key-SECRET-7788';
+const TOKEN = 'user-token-SECRET-ab12cd34';
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), 'ship-cfg-'));
+  const env = { SHIP_CONFIG_DIR: dir };
+  const ship = (args: string[], extra: { env?: Record<string, string>; stdin?: string; tty?: boolean } = {}) =>
+    runShip(args, { ...extra, env: { ...env, ...extra.env } });
+  const file = () => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+  return { dir, ship, file };
+}
+
+describe('ship config', () => {
+  it('set/get round-trips, validating values, and the file is 0600', async () => {
+    const { dir, ship, file } = setup();
+    expect((await ship(['config', 'set', 'base_url', 'https://api.example.com/v1.2/'])).code).toBe(0);
+    const got = await ship(['config', 'get', 'base_url']);
+    expect(got).toMatchObject({ code: 0, stdout: 'https://api.example.com/v1.2\n' });
+    expect(file().profiles.default.base_url).toBe('https://api.example.com/v1.2');
+    if (process.platform !== 'win32') expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+
+    const bad = await ship(['config', 'set', 'label_format', 'GIF']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/ZPL, PDF, PNG/);
+
+    const unknown = await ship(['config', 'set', 'colour', 'red']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown config key "colour"/);
+    expect(unknown.stderr).toMatch(/valid keys: base_url, test_base_url, api_key, token/);
+  });
+
+  it('refuses plain http to a remote host unless --insecure', async () => {
+    const { ship, file } = setup();
+    const r = await ship(['config', 'set', 'base_url', 'http://api.example.com/v1.2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/plain http/);
+    expect(r.stderr).toMatch(/--insecure/);
+    expect((await ship(['--insecure', 'config', 'set', 'base_url', 'http://api.example.com/v1.2'])).code).toBe(0);
+    expect(file().profiles.default.base_url).toBe('http://api.example.com/v1.2');
+  });
+
+  it('never prints a secret in full: set, get, list, json', async () => {
+    const { ship, file } = setup();
+    const set = await ship(['config', 'set', 'api_key', '-'], { stdin: `${API_KEY}\n` });
+    expect(set.code).toBe(0);
+    expect(file().profiles.default.api_key).toBe(API_KEY);
+    await ship(['config', 'set', 'token', TOKEN]);
+    const outputs = [
+      set,
+      await ship(['config', 'get', 'api_key']),
+      await ship(['config', 'get', 'token', '--json']),
+      await ship(['config', 'list']),
+      await ship(['config', 'list', '--json']),
+    ];
+    for (const o of outputs) {
+      expect(o.code).toBe(0);
+      expect(o.stdout + o.stderr).not.toContain(API_KEY);
+      expect(o.stdout + o.stderr).not.toContain(TOKEN);
+    }
+    expect(outputs[1].stdout).toBe('****7788\n');
+    expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34' });
+  });
+
+  it('a secret left out is prompted for only on a terminal; otherwise the error names how to supply it', async () => {
+    const { ship } = setup();
+    const r = await ship(['config', 'set', 'api_key']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/VALUE argument, or "-"/);
+  });
+
+  it('list shows each value with its source, and env overrides with what they override', async () => {
+    const { ship } = setup();
+    await ship(['config', 'set', 'api_key', API_KEY]);
+    await ship(['config', 'set', 'base_url', 'https://api.example.com/v1.2']);
+    await ship(['config', 'set', 'printers.dock', 'tcp://10.0.0.50:9100']);
+    const r = await ship(['config', 'list', '--json'], { env: { SHIP_API_KEY: 'env-key-xyz-9999', SHIP_TIMEOUT: '5' } });
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.profile).toEqual({ value: 'default', source: 'default', origin: null });
+    expect(doc.settings.base_url).toEqual({ value: 'https://api.example.com/v1.2', source: 'profile', origin: 'base_url' });
+    expect(doc.settings.api_key).toEqual({ value: '****9999', source: 'env', origin: 'SHIP_API_KEY', overrides: '****7788' });
+    expect(doc.settings.timeout).toEqual({ value: '5', source: 'env', origin: 'SHIP_TIMEOUT' });
+    expect(doc.settings['printers.dock']).toMatchObject({ value: 'tcp://10.0.0.50:9100', source: 'profile' });
+    expect(doc.settings.token).toBeUndefined();
+
+    const text = await ship(['config', 'list']);
+    expect(text.stdout).toMatch(/^api_key\t\*{4}7788\tprofile default \(api_key\)$/m);
+    expect(text.stdout).toMatch(/^timeout\t30\tdefault$/m);
+  });
+
+  it('profiles: --profile and SHIP_PROFILE pick one, `use` switches the current one', async () => {
+    const { ship, file } = setup();
+    await ship(['--profile', 'staging', 'config', 'set', 'test_base_url', 'https://test.example.com/v1.2']);
+    expect(file().profiles.staging.test_base_url).toBe('https://test.example.com/v1.2');
+    expect((await ship(['config', 'get', 'test_base_url'], { env: { SHIP_PROFILE: 'staging' } })).stdout).toBe('https://test.example.com/v1.2\n');
+    expect((await ship(['config', 'get', 'test_base_url'])).stdout).toBe('');
+
+    const use = await ship(['config', 'use', 'staging']);
+    expect(use.code).toBe(0);
+    expect(file().current_profile).toBe('staging');
+    expect((await ship(['config', 'get', 'test_base_url'])).stdout).toBe('https://test.example.com/v1.2\n');
+    const profiles = await ship(['config', 'profiles', '--json']);
+    expect(JSON.parse(profiles.stdout)).toEqual([
+      { name: 'staging', current: true, base_url: null, logged_in: false, user: null },
+    ]);
+    expect((await ship(['config', 'use', 'bad.name'])).code).toBe(2);
+    expect((await ship(['--profile', 'a.b', 'config', 'list'])).code).toBe(2);
+  });
+
+  it('unset removes a key; path prints the file path', async () => {
+    const { dir, ship, file } = setup();
+    await ship(['config', 'set', 'printer', 'tcp://10.0.0.50:9100']);
+    const u = await ship(['config', 'unset', 'printer', '--json']);
+    expect(JSON.parse(u.stdout)).toEqual({ profile: 'default', key: 'printer', removed: true });
+    expect(file().profiles.default.printer).toBeUndefined();
+    expect(JSON.parse((await ship(['config', 'unset', 'printer', '--json'])).stdout).removed).toBe(false);
+    expect((await ship(['config', 'path'])).stdout).toBe(join(dir, 'config.json') + '\n');
+  });
+
+  it('warns when setting a default printer name that has no printers entry', async () => {
+    const { ship } = setup();
+    const r = await ship(['config', 'set', 'printer', 'dock']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/no printers\.dock entry yet/);
+  });
+});

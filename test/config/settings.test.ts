@@ -1,0 +1,119 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { GlobalOptions } from '../../src/context.js';
+import { UsageError } from '../../src/errors.js';
+import { DEFAULT_BASE_URL, describeSource, resolveSettings } from '../../src/config/settings.js';
+import { openConfig, type Profile } from '../../src/config/store.js';
+
+/** A store whose selected profile holds `profile`, resolved with `env` and `globals`. */
+async function resolveWith(opts: { profile?: Partial<Record<keyof Profile, string>>; env?: Record<string, string>; globals?: GlobalOptions }) {
+  const dir = mkdtempSync(join(tmpdir(), 'ship-settings-'));
+  const env = { SHIP_CONFIG_DIR: dir, ...opts.env };
+  const globals = opts.globals ?? {};
+  const writer = await openConfig({ env, globals });
+  for (const [k, v] of Object.entries(opts.profile ?? {})) writer.set(k, v as string, { insecure: true, profile: writer.selected.name });
+  const store = await openConfig({ env, globals });
+  return resolveSettings({ env, globals, store });
+}
+
+const LIVE = 'https://live.example.com/v1.2';
+const TEST = 'https://test.example.com/v1.2';
+const ENV_URL = 'https://env.example.com/v1.2';
+const FLAG_URL = 'https://flag.example.com/v1.2';
+
+describe('base URL precedence: --base-url > SHIP_BASE_URL > profile (test_base_url in test mode) > default', () => {
+  it.each([
+    ['flag wins over everything', { globals: { baseUrl: FLAG_URL, test: true }, env: { SHIP_BASE_URL: ENV_URL }, profile: { base_url: LIVE, test_base_url: TEST } }, FLAG_URL, 'flag', '--base-url'],
+    ['env over profile', { env: { SHIP_BASE_URL: ENV_URL }, profile: { base_url: LIVE } }, ENV_URL, 'env', 'SHIP_BASE_URL'],
+    ['env over test profile', { env: { SHIP_BASE_URL: ENV_URL, SHIP_TEST: '1' }, profile: { test_base_url: TEST } }, ENV_URL, 'env', 'SHIP_BASE_URL'],
+    ['profile base_url', { profile: { base_url: LIVE, test_base_url: TEST } }, LIVE, 'profile', 'base_url'],
+    ['profile test_base_url with --test', { globals: { test: true }, profile: { base_url: LIVE, test_base_url: TEST } }, TEST, 'profile', 'test_base_url'],
+    ['profile test_base_url with SHIP_TEST=1', { env: { SHIP_TEST: '1' }, profile: { base_url: LIVE, test_base_url: TEST } }, TEST, 'profile', 'test_base_url'],
+    ['SHIP_TEST=0 is live', { env: { SHIP_TEST: '0' }, profile: { base_url: LIVE, test_base_url: TEST } }, LIVE, 'profile', 'base_url'],
+    ['default is the sandbox', {}, DEFAULT_BASE_URL, 'default', undefined],
+    ['empty env var counts as unset', { env: { SHIP_BASE_URL: '' }, profile: { base_url: LIVE } }, LIVE, 'profile', 'base_url'],
+  ] as const)('%s', async (_name, input, value, source, origin) => {
+    const s = await resolveWith(input as Parameters<typeof resolveWith>[0]);
+    expect(s.baseUrl).toEqual({ value, source, origin });
+  });
+
+  it('test mode without a test URL is a usage error naming the command that fixes it', async () => {
+    const err = await resolveWith({ globals: { test: true }, profile: { base_url: LIVE } }).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.hint).toContain('ship config set test_base_url URL');
+  });
+
+  it('test mode is reported with its source', async () => {
+    expect((await resolveWith({ globals: { test: true }, profile: { test_base_url: TEST } })).testMode).toEqual({ value: true, source: 'flag', origin: '--test' });
+    expect((await resolveWith({ env: { SHIP_TEST: 'true' }, profile: { test_base_url: TEST } })).testMode).toEqual({ value: true, source: 'env', origin: 'SHIP_TEST' });
+    expect((await resolveWith({})).testMode).toEqual({ value: false, source: 'default' });
+    await expect(resolveWith({ env: { SHIP_TEST: 'maybe' } })).rejects.toThrow(/SHIP_TEST/);
+  });
+
+  it('refuses plain http to a non-loopback host from any source unless --insecure', async () => {
+    await expect(resolveWith({ globals: { baseUrl: 'http://api.example.com/v1.2' } })).rejects.toThrow(/--base-url.*plain http/);
+    await expect(resolveWith({ env: { SHIP_BASE_URL: 'http://api.example.com/v1.2' } })).rejects.toThrow(/SHIP_BASE_URL.*plain http/);
+    await expect(resolveWith({ profile: { base_url: 'http://api.example.com/v1.2' } })).rejects.toThrow(/base_url of profile default.*plain http/);
+    const ok = await resolveWith({ globals: { insecure: true }, profile: { base_url: 'http://api.example.com/v1.2/' } });
+    expect(ok.baseUrl.value).toBe('http://api.example.com/v1.2');
+    const loop = await resolveWith({ globals: { baseUrl: 'http://localhost:9/v1.2/' } });
+    expect(loop.baseUrl.value).toBe('http://localhost:9/v1.2');
+  });
+});
+
+describe('credentials: env > profile > none', () => {
+  it.each([
+    ['env over profile', { env: { SHIP_API_KEY: 'env-key-0001', SHIP_TOKEN: 'env-tok-0001' }, profile: { api_key: 'prof-key-0001', token: 'prof-tok-0001' } }, ['env-key-0001', 'env', 'SHIP_API_KEY'], ['env-tok-0001', 'env', 'SHIP_TOKEN']],
+    ['profile', { profile: { api_key: 'prof-key-0001', token: 'prof-tok-0001' } }, ['prof-key-0001', 'profile', 'api_key'], ['prof-tok-0001', 'profile', 'token']],
+    ['mixed', { env: { SHIP_TOKEN: 'env-tok-0001' }, profile: { api_key: 'prof-key-0001' } }, ['prof-key-0001', 'profile', 'api_key'], ['env-tok-0001', 'env', 'SHIP_TOKEN']],
+  ] as const)('%s', async (_n, input, key, tok) => {
+    const s = await resolveWith(input as Parameters<typeof resolveWith>[0]);
+    expect(s.apiKey).toEqual({ value: key[0], source: key[1], origin: key[2] });
+    expect(s.token).toEqual({ value: tok[0], source: tok[1], origin: tok[2] });
+  });
+  it('none', async () => {
+    const s = await resolveWith({ env: { SHIP_API_KEY: '' } });
+    expect(s.apiKey).toBeUndefined();
+    expect(s.token).toBeUndefined();
+  });
+});
+
+describe('timeout: --timeout > SHIP_TIMEOUT > profile > 30 s', () => {
+  it.each([
+    ['flag', { globals: { timeout: '5' }, env: { SHIP_TIMEOUT: '6' }, profile: { timeout: '7' } }, 5000, 'flag', '--timeout'],
+    ['env', { env: { SHIP_TIMEOUT: '6' }, profile: { timeout: '7' } }, 6000, 'env', 'SHIP_TIMEOUT'],
+    ['profile', { profile: { timeout: '7.5' } }, 7500, 'profile', 'timeout'],
+    ['default', {}, 30_000, 'default', undefined],
+  ] as const)('%s', async (_n, input, value, source, origin) => {
+    expect((await resolveWith(input as Parameters<typeof resolveWith>[0])).timeoutMs).toEqual({ value, source, origin });
+  });
+  it.each([['--timeout', { globals: { timeout: '0' } }], ['SHIP_TIMEOUT', { env: { SHIP_TIMEOUT: 'soon' } }]] as const)('a bad %s is a usage error', async (what, input) => {
+    const err = await resolveWith(input as Parameters<typeof resolveWith>[0]).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toContain(what);
+  });
+});
+
+describe('profile selection and per-profile defaults', () => {
+  it('reads the selected profile only', async () => {
+    const s = await resolveWith({ globals: { profile: 'work' }, profile: { base_url: LIVE, label_format: 'png', printer: 'tcp://10.0.0.9:9100' } });
+    expect(s.profile).toEqual({ value: 'work', source: 'flag', origin: '--profile' });
+    expect(s.baseUrl.value).toBe(LIVE);
+    expect(s.labelFormat).toEqual({ value: 'PNG', source: 'profile', origin: 'label_format' });
+    expect(s.printer).toEqual({ value: 'tcp://10.0.0.9:9100', source: 'profile', origin: 'printer' });
+    expect(s.configPath).toMatch(/config\.json$/);
+  });
+  it('a default printer naming a missing printers entry fails only when read', async () => {
+    const s = await resolveWith({ profile: { printer: 'dock' } });
+    expect(s.baseUrl.value).toBe(DEFAULT_BASE_URL);
+    expect(() => s.printer).toThrow(/no printer named "dock"/);
+  });
+  it('describes sources for people', () => {
+    expect(describeSource({ source: 'env', origin: 'SHIP_API_KEY' })).toBe('env SHIP_API_KEY');
+    expect(describeSource({ source: 'flag', origin: '--base-url' })).toBe('flag --base-url');
+    expect(describeSource({ source: 'profile', origin: 'token' }, 'work')).toBe('profile work (token)');
+    expect(describeSource({ source: 'default' })).toBe('default');
+  });
+});

@@ -1,0 +1,142 @@
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { openConfig, selectProfile } from '../../src/config/store.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'ship-store-'));
+const open = (dir: string, globals = {}, env: Record<string, string> = {}) => openConfig({ env: { SHIP_CONFIG_DIR: dir, ...env }, globals });
+const fileOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+
+describe('config store', () => {
+  it('lives in SHIP_CONFIG_DIR and writes nothing until something is set', async () => {
+    const dir = tmp();
+    const store = await open(dir);
+    expect(store.path).toBe(join(dir, 'config.json'));
+    expect(() => statSync(store.path)).toThrow();
+    expect(store.selected).toEqual({ name: 'default', source: 'default' });
+    expect(store.profile()).toEqual({});
+  });
+
+  it('writes the file with mode 0600', async () => {
+    const dir = tmp();
+    const store = await open(dir);
+    store.set('base_url', 'https://api.example.com/v1.2/');
+    if (process.platform !== 'win32') expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    expect(fileOf(dir)).toEqual({ profiles: { default: { base_url: 'https://api.example.com/v1.2' } } });
+  });
+
+  it('tightens a pre-existing world-readable file to 0600 on open', async () => {
+    if (process.platform === 'win32') return;
+    const dir = tmp();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { token: 'tok-123456789' } } }));
+    chmodSync(join(dir, 'config.json'), 0o644);
+    const store = await open(dir);
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(store.get('token')).toBe('tok-123456789');
+  });
+
+  it('sets, gets and unsets keys in the selected profile only', async () => {
+    const dir = tmp();
+    const work = await open(dir, { profile: 'work' });
+    work.set('label_format', 'pdf');
+    work.set('timeout', '12.5');
+    work.set('printers.dock', 'tcp://10.0.0.50:9100');
+    work.set('printer', 'dock');
+    expect(work.get('label_format')).toBe('PDF');
+    expect(work.get('timeout')).toBe(12.5);
+    expect(work.get('printers.dock')).toBe('tcp://10.0.0.50:9100');
+    expect(work.resolvePrinter('dock')).toBe('tcp://10.0.0.50:9100');
+    expect(work.resolvePrinter('tcp://1.2.3.4:9100')).toBe('tcp://1.2.3.4:9100');
+    expect(() => work.resolvePrinter('nope')).toThrow(/no printer named "nope"/);
+    const dflt = await open(dir);
+    expect(dflt.get('label_format')).toBeUndefined();
+    expect(dflt.profileNames()).toEqual(['work']);
+    expect(work.unset('printers.dock')).toBe(true);
+    expect(work.unset('printers.dock')).toBe(false);
+    expect(fileOf(dir).profiles.work.printers).toBeUndefined();
+  });
+
+  it('refuses unknown keys listing the valid ones, and bad values', async () => {
+    const store = await open(tmp());
+    try {
+      store.set('colour', 'red');
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(UsageError);
+      expect((e as UsageError).hint).toMatch(/base_url, test_base_url, api_key, token, label_format, printer, timeout, printers\.NAME/);
+    }
+    expect(() => store.set('label_format', 'GIF')).toThrow(UsageError);
+    expect(() => store.set('base_url', 'http://api.example.com/v1.2')).toThrow(/plain http/);
+    expect(store.set('base_url', 'http://api.example.com/v1.2', { insecure: true })).toBe('http://api.example.com/v1.2');
+    expect(() => store.set('printer', '10.0.0.1:9100')).toThrow(UsageError);
+    expect(() => store.set('printers.a.b', 'tcp://x:1')).toThrow(UsageError);
+    expect(() => store.set('printers.x', 'tcp://x')).toThrow(UsageError);
+    expect(() => store.set('timeout', '0')).toThrow(UsageError);
+    expect(() => store.set('api_key', 'has space')).toThrow(UsageError);
+    expect(() => store.set('user', '{}')).toThrow(UsageError);
+  });
+
+  it('saves a login and forgets the token and user on logout, keeping the API key', async () => {
+    const dir = tmp();
+    const store = await open(dir);
+    store.saveLogin({ apiKey: 'key-1234567890', token: 'tok-abcdefghij', user: { email: 'a@b.c' }, baseUrl: { key: 'base_url', value: 'https://x.example/v1.2' } });
+    expect(fileOf(dir).profiles.default).toEqual({
+      api_key: 'key-1234567890',
+      token: 'tok-abcdefghij',
+      user: { email: 'a@b.c' },
+      base_url: 'https://x.example/v1.2',
+    });
+    expect(store.forgetToken()).toBe(true);
+    expect(store.forgetToken()).toBe(false);
+    expect(fileOf(dir).profiles.default).toEqual({ api_key: 'key-1234567890', base_url: 'https://x.example/v1.2' });
+  });
+
+  it('`use` records the current profile, which later opens select', async () => {
+    const dir = tmp();
+    const store0 = await open(dir);
+    store0.use('staging');
+    expect(fileOf(dir).current_profile).toBe('staging');
+    expect((await open(dir)).selected).toEqual({ name: 'staging', source: 'profile', origin: 'current_profile' });
+    expect((await open(dir, {}, { SHIP_PROFILE: 'ci' })).selected).toEqual({ name: 'ci', source: 'env', origin: 'SHIP_PROFILE' });
+    expect((await open(dir, { profile: 'x' }, { SHIP_PROFILE: 'ci' })).selected).toEqual({ name: 'x', source: 'flag', origin: '--profile' });
+    expect(() => store0.use('bad.name')).toThrow(UsageError);
+  });
+
+  it.runIf(process.platform === 'linux')('without SHIP_CONFIG_DIR uses the platform dir (XDG), kept private', async () => {
+    const xdg = tmp();
+    const saved = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = xdg;
+    try {
+      const store = await openConfig({ env: {}, globals: {} });
+      expect(store.path).toBe(join(xdg, 'ship', 'config.json'));
+      expect(statSync(join(xdg, 'ship')).mode & 0o777).toBe(0o700);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = saved;
+    }
+  });
+
+  it('turns a corrupt file into a usage error naming the file', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'config.json'), '{ not json');
+    await expect(open(dir)).rejects.toThrow(/cannot read the config file .*config\.json/);
+  });
+});
+
+describe('selectProfile', () => {
+  it.each([
+    [{ profile: 'flag' }, { SHIP_PROFILE: 'env' }, 'file', { name: 'flag', source: 'flag', origin: '--profile' }],
+    [{}, { SHIP_PROFILE: 'env' }, 'file', { name: 'env', source: 'env', origin: 'SHIP_PROFILE' }],
+    // commander copies SHIP_PROFILE into --profile: the env var is still the source.
+    [{ profile: 'env' }, { SHIP_PROFILE: 'env' }, 'file', { name: 'env', source: 'env', origin: 'SHIP_PROFILE' }],
+    [{}, {}, 'file', { name: 'file', source: 'profile', origin: 'current_profile' }],
+    [{}, { SHIP_PROFILE: '' }, undefined, { name: 'default', source: 'default' }],
+  ])('%j %j %j', (globals, env, inFile, expected) => {
+    expect(selectProfile(env, globals, inFile)).toEqual(expected);
+  });
+  it('refuses names that cannot be config keys', () => {
+    expect(() => selectProfile({}, { profile: 'a.b' }, undefined)).toThrow(UsageError);
+  });
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import {
+  isLoopbackHost,
+  normalizeBaseUrl,
+  parseLabelFormat,
+  parsePrinterUrl,
+  parseTimeoutSeconds,
+  validateName,
+} from '../../src/config/validate.js';
+
+describe('isLoopbackHost', () => {
+  it.each(['localhost', 'LOCALHOST', '127.0.0.1', '127.1.2.3', '[::1]', '::1', 'api.localhost', '[::ffff:7f00:1]'])('%s is loopback', (h) => {
+    expect(isLoopbackHost(h)).toBe(true);
+  });
+  it.each(['10.0.0.1', '128.0.0.1', 'example.com', 'localhost.example.com', '127.0.0.256', '[::2]', '0.0.0.0'])('%s is not', (h) => {
+    expect(isLoopbackHost(h)).toBe(false);
+  });
+});
+
+describe('normalizeBaseUrl', () => {
+  it('strips trailing slashes and keeps the path', () => {
+    expect(normalizeBaseUrl('https://api.example.com/v1.2/', { what: 'x' })).toBe('https://api.example.com/v1.2');
+    expect(normalizeBaseUrl('  http://127.0.0.1:4010/v1.2//', { what: 'x' })).toBe('http://127.0.0.1:4010/v1.2');
+    expect(normalizeBaseUrl('http://[::1]:9/v1.2', { what: 'x' })).toBe('http://[::1]:9/v1.2');
+  });
+
+  it('refuses plain http to a non-loopback host unless insecure, naming the setting', () => {
+    expect(() => normalizeBaseUrl('http://api.example.com/v1.2', { what: 'SHIP_BASE_URL' })).toThrow(/SHIP_BASE_URL.*plain http/);
+    const err = (() => {
+      try {
+        normalizeBaseUrl('http://10.1.1.1/v1.2', { what: '--base-url' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).hint).toMatch(/--insecure/);
+    expect(normalizeBaseUrl('http://api.example.com/v1.2', { what: 'x', insecure: true })).toBe('http://api.example.com/v1.2');
+  });
+
+  it.each(['ftp://example.com/v1.2', 'example.com/v1.2', 'https://', 'https://u:p@example.com/v1.2', 'https://example.com/v1.2?x=1', 'https://example.com/#a', ''])(
+    'refuses %j',
+    (raw) => {
+      expect(() => normalizeBaseUrl(raw, { what: 'base_url' })).toThrow(UsageError);
+    },
+  );
+
+  it('never echoes credentials embedded in a URL', () => {
+    try {
+      normalizeBaseUrl('https://user:hunter2secret@example.com/v1.2', { what: 'base_url' });
+      expect.unreachable();
+    } catch (e) {
+      expect(String((e as Error).message)).not.toContain('hunter2secret');
+    }
+  });
+});
+
+describe('parsePrinterUrl', () => {
+  it('parses host and port', () => {
+    expect(parsePrinterUrl('tcp://10.0.0.50:9100')).toEqual({ host: '10.0.0.50', port: 9100 });
+    expect(parsePrinterUrl('tcp://printer-1.lan:9100/')).toEqual({ host: 'printer-1.lan', port: 9100 });
+    expect(parsePrinterUrl('tcp://[fe80::1]:9100')).toEqual({ host: 'fe80::1', port: 9100 });
+  });
+  it.each(['10.0.0.50:9100', 'tcp://10.0.0.50', 'tcp://10.0.0.50:0', 'tcp://10.0.0.50:70000', 'http://x:9100', 'tcp://:9100'])('refuses %s', (raw) => {
+    expect(() => parsePrinterUrl(raw)).toThrow(UsageError);
+  });
+});
+
+describe('small parsers', () => {
+  it('label formats are case-insensitive and listed on error', () => {
+    expect(parseLabelFormat('pdf')).toBe('PDF');
+    expect(() => parseLabelFormat('GIF')).toThrow(/ZPL, PDF, PNG/);
+  });
+  it('timeouts are positive seconds, returned in ms', () => {
+    expect(parseTimeoutSeconds('2.5')).toBe(2500);
+    expect(parseTimeoutSeconds(30)).toBe(30_000);
+    for (const bad of ['0', '-1', 'abc', '', 'Infinity', '1e9']) expect(() => parseTimeoutSeconds(bad)).toThrow(UsageError);
+  });
+  it('names are safe as config keys', () => {
+    expect(validateName('work-2_b', 'profile')).toBe('work-2_b');
+    for (const bad of ['a.b', '', '-x', 'a b', 'x'.repeat(65)]) expect(() => validateName(bad, 'profile')).toThrow(UsageError);
+  });
+});
