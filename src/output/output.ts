@@ -81,11 +81,17 @@ export class Output {
       return;
     }
     const { default: Table } = await import('cli-table3');
+    const widths = fitColumns(
+      columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
+      this.io.columns ?? 80,
+    );
     const table = new Table({
       head: columns.map((col) => this.c.bold(col.header)),
       colAligns: columns.map((col) => col.align ?? 'left'),
       style: { head: [], border: this.mode.color ? ['grey'] : [] },
       wordWrap: true,
+      wrapOnWordBoundary: true,
+      ...(widths ? { colWidths: widths } : {}),
     });
     for (const row of cells) table.push(row);
     this.line(table.toString());
@@ -107,4 +113,27 @@ export function cellText(v: unknown): string {
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
+}
+
+function longestLine(text: string): number {
+  return Math.max(0, ...text.split('\n').map((l) => l.length));
+}
+
+/**
+ * Column widths (including 2 cells of padding) that fit the terminal, or undefined when the
+ * natural widths already fit. Wide columns give up space first; none shrinks below 8 or its header.
+ */
+export function fitColumns(natural: number[], terminalWidth: number): number[] | undefined {
+  const borders = natural.length + 1;
+  const want = natural.map((w) => w + 2);
+  const total = () => want.reduce((a, b) => a + b, 0) + borders;
+  if (total() <= terminalWidth) return undefined;
+  const floor = natural.map((w) => Math.min(w + 2, 10));
+  while (total() > terminalWidth) {
+    let widest = -1;
+    for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
+    if (widest < 0) break; // cannot shrink further: let the terminal wrap
+    want[widest]--;
+  }
+  return want;
 }
