@@ -2,6 +2,8 @@
 // auth token, JSON or form-encoded payloads, retries with exponential back-off, automatic pause and reinstatement.
 // Delivery is queued per subscription and runs off the request path, so emitting never slows the caller down.
 import { randomUUID } from 'node:crypto';
+// Static on purpose: in the esbuild bundle a dynamic import of undici (CommonJS) exposes only `default`.
+import { request as undiciRequest } from 'undici';
 
 /** The eight event kinds of the API document. */
 export const WEBHOOK_EVENTS = [
@@ -475,7 +477,6 @@ interface SubState {
   unreachable: number;
 }
 
-type RequestFn = typeof import('undici').request;
 
 /** Queues and delivers webhook events to subscribed handlers, with retries, back-off and automatic pause. */
 export class WebhookDispatcher {
@@ -487,7 +488,6 @@ export class WebhookDispatcher {
   };
   private closed = false;
   private generation = 0;
-  private requestFn: Promise<RequestFn> | null = null;
   private readonly inflight = new Set<Promise<void>>();
   private idleWaiters: Array<() => void> = [];
   private readonly labelCache = new WeakMap<object, Promise<ShipmentLabels | undefined>>();
@@ -833,8 +833,7 @@ export class WebhookDispatcher {
       format: sub.format,
     };
     try {
-      this.requestFn ??= import('undici').then((m) => m.request);
-      const request = await this.requestFn;
+      const request = undiciRequest;
       const res = await request(sub.url, {
         method: 'POST',
         headers: {

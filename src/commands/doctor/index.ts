@@ -1,0 +1,28 @@
+// Declares `ship doctor`: checks the local setup without creating anything.
+import type { Command } from 'commander';
+import type { Ctx } from '../../context.js';
+
+/** Registers `ship doctor`. */
+export function registerDoctor(program: Command, ctx: Ctx): void {
+  program
+    .command('doctor')
+    .description('Check the local setup: config file, credentials, base URL, TLS, token, clock, printers (creates nothing)')
+    .option('--printer-timeout <seconds>', 'how long to wait for each printer to accept a connection', '2')
+    .addHelpText(
+      'after',
+      `
+Each check is a line: ✓ ok, ! warning, ✗ failed, – skipped. --json prints {ok, checks:[{name, status, detail}]}.
+Exit 0 when nothing failed (warnings allowed), 4 when credentials are missing or refused, 1 for any other failure.
+
+Examples:
+  ship doctor
+  ship doctor --test --json`,
+    )
+    .action(async (flags: { printerTimeout: string }) => {
+      const { UsageError } = await import('../../errors.js');
+      const secs = Number(flags.printerTimeout);
+      if (!Number.isFinite(secs) || secs <= 0 || secs > 60) throw new UsageError(`--printer-timeout must be a number of seconds from 0 to 60, not "${flags.printerTimeout}"`);
+      const { run } = await import('./run.js');
+      await run(ctx, { printerTimeoutMs: Math.round(secs * 1000) });
+    });
+}

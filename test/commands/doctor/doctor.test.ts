@@ -1,0 +1,170 @@
+// `ship doctor` in-process: against the sandbox, a stub server with a skewed clock, closed ports and printers.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempConfigDir } from '../../helpers/bin.js';
+import { runShip } from '../../helpers/run.js';
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+
+let sb: TestSandbox;
+const closers: Array<() => Promise<void>> = [];
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  for (const c of closers.splice(0)) await c();
+  await sb?.close();
+});
+
+interface Check {
+  name: string;
+  status: string;
+  detail: string;
+  source?: string;
+}
+const byName = (checks: Check[], name: string) => checks.find((c) => c.name === name);
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function listenTcp(): Promise<number> {
+  const s: TcpServer = createTcpServer((sock) => sock.end());
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  closers.push(() => new Promise((r) => s.close(() => r())));
+  return (s.address() as AddressInfo).port;
+}
+
+function writeConfig(dir: string, profile: Record<string, unknown>, mode = 0o600): string {
+  const path = join(dir, 'config.json');
+  writeFileSync(path, JSON.stringify({ profiles: { default: profile } }));
+  chmodSync(path, mode);
+  return path;
+}
+
+describe('ship doctor', () => {
+  it('passes against the sandbox and masks the credentials, naming their sources', async () => {
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
+    const r = await runShip(['doctor', '--json'], { env });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(env.SHIP_TOKEN);
+    expect(r.stdout).not.toContain(env.SHIP_API_KEY);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
+    expect(doc.ok).toBe(true);
+    expect(byName(doc.checks, 'config file')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/does not exist \(credentials come from the environment\)/) });
+    expect(byName(doc.checks, 'base URL')).toMatchObject({ status: 'ok', detail: sb.baseUrl, source: 'env SHIP_BASE_URL' });
+    expect(byName(doc.checks, 'API key')).toMatchObject({ status: 'ok', detail: `****${env.SHIP_API_KEY.slice(-4)}`, source: 'env SHIP_API_KEY' });
+    expect(byName(doc.checks, 'token')).toMatchObject({ status: 'ok', source: 'env SHIP_TOKEN' });
+    expect(byName(doc.checks, 'token')!.detail).toMatch(/^\*{4}/);
+    expect(byName(doc.checks, 'reachable')?.status).toBe('ok');
+    expect(byName(doc.checks, 'TLS')).toMatchObject({ status: 'ok', detail: 'plain http (loopback)' });
+    expect(byName(doc.checks, 'token valid')?.status).toBe('ok');
+    expect(byName(doc.checks, 'clock')?.status).toBe('ok');
+  });
+
+  it('prints a checklist in human mode', async () => {
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
+    const r = await runShip(['doctor'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^✓ API key +\*{4}\S{4} +from env SHIP_API_KEY$/m);
+    expect(r.stdout).toMatch(/^✓ token valid +GET \/tokens answered 200 +\d+ms$/m);
+    expect(r.stderr).toMatch(/No problems found/);
+  });
+
+  it('exits 4 when the token is refused', async () => {
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
+    await fetch(`${sb.baseUrl}/tokens`, { method: 'DELETE', headers: { 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN } });
+    const r = await runShip(['doctor', '--json'], { env });
+    expect(r.code).toBe(4);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
+    expect(byName(doc.checks, 'token valid')?.status).toBe('fail');
+  });
+
+  it('exits 4 without credentials and warns there is no config file', async () => {
+    const r = await runShip(['doctor', '--json'], { env: { SHIP_BASE_URL: sb.baseUrl, SHIP_CONFIG_DIR: tempConfigDir() } });
+    expect(r.code).toBe(4);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    expect(byName(doc.checks, 'API key')?.status).toBe('fail');
+    expect(byName(doc.checks, 'token valid')?.status).toBe('skip');
+    expect(byName(doc.checks, 'config file')?.status).toBe('warn');
+  });
+
+  it('exits 1 when the base URL is unreachable', async () => {
+    const port = await freePort();
+    const r = await runShip(['doctor', '--json'], {
+      env: { SHIP_BASE_URL: `http://127.0.0.1:${port}/v1.2`, SHIP_API_KEY: 'k-12345678', SHIP_TOKEN: 't-12345678', SHIP_CONFIG_DIR: tempConfigDir() },
+    });
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    expect(byName(doc.checks, 'reachable')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/connection refused/) });
+    expect(byName(doc.checks, 'token valid')?.status).toBe('skip');
+    expect(byName(doc.checks, 'clock')?.status).toBe('skip');
+  });
+
+  it('warns when the server clock is more than 2 minutes off', async () => {
+    const server: Server = createServer((req, res) => {
+      res.setHeader('Date', new Date(Date.now() - 5 * 60_000).toUTCString());
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'ok', data: null }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => server.close(() => r())));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1.2`;
+    const r = await runShip(['doctor', '--json'], { env: { SHIP_BASE_URL: base, SHIP_API_KEY: 'k-12345678', SHIP_TOKEN: 't-12345678', SHIP_CONFIG_DIR: tempConfigDir() } });
+    const doc = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
+    expect(byName(doc.checks, 'clock')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/5m \d+s ahead of the server/) });
+    expect(r.code).toBe(0); // a warning is not a failure
+  });
+
+  it('checks each configured printer and reports the config file mode it tightened', async () => {
+    const up = await listenTcp();
+    const down = await freePort();
+    const dir = tempConfigDir();
+    const path = writeConfig(dir, { printer: 'dock', printers: { dock: `tcp://127.0.0.1:${up}`, back: `tcp://127.0.0.1:${down}` } }, 0o644);
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: dir };
+    const r = await runShip(['doctor', '--json', '--printer-timeout', '1'], { env });
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    expect(byName(doc.checks, 'config file')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/was mode 0644 .*tightened to 0600/) });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const printers = doc.checks.filter((c) => c.name.startsWith('printer'));
+    expect(printers.map((p) => [p.name, p.status])).toEqual([
+      ['printer dock (default)', 'ok'],
+      ['printer back', 'fail'],
+    ]);
+    expect(r.stderr).toMatch(/printer back failed/);
+  });
+});
+
+describe('ship doctor over https', () => {
+  const openssl = (() => {
+    try {
+      return execFileSync('openssl', ['version']).length > 0;
+    } catch {
+      return false;
+    }
+  })();
+
+  it.skipIf(!openssl)('reports an untrusted (self-signed) certificate and when it expires', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-doctor-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '30', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    const server = createHttpsServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (_req, res) => res.writeHead(200).end('{}'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => server.close(() => r())));
+    const base = `https://localhost:${(server.address() as AddressInfo).port}/v1.2`;
+    const r = await runShip(['doctor', '--json'], { env: { SHIP_BASE_URL: base, SHIP_API_KEY: 'k-12345678', SHIP_TOKEN: 't-12345678', SHIP_CONFIG_DIR: tempConfigDir() } });
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    expect(byName(doc.checks, 'TLS')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/not trusted: .*SELF_SIGNED/i) });
+    expect(byName(doc.checks, 'reachable')?.status).toBe('fail');
+  });
+});
