@@ -1,0 +1,57 @@
+// Declares `ship sandbox`: runs the embedded emulator of the whole API v1.2 until Ctrl-C or SIGTERM.
+import type { Command } from 'commander';
+import type { Ctx } from '../../context.js';
+
+/** Registers `ship sandbox`. */
+export function registerSandbox(program: Command, ctx: Ctx): void {
+  program
+    .command('sandbox')
+    .description('Run the embedded sandbox: the whole API v1.2 on your machine, with a seeded account')
+    .option('--port <n>', 'port to listen on (0 picks a free port)', '4010')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--api-key <key>', 'API key the sandbox accepts', 'sandbox-api-key')
+    .option('--username <email>', 'user name of the seeded MERCHANT_ADMIN user', 'demo@example.com')
+    .option('--password <password>', 'password of the seeded user', 'demo-password')
+    .option('--state <file>', 'keep state in FILE across restarts (written atomically); default: memory only')
+    .option('--auto-advance <seconds>', "move every shipment's tracking one stage forward every SECONDS")
+    .option('--log-requests', 'log one line per request on stderr (also with --verbose)')
+    .addHelpText(
+      'after',
+      `
+The first line on stdout is the base URL (http://HOST:PORT/v1.2); the next lines are \`export\` lines for
+SHIP_BASE_URL and SHIP_API_KEY. With --json, stdout is one JSON object instead. Talk goes to stderr.
+Seeded account: user demo@example.com / demo-password (MERCHANT_ADMIN), packer@example.com / packer-password
+(MERCHANT_USER), two locations, two brands, eight delivery services, packaging types, custom fields, SKUs.
+Control endpoints for tests live under /__sandbox (reset, tracking/advance, webhooks, faults); see the README.
+Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving --state first.
+
+Examples:
+  ship sandbox
+  ship sandbox --port 0 --state .ship-sandbox.json
+  eval "$(ship sandbox --port 4010 | tail -n +2)" &   # then: ship login --username demo@example.com
+  ship sandbox --auto-advance 30 --log-requests`,
+    )
+    .action(async (flags: { port: string; host: string; apiKey: string; username: string; password: string; state?: string; autoAdvance?: string; logRequests?: boolean }) => {
+      const { UsageError } = await import('../../errors.js');
+      const port = Number(flags.port);
+      if (!/^\d+$/.test(flags.port) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${flags.port}")`);
+      let autoAdvanceSeconds: number | undefined;
+      if (flags.autoAdvance !== undefined) {
+        autoAdvanceSeconds = Number(flags.autoAdvance);
+        if (!Number.isFinite(autoAdvanceSeconds) || autoAdvanceSeconds <= 0) {
+          throw new UsageError(`--auto-advance must be a positive number of seconds (got "${flags.autoAdvance}")`);
+        }
+      }
+      const { run } = await import('./run.js');
+      await run(ctx, {
+        port,
+        host: flags.host,
+        apiKey: flags.apiKey,
+        username: flags.username,
+        password: flags.password,
+        stateFile: flags.state,
+        autoAdvanceSeconds,
+        logRequests: Boolean(flags.logRequests),
+      });
+    });
+}

@@ -1,0 +1,58 @@
+// `ship sandbox`: starts the emulator, prints its base URL first on stdout, and serves until interrupted.
+import type { Ctx } from '../../context.js';
+
+/** Options of `ship sandbox`, already checked by index.ts. */
+export interface SandboxCommandOptions {
+  port: number;
+  host: string;
+  apiKey: string;
+  username: string;
+  password: string;
+  stateFile?: string;
+  autoAdvanceSeconds?: number;
+  logRequests: boolean;
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** Runs the sandbox until ctx.signal aborts (Ctrl-C or SIGTERM), then closes it and returns (exit 0). */
+export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
+  // We handle Ctrl-C ourselves: the first one stops the server cleanly instead of exiting at once.
+  const release = ctx.holdInterrupts();
+  try {
+    const { startSandbox } = await import('../../sandbox/server.js');
+    const stderr = ctx.io.stderr;
+    const sb = await startSandbox({
+      host: o.host,
+      port: o.port,
+      apiKey: o.apiKey,
+      username: o.username,
+      password: o.password,
+      stateFile: o.stateFile,
+      autoAdvanceSeconds: o.autoAdvanceSeconds,
+      logRequests: o.logRequests || ctx.mode.verbose,
+      log: (line) => stderr.write(line + '\n'),
+    });
+    if (ctx.mode.json) {
+      ctx.out.jsonLine({ base_url: sb.baseUrl, url: sb.url, host: sb.host, port: sb.port, api_key: o.apiKey, username: o.username, state_file: o.stateFile ?? null });
+    } else {
+      ctx.out.line(sb.baseUrl);
+      ctx.out.line(`export SHIP_BASE_URL=${sb.baseUrl}`);
+      ctx.out.line(`export SHIP_API_KEY=${o.apiKey}`);
+    }
+    const seededPassword = o.password === 'demo-password' ? ` (password ${o.password})` : '';
+    ctx.out.info(
+      `Sandbox listening on ${sb.url} (API at ${sb.baseUrl}${o.stateFile ? `, state in ${o.stateFile}` : ', state in memory'}).\n` +
+        `Log in as ${o.username}${seededPassword}: ship login --username ${o.username} --password-stdin\n` +
+        `Control endpoints: ${sb.url}/__sandbox/… (reset, tracking/advance, webhooks, faults). Stop with Ctrl-C.`,
+    );
+    await untilAborted(ctx.signal);
+    await sb.close();
+    ctx.out.info('Sandbox stopped.');
+  } finally {
+    release();
+  }
+}

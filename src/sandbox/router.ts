@@ -1,0 +1,62 @@
+// A small path router: static segments and `:param` segments, matched segment by segment.
+import type { ApiRequest, ApiResponse } from './http.js';
+
+/** A route handler: answers synchronously on the hot path, or with a promise when it renders documents. */
+export type Handler<C> = (app: C, req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+
+interface Route<C> {
+  method: string;
+  segments: string[];
+  handler: Handler<C>;
+}
+
+/** Result of matching: the handler and its params, or which methods the path allows. */
+export type Match<C> = { handler: Handler<C>; params: Record<string, string> } | { allowed: string[] } | null;
+
+/** Routes by method and path. */
+export class Router<C> {
+  private readonly routes: Route<C>[] = [];
+  // Routes grouped by segment count, so a match only scans candidates of the right length.
+  private readonly byLength = new Map<number, Route<C>[]>();
+
+  /** Adds a route; `pattern` is like `/shipments/:ref/events`. */
+  add(method: string, pattern: string, handler: Handler<C>): this {
+    const segments = pattern.split('/').filter(Boolean);
+    const r = { method, segments, handler };
+    this.routes.push(r);
+    const list = this.byLength.get(segments.length) ?? [];
+    list.push(r);
+    this.byLength.set(segments.length, list);
+    return this;
+  }
+
+  /** Finds the route for a method and a path (already stripped of the version prefix). */
+  match(method: string, path: string): Match<C> {
+    const parts = path.split('/').filter(Boolean);
+    const candidates = this.byLength.get(parts.length);
+    if (!candidates) return null;
+    const allowed: string[] = [];
+    for (const r of candidates) {
+      let params: Record<string, string> | null = {};
+      for (let i = 0; i < parts.length; i++) {
+        const seg = r.segments[i];
+        if (seg.charCodeAt(0) === 58 /* : */) {
+          let v: string;
+          try {
+            v = decodeURIComponent(parts[i]);
+          } catch {
+            v = parts[i];
+          }
+          params[seg.slice(1)] = v;
+        } else if (seg !== parts[i]) {
+          params = null;
+          break;
+        }
+      }
+      if (!params) continue;
+      if (r.method === method) return { handler: r.handler, params };
+      allowed.push(r.method);
+    }
+    return allowed.length > 0 ? { allowed } : null;
+  }
+}

@@ -1,0 +1,345 @@
+// The embedded sandbox: an HTTP server (node:http) that emulates the whole Parcel Shipping Service API v1.2 under
+// /v1.2, with control endpoints under /__sandbox for tests. Start it with startSandbox().
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { SandboxApp } from './app.js';
+import { controlRouter, handleControl, type ControlContext } from './control.js';
+import { Faults } from './faults.js';
+import { HttpError, type ApiRequest, type ApiResponse } from './http.js';
+import { StateFile } from './persistence.js';
+import { Router } from './router.js';
+import { Store } from './store.js';
+import { advance } from './tracking.js';
+import type { DispatcherOptions } from './webhooks.js';
+import { checkToken, createToken, revokeToken } from './routes/tokens.js';
+import { cancelShipment, createShipment, getServices, printShipment, shipmentEvents, shipmentInvoice } from './routes/shipments.js';
+import { parcelEvents, parcelLabel } from './routes/parcels.js';
+import { listUsers } from './routes/users.js';
+import { getLocation, listLocations } from './routes/locations.js';
+import { getBrand, listBrands } from './routes/brands.js';
+import { listServices } from './routes/services.js';
+import { createCustomField, getCustomField, listCustomFields } from './routes/custom-fields.js';
+import { getPackagingOptions } from './routes/packaging.js';
+import { createSku, getSku, listSkus, patchSku, replaceSku } from './routes/skus.js';
+import {
+  closeContainer,
+  createContainer,
+  deleteContainer,
+  getContainer,
+  getContainerDocuments,
+  getContainerInvoice,
+  getContainerLabel,
+  getContainerShipments,
+} from './routes/containers.js';
+
+/** How to run a sandbox. */
+export interface SandboxOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 4010; 0 picks a free port. */
+  port?: number;
+  /** The API key accepted in X-SERVICE-API-KEY. Default `sandbox-api-key`. */
+  apiKey?: string;
+  /** The seeded MERCHANT_ADMIN user's login. Default `demo@example.com` / `demo-password`. */
+  username?: string;
+  password?: string;
+  /** Keep state in this file across restarts (saved atomically). Default: memory only. */
+  stateFile?: string;
+  /** Advance every live shipment's tracking one stage every this many seconds. */
+  autoAdvanceSeconds?: number;
+  /** Where the sandbox reports unknown routes, server errors and (with logRequests) every request. */
+  log?: (line: string) => void;
+  /** Log one line per request. */
+  logRequests?: boolean;
+  /** The clock for timestamps. */
+  clock?: () => Date;
+  /** Webhook delivery tuning (tests shorten the back-off). */
+  webhooks?: DispatcherOptions;
+}
+
+/** A started sandbox. */
+export interface RunningSandbox {
+  /** `http://HOST:PORT` */
+  url: string;
+  /** `url + '/v1.2'`: what SHIP_BASE_URL should be. */
+  baseUrl: string;
+  host: string;
+  port: number;
+  /** Stops listening, stops webhook deliveries and writes the state file. */
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/v1.2';
+const CONTROL_PREFIX = '/__sandbox';
+const MAX_BODY = 20 * 1024 * 1024;
+const JSON_HEADERS = 'application/json; charset=utf-8';
+
+function apiRouter(): Router<SandboxApp> {
+  return new Router<SandboxApp>()
+    .add('POST', '/tokens', createToken)
+    .add('GET', '/tokens', checkToken)
+    .add('DELETE', '/tokens', revokeToken)
+    .add('POST', '/shipments', createShipment)
+    .add('POST', '/shipments/get-services', getServices)
+    .add('DELETE', '/shipments/:ref', cancelShipment)
+    .add('GET', '/shipments/:ref/events', shipmentEvents)
+    .add('PUT', '/shipments/:ref/print', printShipment)
+    .add('GET', '/shipments/:ref/commercial-invoice', shipmentInvoice)
+    .add('GET', '/parcels/:ref/events', parcelEvents)
+    .add('GET', '/parcels/:ref/label', parcelLabel)
+    .add('GET', '/users', listUsers)
+    .add('GET', '/locations', listLocations)
+    .add('GET', '/locations/:ref', getLocation)
+    .add('GET', '/brands', listBrands)
+    .add('GET', '/brands/:ref', getBrand)
+    .add('GET', '/services', listServices)
+    .add('GET', '/custom-fields', listCustomFields)
+    .add('GET', '/custom-fields/:ref', getCustomField)
+    .add('POST', '/custom-fields', createCustomField)
+    .add('GET', '/packaging-options', getPackagingOptions)
+    .add('POST', '/skus', createSku)
+    .add('GET', '/skus', listSkus)
+    .add('GET', '/skus/:ref', getSku)
+    .add('PUT', '/skus/:ref', replaceSku)
+    .add('PATCH', '/skus/:ref', patchSku)
+    .add('POST', '/containers', createContainer)
+    .add('GET', '/containers/:ref', getContainer)
+    .add('GET', '/containers/:ref/label', getContainerLabel)
+    .add('GET', '/containers/:ref/documents', getContainerDocuments)
+    .add('GET', '/containers/:ref/commercial-invoice', getContainerInvoice)
+    .add('GET', '/containers/:ref/shipments', getContainerShipments)
+    .add('PATCH', '/containers/:ref/close', closeContainer)
+    .add('DELETE', '/containers/:ref', deleteContainer);
+}
+
+function send(res: ServerResponse, r: ApiResponse): void {
+  const text = JSON.stringify(r.body);
+  const headers: Record<string, string | number> = { 'content-type': JSON_HEADERS, 'content-length': Buffer.byteLength(text) };
+  if (r.headers) Object.assign(headers, r.headers);
+  res.writeHead(r.status, headers);
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        reject(new HttpError(413, `The request body is larger than ${MAX_BODY} bytes.`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Starts the sandbox and resolves once it listens. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const host = opts.host ?? '127.0.0.1';
+  const apiKey = opts.apiKey ?? 'sandbox-api-key';
+  const log = opts.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const clock = opts.clock ?? (() => new Date());
+  const appOpts = {
+    apiKey,
+    username: opts.username ?? 'demo@example.com',
+    password: opts.password ?? 'demo-password',
+    clock,
+    webhooks: opts.webhooks,
+    log,
+  };
+
+  let stateFile: StateFile | undefined;
+  let store: Store | undefined;
+  let app: SandboxApp;
+  if (opts.stateFile) {
+    stateFile = new StateFile(opts.stateFile, () => {
+      app.store.webhooks = app.dispatcher.subscriptions();
+      return app.store.snapshot();
+    }, log);
+    const snap = await stateFile.load();
+    if (snap) store = Store.fromSnapshot(snap);
+  }
+  app = new SandboxApp(appOpts, store);
+  if (stateFile) {
+    const sf = stateFile;
+    app.onChange = () => sf.schedule();
+    if (!store) sf.schedule();
+  }
+
+  const faults = new Faults();
+  const api = apiRouter();
+  const control = controlRouter();
+  const controlCtx: ControlContext = { app, faults };
+  let origin = '';
+
+  const handleApi = async (req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> => {
+    if (faults.active) {
+      const action = faults.decide(Date.now());
+      if (faults.config.latency_ms > 0) await new Promise((r) => setTimeout(r, faults.config.latency_ms));
+      if (action.kind === 'reset') {
+        req.socket.destroy();
+        return;
+      }
+      if (action.kind === 'limit') {
+        await readBody(req).catch(() => '');
+        send(res, { status: 429, body: { message: 'Too Many Requests.', data: null }, headers: { 'retry-after': String(action.retryAfter) } });
+        return;
+      }
+      if (action.kind === 'fail') {
+        await readBody(req).catch(() => '');
+        send(res, { status: action.status, body: { message: `Injected fault: the sandbox answered ${action.status} on purpose.`, data: null } });
+        return;
+      }
+    }
+    const method = req.method ?? 'GET';
+    const m = api.match(method, path);
+    if (!m) {
+      await readBody(req).catch(() => '');
+      log(`sandbox: 404 unknown route ${method} ${API_PREFIX}${path}`);
+      throw new HttpError(404, `Unknown API route: ${method} ${API_PREFIX}${path}. See the API document for the endpoints of version 1.2.`);
+    }
+    if ('allowed' in m) {
+      await readBody(req).catch(() => '');
+      log(`sandbox: 405 ${method} ${API_PREFIX}${path} (allowed: ${m.allowed.join(', ')})`);
+      throw new HttpError(405, `Method ${method} is not allowed on ${API_PREFIX}${path} (allowed: ${m.allowed.join(', ')}).`, null, { allow: m.allowed.join(', ') });
+    }
+    const text = method === 'GET' || method === 'HEAD' ? '' : await readBody(req);
+
+    const key = header(req, 'x-service-api-key');
+    if (!key) throw new HttpError(401, 'Unauthenticated: the X-SERVICE-API-KEY header is missing.');
+    if (key !== apiKey) throw new HttpError(401, 'Unauthenticated: the API key supplied is not valid.');
+    const areq: ApiRequest = {
+      method,
+      path,
+      params: m.params,
+      query: new URLSearchParams(query),
+      body: undefined,
+      headers: req.headers,
+      origin: `http://${req.headers.host ?? origin}`,
+    };
+    if (!(method === 'POST' && path === '/tokens')) {
+      const token = header(req, 'x-service-token');
+      if (!token) throw new HttpError(401, 'Unauthenticated: the X-SERVICE-TOKEN header is missing; get a token with POST /tokens.');
+      const rec = app.store.tokens.get(token);
+      if (!rec || !app.store.users.has(rec.user_id)) throw new HttpError(401, 'Unauthenticated: the token is not valid or has been revoked.');
+      areq.userId = rec.user_id;
+      areq.token = token;
+    }
+    if (text.length > 0) {
+      try {
+        areq.body = JSON.parse(text);
+      } catch {
+        throw new HttpError(400, 'The request body is not valid JSON.', null);
+      }
+    }
+    const out = m.handler(app, areq);
+    send(res, out instanceof Promise ? await out : out);
+  };
+
+  const handleControlReq = async (req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const text = method === 'GET' ? '' : await readBody(req);
+    let body: unknown;
+    if (text.length > 0) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new HttpError(400, 'The request body is not valid JSON.', null);
+      }
+    }
+    const areq: ApiRequest = { method, path, params: {}, query: new URLSearchParams(query), body, headers: req.headers, origin: `http://${req.headers.host ?? origin}` };
+    send(res, await handleControl(control, controlCtx, areq));
+  };
+
+  const server = createServer((req, res) => {
+    const started = opts.logRequests ? performance.now() : 0;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const fullPath = q < 0 ? url : url.slice(0, q);
+    const query = q < 0 ? '' : url.slice(q + 1);
+    let p: Promise<void>;
+    if (fullPath.startsWith(API_PREFIX + '/') || fullPath === API_PREFIX) {
+      p = handleApi(req, res, fullPath.slice(API_PREFIX.length) || '/', query);
+    } else if (fullPath.startsWith(CONTROL_PREFIX + '/')) {
+      p = handleControlReq(req, res, fullPath.slice(CONTROL_PREFIX.length), query);
+    } else {
+      log(`sandbox: 404 unknown route ${req.method} ${fullPath}`);
+      p = Promise.reject(
+        new HttpError(404, `Unknown route: ${req.method} ${fullPath}. The sandbox serves the API under ${API_PREFIX} (versions 1.0 and 1.1 are not emulated) and control endpoints under ${CONTROL_PREFIX}.`),
+      );
+    }
+    p.catch((err: unknown) => {
+      if (res.headersSent || req.socket.destroyed) return;
+      if (err instanceof HttpError) {
+        send(res, { status: err.status, body: { message: err.message, data: err.data }, headers: err.headers });
+        return;
+      }
+      log(`sandbox: 500 on ${req.method} ${fullPath}: ${(err as Error)?.stack ?? String(err)}`);
+      send(res, { status: 500, body: { message: `Server error: ${(err as Error)?.message ?? String(err)}`, data: null } });
+    }).finally(() => {
+      if (opts.logRequests) log(`${req.method} ${url} → ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+
+  const sockets = new Set<Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE' ? new Error(`port ${opts.port ?? 4010} on ${host} is already in use; pass --port 0 for a free port`) : err);
+    };
+    server.once('error', onError);
+    server.listen(opts.port ?? 4010, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const hostForUrl = host.includes(':') ? `[${host}]` : host;
+  origin = `${hostForUrl}:${port}`;
+  const url = `http://${origin}`;
+
+  let timer: NodeJS.Timeout | undefined;
+  if (opts.autoAdvanceSeconds && opts.autoAdvanceSeconds > 0) {
+    timer = setInterval(() => advance(app, app.store.shipments.values()), opts.autoAdvanceSeconds * 1000);
+    timer.unref();
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    baseUrl: url + API_PREFIX,
+    host,
+    port,
+    close() {
+      closing ??= (async () => {
+        if (timer) clearInterval(timer);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          // Requests in flight get a moment to finish; then every socket goes.
+          setTimeout(() => {
+            for (const s of sockets) s.destroy();
+          }, 200).unref();
+        });
+        await app.dispatcher.close(500);
+        await stateFile?.flush();
+      })();
+      return closing;
+    },
+  };
+}

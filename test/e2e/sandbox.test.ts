@@ -1,0 +1,115 @@
+// The built binary's `ship sandbox`: base URL first on stdout, fast start, clean stop on SIGTERM/SIGINT, --state
+// surviving a SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, binEnv, ship } from '../helpers/bin.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+interface Started {
+  child: ChildProcess;
+  lines: string[];
+  firstLineMs: number;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startBinary(args: string[]): Promise<Started> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, ...args], { env: binEnv() as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const lines: string[] = [];
+  const rl = createInterface({ input: child.stdout! });
+  let firstLineMs = 0;
+  await new Promise<void>((resolve, reject) => {
+    rl.on('line', (l) => {
+      if (lines.length === 0) firstLineMs = performance.now() - t0;
+      lines.push(l);
+      if (lines.length === 3 || l.startsWith('{')) resolve();
+    });
+    void exited.then(({ code }) => reject(new Error(`ship sandbox exited early (${code}): ${err}`)));
+  });
+  return { child, lines, firstLineMs, stderr: () => err, exited };
+}
+
+describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
+  it('prints the base URL as its first stdout line, quickly, then the export lines; serves the API', async () => {
+    const s = await startBinary(['sandbox', '--port', '0']);
+    console.log(`ship sandbox: first stdout line after ${s.firstLineMs.toFixed(0)} ms`);
+    expect(s.firstLineMs).toBeLessThan(1500);
+    const [url, exp1, exp2] = s.lines;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\.2$/);
+    expect(exp1).toBe(`export SHIP_BASE_URL=${url}`);
+    expect(exp2).toBe('export SHIP_API_KEY=sandbox-api-key');
+    const res = await fetch(`${url}/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' },
+      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
+    });
+    expect(res.status).toBe(200);
+    s.child.kill('SIGTERM');
+    const { code } = await s.exited;
+    expect(code).toBe(0);
+    expect(s.stderr()).toContain('Sandbox stopped.');
+  });
+
+  it('stops cleanly on SIGINT too (exit 0)', async () => {
+    const s = await startBinary(['sandbox', '--port', '0']);
+    s.child.kill('SIGINT');
+    expect((await s.exited).code).toBe(0);
+  });
+
+  it('--json prints one JSON object with the base URL', async () => {
+    const s = await startBinary(['--json', 'sandbox', '--port', '0', '--api-key', 'k-1']);
+    const info = JSON.parse(s.lines[0]);
+    expect(info).toMatchObject({ api_key: 'k-1', base_url: expect.stringMatching(/\/v1\.2$/) });
+    s.child.kill('SIGTERM');
+    expect((await s.exited).code).toBe(0);
+  });
+
+  it('a bad --port is a usage error (exit 2)', async () => {
+    const r = await ship(['sandbox', '--port', 'abc']);
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toContain('--port');
+  });
+
+  it('--state survives SIGKILL in the middle of writes: the file is always complete JSON, and a restart serves it', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sb-e2e-')), 'state.json');
+    const s = await startBinary(['sandbox', '--port', '0', '--state', file]);
+    const base = s.lines[0];
+    const h = { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' };
+    const token = ((await (await fetch(`${base}/tokens`, { method: 'POST', headers: h, body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }) })).json()) as any).data.token;
+    const mk = (ref: string) =>
+      fetch(`${base}/shipments`, {
+        method: 'POST',
+        headers: { ...h, 'x-service-token': token },
+        body: JSON.stringify({ shipment_reference: ref, to_address: { name: 'A', line_1: 'B', city: 'C', postcode: 'D', country: 'GB' }, parcels: [{ weight: 100 }] }),
+      }).then((r) => r.status);
+    expect(await mk('K-0')).toBe(201);
+    await new Promise((r) => setTimeout(r, 400)); // let the first save land
+    let i = 1;
+    const until = Date.now() + 600;
+    while (Date.now() < until) await mk(`K-${i++}`);
+    s.child.kill('SIGKILL');
+    await s.exited;
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    expect(saved.version).toBe(1);
+    expect(saved.shipments.some((x: any) => x.shipment_reference === 'K-0')).toBe(true);
+
+    const again = await startBinary(['sandbox', '--port', '0', '--state', file]);
+    const ev = await fetch(`${again.lines[0]}/shipments/K-0/events`, { headers: { ...h, 'x-service-token': token } });
+    expect(ev.status).toBe(200);
+    again.child.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+  });
+});

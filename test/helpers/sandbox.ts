@@ -1,0 +1,80 @@
+// Starts the embedded sandbox in this process on a free loopback port, with helpers for logging in and control calls.
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+
+/** A running in-process sandbox plus shortcuts tests need. */
+export interface TestSandbox extends RunningSandbox {
+  /** SHIP_BASE_URL and SHIP_API_KEY for running the binary against this sandbox. */
+  env: { SHIP_BASE_URL: string; SHIP_API_KEY: string };
+  /** The API key this sandbox accepts. */
+  apiKey: string;
+  /** POST /tokens with the seeded (or given) credentials; resolves to the token. */
+  login(username?: string, password?: string): Promise<string>;
+  /** env plus SHIP_TOKEN from a fresh login. */
+  authEnv(): Promise<{ SHIP_BASE_URL: string; SHIP_API_KEY: string; SHIP_TOKEN: string }>;
+  /**
+   * POST /__sandbox/<path> with a JSON body (default `{}`); `'GET <path>'` (or a read-only path such as
+   * `webhooks/deliveries` or `prints` without a body) does a GET. Resolves to the parsed body; rejects on HTTP >= 400.
+   */
+  control(path: string, body?: unknown): Promise<any>;
+  /** POST /__sandbox/reset: back to the seeded state. */
+  reset(): Promise<void>;
+}
+
+const READ_ONLY = new Set(['health', 'webhooks/deliveries', 'prints']);
+
+/** Starts a sandbox on 127.0.0.1 and a free port (close it in afterAll/afterEach). */
+export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestSandbox> {
+  const apiKey = opts.apiKey ?? 'sandbox-api-key';
+  const username = opts.username ?? 'demo@example.com';
+  const password = opts.password ?? 'demo-password';
+  const sb = await startSandbox({ host: '127.0.0.1', port: 0, log: () => {}, ...opts });
+  const env = { SHIP_BASE_URL: sb.baseUrl, SHIP_API_KEY: apiKey };
+
+  const login = async (u = username, p = password): Promise<string> => {
+    const res = await fetch(`${sb.baseUrl}/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': apiKey },
+      body: JSON.stringify({ username: u, password: p }),
+    });
+    const body = (await res.json()) as { data?: { token?: string } };
+    if (res.status !== 200 || !body.data?.token) throw new Error(`sandbox login failed: HTTP ${res.status} ${JSON.stringify(body)}`);
+    return body.data.token;
+  };
+
+  const control = async (path: string, body?: unknown): Promise<any> => {
+    let method = 'POST';
+    let p = path;
+    const m = /^(GET|POST|PUT|PATCH|DELETE)\s+(.*)$/.exec(path);
+    if (m) {
+      method = m[1];
+      p = m[2];
+    }
+    p = p.replace(/^\/+/, '').replace(/^__sandbox\//, '');
+    // Read-only control routes are GETs; `control('webhooks/deliveries')` reads as it looks.
+    if (!m && body === undefined && READ_ONLY.has(p)) method = 'GET';
+    const res = await fetch(`${sb.url}/__sandbox/${p}`, {
+      method,
+      headers: method === 'GET' ? {} : { 'content-type': 'application/json' },
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
+    });
+    const text = await res.text();
+    const parsed = text ? JSON.parse(text) : null;
+    if (res.status >= 400) throw new Error(`sandbox control ${method} ${p} failed: HTTP ${res.status} ${text}`);
+    return parsed;
+  };
+
+  return {
+    ...sb,
+    close: () => sb.close(),
+    env,
+    apiKey,
+    login,
+    async authEnv() {
+      return { ...env, SHIP_TOKEN: await login() };
+    },
+    control,
+    async reset() {
+      await control('reset');
+    },
+  };
+}
