@@ -6,6 +6,8 @@ function roff(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')
+    // Break points after commas and slashes, so long flag values and URLs wrap instead of overflowing.
+    .replace(/([,/])(?=\S)/g, '$1\\:')
     .split('\n')
     .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
     .join('\n');
@@ -41,6 +43,8 @@ export function manPage(root: CommandSpec, input: ManPageInput): string {
   const commands = flatten(root).filter((c) => c.path.length > 0);
   const out: string[] = [];
   out.push(`.TH SHIP 1 "" "ship ${input.version}" "User Commands"`);
+  // Left-adjusted, no hyphenation: long URLs and flags in examples cannot be justified without warnings.
+  out.push('.ad l', '.nh');
   out.push('.SH NAME', 'ship \\- command-line tool for the Parcel Shipping Service API v1.2');
   out.push('.SH SYNOPSIS', '.B ship', '[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]');
   for (const c of commands.filter((c) => c.subcommands.length === 0)) {

@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// Benchmark: `ship skus export` of 10,000 SKUs (334 pages of 30) against `ship sandbox` in its own process,
+// next to the sum of fetching the same 334 pages one by one with a minimal undici client, plus the peak memory
+// of the export (and of an export of 1,000 SKUs, to show that memory does not grow with the number of SKUs).
+//
+// Usage: npm run build && node bench/skus-export.mjs [--skus 10000] [--runs 3] [--bin path/to/ship.js]
+// Needs the built binary (dist/) and the sandbox control endpoint POST /__sandbox/seed/skus {count, prefix}.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { Agent, request } from 'undici';
+
+const root = resolve(import.meta.dirname, '..');
+const arg = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? (typeof def === 'number' ? Number(process.argv[i + 1]) : process.argv[i + 1]) : def;
+};
+const BIN = resolve(arg('--bin', join(root, 'bin/ship.js')));
+const TOTAL = arg('--skus', 10_000);
+const RUNS = arg('--runs', 3);
+// Added per-request latency (sandbox fault injection) to stand for a real network; 0 is bare loopback.
+const LATENCIES = String(arg('--latency', '20')).split(',').map(Number).filter((n) => n > 0);
+const API_KEY = 'sandbox-api-key';
+
+/** Starts `ship sandbox --port 0` and resolves to its base URL (first stdout line) and the child. */
+function startSandbox() {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolveP, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error('sandbox did not start within 15s')), 15_000);
+    lines.once('line', (line) => {
+      clearTimeout(timer);
+      resolveP({ child, baseUrl: line.trim() });
+    });
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+  });
+}
+
+async function json(res) {
+  const text = await res.body.text();
+  if (res.statusCode >= 400) throw new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`);
+  return JSON.parse(text);
+}
+
+/** Runs the built binary with a peak-RSS probe; resolves to wall time (ms), peak RSS (bytes) and the exit code. */
+function runShip(args, env) {
+  const probe = "data:text/javascript,process.on('exit',()=>process.stderr.write('\\nMAXRSS '+process.resourceUsage().maxRSS+'\\n'))";
+  return new Promise((resolveP) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, ['--import', probe, BIN, ...args], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: 'true', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let err = '';
+    let doneMs;
+    child.stderr.on('data', (c) => {
+      err += c;
+      // The success line is printed once the file is complete: the work is done, the rest is process exit.
+      if (doneMs === undefined && /written to/.test(err)) doneMs = performance.now() - t0;
+    });
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      const m = /MAXRSS (\d+)/.exec(err);
+      resolveP({ ms, doneMs: doneMs ?? ms, maxRssBytes: m ? Number(m[1]) * 1024 : undefined, code, stderr: err });
+    });
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const mb = (b) => (b === undefined ? 'n/a' : `${(b / 1024 / 1024).toFixed(1)} MB`);
+
+const { child: sandbox, baseUrl } = await startSandbox();
+const origin = new URL(baseUrl).origin;
+const agent = new Agent({ keepAliveTimeout: 10_000, connections: 1 });
+const tmp = mkdtempSync(join(tmpdir(), 'ship-bench-skus-'));
+try {
+  const tok = await json(
+    await request(`${baseUrl}/tokens`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': API_KEY },
+      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
+    }),
+  );
+  const headers = { accept: 'application/json', 'x-service-api-key': API_KEY, 'x-service-token': tok.data.token };
+  const env = { SHIP_BASE_URL: baseUrl, SHIP_API_KEY: API_KEY, SHIP_TOKEN: tok.data.token, SHIP_CONFIG_DIR: tmp };
+  const seed = async (count) =>
+    json(await request(`${origin}/__sandbox/seed/skus`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count, prefix: 'BENCH' }) }));
+  const countSkus = async () => (await json(await request(`${baseUrl}/skus`, { dispatcher: agent, headers }))).meta.total;
+
+  /** The baseline: every page one after another, following links.next, with one keep-alive connection. */
+  const sequentialFetch = async () => {
+    let url = `${baseUrl}/skus`;
+    let pages = 0;
+    let rows = 0;
+    const t0 = performance.now();
+    while (url) {
+      const page = await json(await request(url, { dispatcher: agent, headers }));
+      pages++;
+      rows += page.data.length;
+      url = page.links.next;
+    }
+    return { ms: performance.now() - t0, pages, rows };
+  };
+
+  const measure = async (label) => {
+    const base = [];
+    const ship = [];
+    const done = [];
+    let rss = 0;
+    let rows = 0;
+    let pages = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const b = await sequentialFetch();
+      base.push(b.ms);
+      pages = b.pages;
+      rows = b.rows;
+      const out = join(tmp, `export-${label}-${i}.csv`);
+      const r = await runShip(['skus', 'export', '-o', out], env);
+      if (r.code !== 0) throw new Error(`ship skus export exited ${r.code}: ${r.stderr}`);
+      const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
+      if (lines !== rows + 1) throw new Error(`export wrote ${lines - 1} rows, expected ${rows}`);
+      ship.push(r.ms);
+      done.push(r.doneMs);
+      rss = Math.max(rss, r.maxRssBytes ?? 0);
+      if (i === RUNS - 1) console.log(`  (${label}: ${statSync(out).size} bytes of CSV)`);
+    }
+    return { label, rows, pages, baseMs: median(base), shipMs: median(ship), doneMs: median(done), rss };
+  };
+
+  const setLatency = async (ms) =>
+    json(await request(`${origin}/__sandbox/faults`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify(ms ? { latency_ms: ms } : {}) }));
+
+  /** Fixed cost of any API command: start-up, loading the API layer, one request (ship skus get). */
+  let fixedRss = 0;
+  const fixedCost = async () => {
+    const xs = [];
+    for (let i = 0; i < RUNS; i++) {
+      const r = await runShip(['skus', 'get', 'MUG-001', '-q'], env);
+      xs.push(r.ms);
+      fixedRss = Math.max(fixedRss, r.maxRssBytes ?? 0);
+    }
+    return median(xs);
+  };
+
+  const rows = [];
+  // The control endpoint makes sure BENCH-000001…BENCH-<count> exist; the seeded account has a few SKUs already.
+  const seededByAccount = await countSkus();
+  await seed(1000 - seededByAccount);
+  rows.push({ latency: 0, fixed: await fixedCost(), ...(await measure('1,000 SKUs')) });
+  await seed(TOTAL - seededByAccount);
+  rows.push({ latency: 0, fixed: await fixedCost(), ...(await measure(`${TOTAL.toLocaleString('en')} SKUs`)) });
+  for (const latency of LATENCIES) {
+    await setLatency(latency);
+    rows.push({ latency, fixed: await fixedCost(), ...(await measure(`${TOTAL.toLocaleString('en')} SKUs, ${latency} ms latency`)) });
+  }
+  await setLatency(0);
+
+  console.log(`\nship skus export vs fetching the same pages one by one (median of ${RUNS} runs; Node ${process.version}; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}; sandbox in its own process)`);
+  console.log('"fixed" = a one-request command (ship skus get): start-up, API layer, one round trip.\n');
+  const head = ['SKUs', 'pages', 'added latency', 'sequential fetch (sum)', 'ship export (process)', 'ship export - fixed', 'fixed', 'peak RSS'];
+  const widths = [7, 6, 14, 23, 22, 20, 8, 10];
+  console.log(head.map((h, i) => h.padEnd(widths[i])).join(' '));
+  for (const r of rows) {
+    const cells = [String(r.rows), String(r.pages), `${r.latency} ms`, `${r.baseMs.toFixed(0)} ms`, `${r.doneMs.toFixed(0)} ms`, `${(r.doneMs - r.fixed).toFixed(0)} ms`, `${r.fixed.toFixed(0)} ms`, mb(r.rss)];
+    console.log(cells.map((c, i) => c.padEnd(widths[i])).join(' '));
+  }
+  console.log(`peak RSS of the one-request command (ship skus get): ${mb(fixedRss)}`);
+  for (const r of rows.slice(1)) {
+    console.log(`${r.rows} SKUs at +${r.latency} ms: (export - fixed) / sequential = ${((r.doneMs - r.fixed) / r.baseMs).toFixed(2)}; whole process / sequential = ${(r.doneMs / r.baseMs).toFixed(2)}`);
+  }
+} finally {
+  await agent.close();
+  sandbox.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}

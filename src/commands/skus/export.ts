@@ -1,0 +1,58 @@
+// `ship skus export -o FILE.csv|-`: every SKU in the import format, streamed page by page.
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import type { Ctx } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { writeSkuCsv } from '../../skus/export.js';
+import { walkSkuPages } from '../../skus/pages.js';
+import { skuPageSource } from './list.js';
+
+/** Exports every SKU; a file is written to FILE.partial and renamed when complete, so it is never half there. */
+export async function runExport(ctx: Ctx, opts: { output: string }): Promise<void> {
+  const toStdout = opts.output === '-';
+  if (toStdout && ctx.mode.json) throw new UsageError('-o - writes the CSV to stdout; it cannot be combined with --json');
+  const src = await skuPageSource(ctx);
+  const path = toStdout ? undefined : resolve(opts.output);
+  const partial = path ? `${path}.partial` : undefined;
+  let out: Writable;
+  if (partial) {
+    out = createWriteStream(partial);
+    await once(out, 'open').catch((e: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot write ${opts.output}: ${e.message}`);
+    });
+  } else out = ctx.io.stdout;
+
+  const progress = ctx.mode.interactive && !ctx.mode.json && !ctx.mode.quiet;
+  let shown = 0;
+  try {
+    const r = await writeSkuCsv(walkSkuPages(src, { signal: ctx.signal }), out, {
+      onPage: (n) => {
+        if (progress && n - shown >= 300) {
+          shown = n;
+          ctx.io.stderr.write(`\rExporting… ${n} SKUs`);
+        }
+      },
+    });
+    if (progress && shown > 0) ctx.io.stderr.write('\r\x1b[K');
+    if (partial && path) {
+      out.end();
+      await once(out, 'close');
+      await rename(partial, path);
+    }
+    if (ctx.mode.json) return ctx.out.json({ path, count: r.count, custom_fields: r.customKeys });
+    if (ctx.mode.quiet) {
+      if (path) ctx.out.line(path);
+      return;
+    }
+    ctx.out.success(`${r.count} SKU${r.count === 1 ? '' : 's'} written to ${path ?? 'stdout'}`);
+  } catch (err) {
+    if (partial) {
+      out.destroy();
+      await rm(partial, { force: true });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,281 @@
+// `ship skus import FILE.csv`: validate the whole file, then create (POST) or update (PATCH, or PUT with
+// --replace) one SKU per row through the bulk runner: bounded concurrency, progress, journal and resume,
+// FILE.failed.csv, JSON lines, exit 3 when some rows failed.
+//
+// Create or update? Each row's task first asks GET /skus/:sku (404 → create). Asking inside the task,
+// rather than listing every SKU up front, keeps memory constant and the answer fresh; the cost is one
+// GET per row, run with the same concurrency. If a POST still finds the SKU taken (someone created it
+// between the GET and the POST), the row is updated instead.
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Ctx } from '../../context.js';
+import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
+import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
+import { readCsv } from '../../csv/reader.js';
+import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
+import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
+import type { BulkResult, BulkTask } from '../../bulk/runner.js';
+
+/** Options of `skus import`. */
+export interface ImportOptions {
+  file: string;
+  map?: string;
+  replace: boolean;
+  dryRun: boolean;
+  concurrency: number;
+  failedPath?: string;
+  yes: boolean;
+}
+
+/** The summary a task stores in the journal and reports. */
+export interface SkuImportResult {
+  action: 'created' | 'updated';
+  id?: string;
+}
+
+/** Most problems listed in one error; the rest are counted. */
+const MAX_PROBLEMS = 200;
+
+/** Reads --map FILE.json. */
+async function loadMapping(path: string | undefined): Promise<SkuMapping | undefined> {
+  if (!path) return undefined;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--map: cannot read ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return parseSkuMapping(JSON.parse(text));
+  } catch (e) {
+    throw new InputError(`--map ${path} is not a usable mapping`, [{ column: '--map', message: (e as Error).message }]);
+  }
+}
+
+/** One validated row, ready to send. */
+interface RowTask {
+  request: SkuWrite;
+}
+
+/** The cells of a record under the header's bindings. */
+function cellsOf(bindings: readonly SkuBinding[], values: readonly string[]): RowCell[] {
+  const cells: RowCell[] = [];
+  for (const b of bindings) if (b.column !== null) cells.push({ column: b.column, header: b.label, value: values[b.index] ?? '' });
+  return cells;
+}
+
+/** Parses and checks one data row: cell rules, then the API's own request rules, each naming the user's column. */
+function checkRow(bindings: readonly SkuBinding[], values: readonly string[], row: number): { sku: string; request: SkuWrite; problems: InputProblem[] } {
+  const parsed = parseSkuRow(cellsOf(bindings, values), row);
+  // Cells that could not be read are left out of the request, so the API's rules check every other cell.
+  const checked = validateRequest(SkuPatchSchema, parsed.request);
+  if (checked.ok) return parsed;
+  const labelOf = (path: string) => {
+    const b = bindings.find((x) => x.column === path) ?? bindings.find((x) => x.column === path.split('.')[0]);
+    return b?.label ?? path;
+  };
+  const reported = new Set(parsed.problems.map((p) => p.column));
+  const more = checked.issues
+    .map((i) => ({ row, column: labelOf(i.path), message: `${i.path} ${i.message}` }))
+    .filter((p) => !reported.has(p.column));
+  return { ...parsed, problems: [...parsed.problems, ...more] };
+}
+
+const isBlank = (values: readonly string[]) => values.every((v) => v.trim() === '');
+
+/**
+ * Reads the whole file once and returns its header and number of SKU rows, or throws an InputError listing
+ * every problem (row and column in each). Nothing is sent.
+ */
+export async function validateSkuFile(
+  ctx: Ctx,
+  file: string,
+  mapping?: SkuMapping,
+  /** The name to show (stdin is read from a temporary copy). */
+  shown = file,
+): Promise<{ header: string[]; bindings: SkuBinding[]; rows: number }> {
+  const problems: InputProblem[] = [];
+  let more = 0;
+  const push = (p: InputProblem) => (problems.length < MAX_PROBLEMS ? problems.push(p) : more++);
+  let header: string[] | undefined;
+  let bindings: SkuBinding[] = [];
+  const seen = new Map<string, number>();
+  let rows = 0;
+  for await (const rec of readCsv({ path: file })) {
+    if (!header) {
+      header = rec.values;
+      const resolved = resolveSkuHeader(header, mapping);
+      bindings = resolved.bindings;
+      for (const w of resolved.warnings) ctx.out.warn(w);
+      resolved.problems.forEach(push);
+      continue;
+    }
+    if (isBlank(rec.values)) continue;
+    rows++;
+    const r = checkRow(bindings, rec.values, rec.row);
+    r.problems.forEach(push);
+    if (r.sku) {
+      const first = seen.get(r.sku);
+      if (first !== undefined) {
+        const col = bindings.find((b) => b.column === 'sku')?.label ?? 'sku';
+        push({ row: rec.row, column: col, message: `SKU ${r.sku} is already on row ${first}; give each SKU one row` });
+      } else seen.set(r.sku, rec.row);
+    }
+  }
+  if (!header) throw new InputError(`${shown} is empty`, [{ row: 1, message: 'the file needs a header row and at least one SKU row' }]);
+  if (more) problems.push({ message: `… and ${more} more problems` });
+  if (problems.length) {
+    const n = problems.length - (more ? 1 : 0) + more;
+    throw new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, {
+      hint: 'fix the file (or rename columns with --map FILE.json) and run again; --dry-run checks without sending',
+    });
+  }
+  if (rows === 0) throw new InputError(`${shown} has no SKU rows`, [{ row: 2, message: 'the file needs at least one SKU row under the header' }]);
+  return { header, bindings, rows };
+}
+
+/** The tasks of the run, read from the file a second time (constant memory; it was validated just before). */
+async function* readTasks(file: string, bindings: readonly SkuBinding[]): AsyncGenerator<BulkTask<RowTask>> {
+  let first = true;
+  for await (const rec of readCsv({ path: file })) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    if (isBlank(rec.values)) continue;
+    const r = checkRow(bindings, rec.values, rec.row);
+    if (r.problems.length) {
+      // The file changed since it was validated; refusing beats sending half a row.
+      throw new InputError(`${file} changed while it was being imported`, r.problems);
+    }
+    yield { key: r.sku, rows: [rec.row], records: [rec.values], input: { request: r.request } };
+  }
+}
+
+/** A 400 on POST that means the SKU exists already (created since our GET). */
+function alreadyTaken(err: unknown): boolean {
+  return err instanceof ValidationError && /already (been )?taken|already exists/i.test((err.fields.sku ?? []).join(' ') + ' ' + err.message);
+}
+
+function idOf(v: unknown): string | undefined {
+  const id = v && typeof v === 'object' ? (v as { id?: unknown }).id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Imports the file. */
+export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
+  if (opts.file !== '-') return importFile(ctx, opts, opts.file);
+  // The file is read twice (validation, then the run), so stdin is kept in a temporary file first.
+  const dir = await mkdtemp(join(tmpdir(), 'ship-skus-stdin-'));
+  try {
+    const path = join(dir, 'stdin.csv');
+    await pipeline(ctx.io.stdin, createWriteStream(path));
+    await importFile(ctx, opts, path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<void> {
+  const mapping = await loadMapping(opts.map);
+  const { header, bindings, rows } = await validateSkuFile(ctx, path, mapping, opts.file);
+
+  if (opts.dryRun) {
+    if (ctx.mode.json) ctx.out.json({ dry_run: true, file: opts.file, rows, valid: true });
+    else ctx.out.success(`${opts.file}: ${rows} SKU row${rows === 1 ? '' : 's'} valid; nothing sent (--dry-run)`);
+    return;
+  }
+  if (opts.replace && !opts.yes) {
+    if (!ctx.mode.interactive) {
+      throw new UsageError('--replace overwrites every attribute of existing SKUs and needs confirmation, and there is no terminal to ask on', {
+        hint: 'pass --yes to confirm in scripts',
+      });
+    }
+    const ok = await ctx.prompt.confirm({
+      message: `Replace existing SKUs with the ${rows} rows of ${opts.file}? Attributes missing from the file are reset.`,
+      supplyWith: '--yes',
+      default: false,
+    });
+    if (!ok) {
+      ctx.out.info('Nothing imported.');
+      return;
+    }
+  }
+
+  const api = await ctx.api();
+  const { runBulkCommand } = await import('../../bulk/command.js');
+  const { failedCsvPathFor } = await import('../../bulk/csv-out.js');
+  const { journalPathFor } = await import('../../bulk/journal.js');
+  const { errorMessage } = await import('../../bulk/runner.js');
+  const journalPath = opts.file === '-' ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`);
+  const counts = { created: 0, updated: 0 };
+
+  const statusOf = (r: BulkResult<RowTask, SkuImportResult>): string => (r.status === 'created' ? (r.result?.action ?? 'created') : r.status);
+
+  const summary = await runBulkCommand<RowTask, SkuImportResult>(ctx, {
+    noun: 'SKUs',
+    tasks: readTasks(path, bindings),
+    total: rows,
+    concurrency: opts.concurrency,
+    journalPath,
+    failedCsv: { path: opts.failedPath ?? failedCsvPathFor(opts.file), header },
+    hooks: {
+      // GET first, so a repeat after an unknown outcome finds what the lost attempt did and updates it.
+      idempotent: true,
+      fingerprint: (t) => JSON.stringify([opts.replace ? 'PUT' : 'PATCH', t.input.request]),
+      async execute(task, signal) {
+        const { request } = task.input;
+        let exists = true;
+        try {
+          await api.skus.get(task.key, { signal });
+        } catch (err) {
+          if (!(err instanceof NotFoundError)) throw err;
+          exists = false;
+        }
+        if (!exists) {
+          try {
+            const created = await api.skus.create(request as SkuRequest, { signal });
+            return { action: 'created', id: idOf(created) };
+          } catch (err) {
+            if (!alreadyTaken(err)) throw err;
+          }
+        }
+        const updated = opts.replace
+          ? await api.skus.replace(task.key, request as SkuRequest, { signal })
+          : await api.skus.update(task.key, request as SkuPatch, { signal });
+        return { action: 'updated', id: idOf(updated) };
+      },
+      onResult(r) {
+        if (r.status === 'created') counts[r.result?.action ?? 'created']++;
+      },
+    },
+    jsonLine: (r) => {
+      const line: Record<string, unknown> = { row: r.task.rows[0], sku: r.task.key, status: statusOf(r) };
+      if (r.result?.id) line.id = r.result.id;
+      if (r.status === 'skipped') {
+        line.reason = r.skipReason === 'journal' ? 'done by an earlier run' : 'exists';
+        if (r.result?.action) line.previous = r.result.action;
+        if (r.changed) line.changed = true;
+      }
+      if (r.status === 'failed') {
+        line.error = errorMessage(r.error);
+        if (r.error instanceof ValidationError) line.fields = r.error.fields;
+        if (r.unknownOutcome) line.unknown_outcome = true;
+      }
+      return line;
+    },
+    textLine: (r) => [statusOf(r), r.task.key, `row ${r.task.rows[0]}`, r.status === 'failed' ? errorMessage(r.error) : (r.result?.id ?? '')].join('\t'),
+    summaryNotes: (s) => [
+      `  of the ${s.created} sent: ${counts.created} created, ${counts.updated} updated (${opts.replace ? 'PUT' : 'PATCH'})`,
+      ...(s.skipped ? ['  skipped rows were done by an earlier, interrupted run of this import'] : []),
+    ],
+  });
+
+  // A finished run needs no resume point; without this a later import of an edited file would skip its rows.
+  if (journalPath && !summary.interrupted && summary.failed === 0) {
+    await rm(journalPath, { force: true });
+  }
+}

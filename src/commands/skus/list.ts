@@ -1,0 +1,85 @@
+// `ship skus list`: one page, or every page streamed (table, one JSON array written incrementally, or NDJSON).
+import type { Ctx } from '../../context.js';
+import { cellText } from '../../output/output.js';
+import type { SkuRecord } from '../../skus/columns.js';
+import { pageNumberOf, walkSkuPages, type SkuListPage, type SkuPageSource } from '../../skus/pages.js';
+import { fit, SKU_TABLE, writeOut } from './render.js';
+
+/** Options of `skus list`. */
+export interface ListOptions {
+  page: number;
+  all: boolean;
+  ndjson: boolean;
+}
+
+/** The API's SKU pages as the pager wants them, bound to the run's abort signal. */
+export async function skuPageSource(ctx: Ctx): Promise<SkuPageSource> {
+  const api = await ctx.api();
+  return {
+    list: (q) => api.skus.list(q, { signal: ctx.signal }) as Promise<SkuListPage>,
+    page: (url) => api.skus.page(url, { signal: ctx.signal }) as Promise<SkuListPage>,
+  };
+}
+
+/** Lists SKUs; with --all streams every page in constant memory while the next pages are fetched. */
+export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
+  const src = await skuPageSource(ctx);
+  const pages: AsyncIterable<SkuListPage> = opts.all ? walkSkuPages(src, { signal: ctx.signal }) : onePage(src, opts.page);
+  const format = opts.ndjson ? 'ndjson' : ctx.mode.json ? 'json' : ctx.io.stdoutIsTTY ? 'tty' : 'tsv';
+  let count = 0;
+  let last: SkuListPage | undefined;
+
+  if (format === 'json') {
+    // One JSON array, written as it arrives: `[`, one SKU per element, `]`.
+    let sep = '[\n  ';
+    for await (const page of pages) {
+      last = page;
+      let chunk = '';
+      for (const sku of page.data) {
+        chunk += sep + JSON.stringify(sku);
+        sep = ',\n  ';
+        count++;
+      }
+      if (chunk) await writeOut(ctx, chunk);
+    }
+    await writeOut(ctx, count === 0 ? '[]\n' : '\n]\n');
+  } else if (format === 'ndjson') {
+    for await (const page of pages) {
+      last = page;
+      count += page.data.length;
+      if (page.data.length) await writeOut(ctx, page.data.map((s) => JSON.stringify(s)).join('\n') + '\n');
+    }
+  } else if (format === 'tsv' || !opts.all) {
+    for await (const page of pages) {
+      last = page;
+      count += page.data.length;
+      await ctx.out.table(page.data, SKU_TABLE);
+    }
+  } else {
+    // A terminal and every page: fixed-width rows, so the table streams instead of waiting for the last page.
+    const widths = [18, 28, 14, 9, 9, 6, 6, 8];
+    const head = SKU_TABLE.map((c, i) => fit(c.header, widths[i], c.align)).join('  ');
+    await writeOut(ctx, ctx.out.c.bold(head) + '\n');
+    for await (const page of pages) {
+      last = page;
+      count += page.data.length;
+      const lines = page.data.map((s: SkuRecord) => SKU_TABLE.map((c, i) => fit(cellText(c.value(s)), widths[i], c.align)).join('  '));
+      if (lines.length) await writeOut(ctx, lines.join('\n') + '\n');
+    }
+  }
+
+  if (format === 'tty' || format === 'tsv') {
+    if (opts.all) ctx.out.info(`${count} SKU${count === 1 ? '' : 's'}`);
+    else if (last) {
+      const lastPage = last.meta?.last_page ?? pageNumberOf(last.links?.last);
+      const next = pageNumberOf(last.links?.next);
+      const of = lastPage ? ` of ${lastPage}` : '';
+      if (count === 0) ctx.out.info(opts.page > 1 ? `page ${opts.page}${of} is empty` : 'no SKUs');
+      else ctx.out.info(`page ${opts.page}${of}${next ? ` · next: ship skus list --page ${next} (or --all)` : ''}`);
+    }
+  }
+}
+
+async function* onePage(src: SkuPageSource, page: number): AsyncGenerator<SkuListPage> {
+  yield await src.list(page > 1 ? { page } : {});
+}

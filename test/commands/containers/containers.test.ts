@@ -1,0 +1,214 @@
+// `ship containers …` in-process against the embedded sandbox, with a fake raw-socket printer on loopback.
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import * as net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runShip } from '../../helpers/run.js';
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+
+const CONSOLIDATION = 'DPD_CONSOLIDATED_EU';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+let dir: string;
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${sb.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A shipment for the container through the API directly (these tests are about the containers commands). */
+function shipment(ref: string, container: string, parcel: { weight?: number; value?: number } = {}) {
+  return api('POST', '/shipments', {
+    shipment_reference: ref,
+    delivery_service_key: CONSOLIDATION,
+    container_reference: container,
+    to_address: { name: 'Ana Silva', line_1: 'Rua Augusta 1', city: 'Lisboa', postcode: '1100-048', country: 'PT' },
+    parcels: [{ weight: parcel.weight ?? 1200, length: 20, width: 15, depth: 10, value: parcel.value ?? 25, items: [{ sku: 'MUG-001', short_description: 'Mug', item_quantity: 2, item_value: 12.5, item_weight: 420, country_of_origin: 'GB' }] }],
+  });
+}
+
+const ship = (args: string[]) => runShip(args, { env: { ...env, SHIP_CONFIG_DIR: dir, CI: 'true' } });
+
+async function createContainer(ref: string): Promise<any> {
+  const r = await ship(['containers', 'create', '--reference', ref, '--service', CONSOLIDATION, '--clearance-country', 'de', '--clearance-location', 'FRA', '--currency', 'EUR', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+/** A raw-port printer double: answers ~HS as a ready Zebra and records every other payload. */
+async function fakePrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Promise<void> }> {
+  const jobs: Buffer[] = [];
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((sock) => {
+    sockets.add(sock);
+    const chunks: Buffer[] = [];
+    sock.on('data', (c) => {
+      if (c.toString('latin1').includes('~HS')) {
+        sock.write('\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02000,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+      } else chunks.push(c);
+    });
+    sock.on('close', () => {
+      sockets.delete(sock);
+      if (chunks.length) jobs.push(Buffer.concat(chunks));
+    });
+    sock.on('error', () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `tcp://127.0.0.1:${port}`,
+    jobs,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+beforeEach(async () => {
+  await sb.reset();
+  env = await sb.authEnv();
+  dir = mkdtempSync(join(tmpdir(), 'ship-containers-'));
+});
+
+describe('containers create / show / shipments', () => {
+  it('refuses a service that is not a consolidation service, in terms of the flags', async () => {
+    const r = await ship(['containers', 'create', '--service', 'RM_TRACKED_48', '--clearance-country', 'DE', '--clearance-location', 'FRA']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--service: .*consolidation/i);
+    expect(r.stderr).not.toMatch(/delivery_service_key:/);
+  });
+
+  it('checks the values before sending, naming the flags', async () => {
+    const r = await ship(['containers', 'create', '--service', CONSOLIDATION, '--clearance-country', 'Germany', '--clearance-location', 'FRA', '--despatch-date', '23/11/2026', '--currency', 'EURO']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--clearance-country: /);
+    expect(r.stderr).toMatch(/--despatch-date: /);
+    expect(r.stderr).toMatch(/--currency: /);
+  });
+
+  it('names the missing flags without a terminal', async () => {
+    const r = await ship(['containers', 'create', '--service', CONSOLIDATION]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/missing --clearance-country, --clearance-location/);
+  });
+
+  it('shows limits and counts side by side, and lists the shipments', async () => {
+    const c = await createContainer('CT-SHOW');
+    expect(c).toMatchObject({ reference: 'CT-SHOW', status: 'Open', value_currency: 'EUR' });
+    expect((await shipment('S-1', 'CT-SHOW', { weight: 8200, value: 123.45 })).status).toBeLessThan(300);
+    const show = await ship(['containers', 'show', 'CT-SHOW']);
+    expect(show.code, show.stderr).toBe(0);
+    const got = (await api('GET', '/containers/CT-SHOW')).body.data;
+    const kv = Object.fromEntries(show.stdout.trim().split('\n').map((l) => l.split('\t')));
+    expect(kv.status).toBe('Open');
+    expect(kv.parcels).toBe(`1 / ${got.max_parcels ?? 'unlimited'}`);
+    expect(kv.weight).toMatch(/^8\.2 kg \/ /);
+    expect(kv.value).toMatch(new RegExp(`^${(got.value / 100).toFixed(2)} EUR / `));
+    const list = await ship(['containers', 'shipments', 'CT-SHOW']);
+    expect(list.stdout.trim().split('\t')[0]).toBe('S-1');
+    const json = await ship(['containers', 'shipments', 'CT-SHOW', '--json']);
+    expect(JSON.parse(json.stdout).map((s: any) => s.reference)).toEqual(['S-1']);
+  });
+
+  it('exits 5 for an unknown container', async () => {
+    expect((await ship(['containers', 'show', 'NOPE'])).code).toBe(5);
+  });
+});
+
+describe('containers close / label / documents / invoice / delete', () => {
+  it('close needs --yes without a terminal and leaves the container open', async () => {
+    await createContainer('CT-CLOSE');
+    const r = await ship(['containers', 'close', 'CT-CLOSE']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--yes/);
+    expect((await api('GET', '/containers/CT-CLOSE')).body.data.status).toBe('Open');
+  });
+
+  it('close --print sends the container label to the printer after closing', async () => {
+    await createContainer('CT-PRINT');
+    await shipment('S-P', 'CT-PRINT');
+    const printer = await fakePrinter();
+    try {
+      const r = await ship(['containers', 'close', 'CT-PRINT', '--yes', '--print', '--printer', printer.url, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ reference: 'CT-PRINT', status: 'Closed', label: { format: 'ZPL' } });
+      expect((await api('GET', '/containers/CT-PRINT')).body.data.status).toBe('Closed');
+      await new Promise((res) => setTimeout(res, 50));
+      expect(printer.jobs).toHaveLength(1);
+      expect(printer.jobs[0].toString('utf8')).toMatch(/\^XA[\s\S]*\^XZ/);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('does not close when the printer cannot be reached', async () => {
+    await createContainer('CT-NOPRINT');
+    const printer = await fakePrinter();
+    await printer.close();
+    const r = await ship(['containers', 'close', 'CT-NOPRINT', '--yes', '--print', '--printer', printer.url]);
+    expect(r.code).toBe(1);
+    expect((await api('GET', '/containers/CT-NOPRINT')).body.data.status).toBe('Open');
+  });
+
+  it('saves the label (ZPL and PDF), the documents and the invoice of a closed container', async () => {
+    await createContainer('CT-DOCS');
+    await shipment('S-D', 'CT-DOCS');
+    expect((await ship(['containers', 'close', 'CT-DOCS', '--yes'])).code).toBe(0);
+
+    const zpl = await ship(['containers', 'label', 'CT-DOCS', '-o', '-']);
+    expect(zpl.code, zpl.stderr).toBe(0);
+    expect(zpl.stdout).toMatch(/\^XA/);
+    const pdfPath = join(dir, 'label.pdf');
+    const pdf = await ship(['containers', 'label', 'CT-DOCS', '--format', 'pdf', '-o', pdfPath]);
+    expect(pdf.code, pdf.stderr).toBe(0);
+    expect(readFileSync(pdfPath).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+
+    const docsDir = join(dir, 'docs');
+    const docs = await ship(['containers', 'documents', 'CT-DOCS', '-o', docsDir, '--json']);
+    expect(docs.code, docs.stderr).toBe(0);
+    const files = readdirSync(docsDir);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(readFileSync(join(docsDir, f)).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(JSON.parse(docs.stdout).documents).toHaveLength(files.length);
+
+    const invPath = join(dir, 'invoice.pdf');
+    const inv = await ship(['containers', 'invoice', 'CT-DOCS', '-o', invPath]);
+    expect(inv.code, inv.stderr).toBe(0);
+    expect(readFileSync(invPath).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('says to close the container first when documents are asked of an open one', async () => {
+    await createContainer('CT-OPENDOCS');
+    const r = await ship(['containers', 'invoice', 'CT-OPENDOCS', '-o', join(dir, 'x.pdf')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/ship containers close CT-OPENDOCS/);
+  });
+
+  it('explains a refused delete with the shipments to cancel, and deletes once they are cancelled', async () => {
+    await createContainer('CT-DEL');
+    await shipment('S-DEL-1', 'CT-DEL');
+    const refused = await ship(['containers', 'delete', 'CT-DEL', '--yes']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/S-DEL-1/);
+    expect(refused.stderr).toMatch(/ship cancel S-DEL-1/);
+    expect((await api('DELETE', '/shipments/S-DEL-1')).status).toBe(200);
+    const ok = await ship(['containers', 'delete', 'CT-DEL', '--yes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await ship(['containers', 'show', 'CT-DEL'])).code).toBe(5);
+  });
+});

@@ -1,0 +1,281 @@
+// `ship skus …` in-process against the embedded sandbox on a loopback port.
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runShip } from '../../helpers/run.js';
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+let dir: string;
+
+/** Direct API call to the sandbox (not through ship), for setting up and checking state. */
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${sb.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Every SKU, read page by page straight from the sandbox. */
+async function allSkus(): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; ; page++) {
+    const r = await api('GET', `/skus?page=${page}`);
+    out.push(...r.body.data);
+    if (!r.body.links.next) return out;
+  }
+}
+
+const ship = (args: string[], opts: { stdin?: string; tty?: boolean } = {}) =>
+  runShip(args, { env: { ...env, SHIP_CONFIG_DIR: dir, CI: opts.tty ? undefined : 'true' }, ...opts });
+
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  env = await sb.authEnv();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+beforeEach(async () => {
+  await sb.reset();
+  env = await sb.authEnv();
+  dir = mkdtempSync(join(tmpdir(), 'ship-skus-'));
+});
+
+describe('skus list / get', () => {
+  it('lists one page as TSV without a terminal, and as a JSON array', async () => {
+    const seeded = await allSkus();
+    const r = await ship(['skus', 'list']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(seeded.length);
+    expect(lines[0].split('\t')[0]).toBe(seeded[0].sku);
+    const j = await ship(['skus', 'list', '--json']);
+    expect(JSON.parse(j.stdout).map((s: any) => s.sku)).toEqual(seeded.map((s) => s.sku));
+  });
+
+  it('--all streams every page in order as one JSON array or as NDJSON', async () => {
+    for (let i = 0; i < 95; i++) await api('POST', '/skus', { sku: `L-${String(i).padStart(3, '0')}`, product_name: `P${i}` });
+    const expected = (await allSkus()).map((s) => s.sku);
+    expect(expected.length).toBeGreaterThan(90);
+    const j = await ship(['skus', 'list', '--all', '--json']);
+    expect(j.code).toBe(0);
+    expect(j.stdout.startsWith('[')).toBe(true);
+    expect(JSON.parse(j.stdout).map((s: any) => s.sku)).toEqual(expected);
+    const n = await ship(['skus', 'list', '--all', '--ndjson']);
+    const lines = n.stdout.trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).sku)).toEqual(expected);
+    const p = await ship(['skus', 'list', '--page', '4', '--json']);
+    expect(JSON.parse(p.stdout).map((s: any) => s.sku)).toEqual(expected.slice(90, 120));
+  });
+
+  it('gets one SKU, and exits 5 for an unknown one', async () => {
+    const r = await ship(['skus', 'get', 'MUG-001', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).sku).toBe('MUG-001');
+    const t = await ship(['skus', 'get', 'MUG-001']);
+    expect(t.stdout).toMatch(/product_name\tCeramic Mug/);
+    expect((await ship(['skus', 'get', 'NOPE-404'])).code).toBe(5);
+  });
+
+  it('streams a fixed-width table with one header on a terminal for --all', async () => {
+    for (let i = 0; i < 40; i++) await api('POST', '/skus', { sku: `T-${String(i).padStart(2, '0')}`, product_name: `Table ${i}` });
+    const all = await allSkus();
+    const r = await ship(['skus', 'list', '--all'], { tty: true });
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^SKU\s+Product\s+Location/);
+    expect(lines).toHaveLength(all.length + 1);
+    expect(lines.at(-1)!.startsWith(all.at(-1).sku)).toBe(true);
+    expect(r.stderr).toMatch(new RegExp(`${all.length} SKUs`));
+  });
+
+  it('refuses --page with --all', async () => {
+    const r = await ship(['skus', 'list', '--all', '--page', '2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--page or --all/);
+  });
+});
+
+describe('skus create / update', () => {
+  it('creates from flags, normalising values, and updates only the given attributes', async () => {
+    const c = await ship(['skus', 'create', '--sku', 'NEW-1', '--product-name', 'New thing', '--gross-weight', '120', '--country-of-origin', 'de', '--item-handling', 'No', '--custom-field', 'hazard_class=none', '--json']);
+    expect(c.code, c.stderr).toBe(0);
+    const got = (await api('GET', '/skus/NEW-1')).body.data;
+    expect(got).toMatchObject({ product_name: 'New thing', gross_weight: 120, item_handling: 'NON_PACKABLE', custom_fields: { hazard_class: 'none' } });
+    expect(got.country_of_origin.code).toBe('DE');
+
+    const u = await ship(['skus', 'update', 'NEW-1', '--in-stock', 'yes', '--depth', '40']);
+    expect(u.code, u.stderr).toBe(0);
+    const after = (await api('GET', '/skus/NEW-1')).body.data;
+    expect(after).toMatchObject({ product_name: 'New thing', gross_weight: 120, in_stock: true, depth: 40 });
+  });
+
+  it('names the flag of a bad value and sends nothing', async () => {
+    const r = await ship(['skus', 'create', '--sku', 'BAD-1', '--gross-weight', '1.5', '--country-of-origin', 'GBR']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--gross-weight/);
+    expect(r.stderr).toMatch(/--country-of-origin/);
+    expect((await api('GET', '/skus/BAD-1')).status).toBe(404);
+  });
+
+  it('updates from a file as `skus get --json` prints it, edited', async () => {
+    const g = await ship(['skus', 'get', 'TEE-BLK-M', '--json']);
+    const sku = JSON.parse(g.stdout);
+    sku.product_name = 'T-shirt Black Medium';
+    const f = file('tee.json', JSON.stringify(sku));
+    const r = await ship(['skus', 'update', 'TEE-BLK-M', '--file', f]);
+    expect(r.code, r.stderr).toBe(0);
+    const after = (await api('GET', '/skus/TEE-BLK-M')).body.data;
+    expect(after.product_name).toBe('T-shirt Black Medium');
+    expect(after.country_of_origin.code).toBe(sku.country_of_origin.code);
+    expect(after.location.code).toBe(sku.location.code);
+  });
+
+  it('says nothing changes when update gets no attributes', async () => {
+    const r = await ship(['skus', 'update', 'MUG-001']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nothing to change/);
+  });
+});
+
+describe('skus import', () => {
+  it('creates new SKUs and updates existing ones, counting each exactly', async () => {
+    const f = file(
+      'skus.csv',
+      'SKU,Product Name,gross-weight,country_of_origin,item_handling,custom_fields.hazard_class\n' +
+        'MUG-001,Mug renamed,,,,\n' +
+        'IMP-1,Imported one,100,cn,packable,\n' +
+        'IMP-2,Imported two,200,VN,N,"=2"\n',
+    );
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.row, l.sku, l.status])).toEqual([
+      [2, 'MUG-001', 'updated'],
+      [3, 'IMP-1', 'created'],
+      [4, 'IMP-2', 'created'],
+    ]);
+    const mug = (await api('GET', '/skus/MUG-001')).body.data;
+    expect(mug.product_name).toBe('Mug renamed');
+    expect(mug.gross_weight).toBe(420); // blank cell: unchanged
+    const two = (await api('GET', '/skus/IMP-2')).body.data;
+    expect(two).toMatchObject({ gross_weight: 200, item_handling: 'NON_PACKABLE', custom_fields: { hazard_class: '=2' } });
+    expect(two.country_of_origin.code).toBe('VN');
+    // A finished run leaves no journal behind, so importing an edited file later applies every row.
+    expect(readdirSync(dir).filter((n) => n.startsWith('.ship-journal'))).toEqual([]);
+  });
+
+  it('validates the whole file first: every problem with row and column, nothing sent', async () => {
+    const before = await allSkus();
+    const f = file('bad.csv', 'sku,product_name,gross_weight,country_of_origin,active\nOK-1,Fine,10,GB,yes\nBAD-1,x,1.5,GB,yes\nBAD-2,y,3,GBR,perhaps\nOK-1,dup,1,GB,no\n');
+    const r = await ship(['skus', 'import', f]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/row 3, column gross_weight/);
+    expect(r.stderr).toMatch(/row 4, column country_of_origin/);
+    expect(r.stderr).toMatch(/row 4, column active/);
+    expect(r.stderr).toMatch(/row 5, column sku: SKU OK-1 is already on row 2/);
+    expect(await allSkus()).toEqual(before);
+  });
+
+  it('--dry-run validates and sends nothing', async () => {
+    const before = await allSkus();
+    const f = file('ok.csv', 'sku,product_name\nDRY-1,Dry\n');
+    const r = await ship(['skus', 'import', f, '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/1 SKU row valid; nothing sent/);
+    expect(await allSkus()).toEqual(before);
+  });
+
+  it('reports rows the API refuses, writes FILE.failed.csv, exits 3, and a rerun skips the rows already done', async () => {
+    const f = file('part.csv', 'sku,product_name,location\nP-1,One,\nP-2,Two,NOWHERE\nP-3,Three,\n');
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code).toBe(3);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.status)).toEqual(['created', 'failed', 'created']);
+    expect(lines[1].fields).toHaveProperty('location');
+    const failed = readFileSync(join(dir, 'part.failed.csv'), 'utf8');
+    expect(failed.split('\n')[0]).toBe('sku,product_name,location,error');
+    expect(failed).toMatch(/^P-2,Two,NOWHERE,/m);
+
+    const again = await ship(['skus', 'import', f, '--json']);
+    const l2 = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(l2.map((l) => l.status)).toEqual(['skipped', 'failed', 'skipped']);
+    expect(l2[0].previous).toBe('created');
+  });
+
+  it('renames headers with --map and imports them', async () => {
+    const map = file('map.json', JSON.stringify({ columns: { 'Item No': 'sku', Title: 'product_name', 'Weight (g)': 'gross_weight', Hazard: 'custom_fields.hazard_class', Notes: null } }));
+    const f = file('supplier.csv', 'Item No,Title,Weight (g),Hazard,Notes\nSUP-1,Supplied,250,none,ignore me\n');
+    const r = await ship(['skus', 'import', f, '--map', map, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ row: 2, sku: 'SUP-1', status: 'created' });
+    expect((await api('GET', '/skus/SUP-1')).body.data).toMatchObject({ product_name: 'Supplied', gross_weight: 250, custom_fields: { hazard_class: 'none' } });
+    const bad = file('badmap.json', JSON.stringify({ 'Item No': 'skew' }));
+    const b = await ship(['skus', 'import', f, '--map', bad]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/did you mean sku/);
+  });
+
+  it('reads the CSV from stdin with -', async () => {
+    const r = await ship(['skus', 'import', '-', '--json'], { stdin: 'sku;product_name\nSTDIN-1;From stdin\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ sku: 'STDIN-1', status: 'created' });
+    expect((await api('GET', '/skus/STDIN-1')).body.data.product_name).toBe('From stdin');
+  });
+
+  it('--replace needs --yes without a terminal', async () => {
+    const f = file('r.csv', 'sku,product_name\nMUG-001,Mug\n');
+    const r = await ship(['skus', 'import', f, '--replace']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--yes/);
+    const ok = await ship(['skus', 'import', f, '--replace', '--yes', '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    const mug = (await api('GET', '/skus/MUG-001')).body.data;
+    // PUT replaces: attributes missing from the file return to their defaults.
+    expect(mug.gross_weight).toBeNull();
+  });
+});
+
+describe('skus export', () => {
+  it('writes every SKU in the import format, and importing it back changes nothing', async () => {
+    await api('POST', '/skus', { sku: '=HYPERLINK("x")', product_name: '-5 degrees', part_number: '@home', custom_fields: { hazard_class: '+1' }, value_ex_vat: 0 });
+    const before = await allSkus();
+    const out = join(dir, 'export.csv');
+    const e = await ship(['skus', 'export', '-o', out]);
+    expect(e.code, e.stderr).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text.split('\n')[0]).toMatch(/^sku,product_name,image_url,/);
+    expect(text).toContain(`"'=HYPERLINK(""x"")",'-5 degrees,`);
+    expect(text).toContain("'-5 degrees");
+    expect(text).toContain("'@home");
+    expect(existsSync(`${out}.partial`)).toBe(false);
+
+    const i = await ship(['skus', 'import', out, '--json']);
+    expect(i.code, i.stderr).toBe(0);
+    const statuses = i.stdout.trim().split('\n').map((l) => JSON.parse(l).status);
+    expect(statuses.every((s) => s === 'updated')).toBe(true);
+    expect(statuses).toHaveLength(before.length);
+    const after = await allSkus();
+    const strip = (xs: any[]) => xs.map(({ updated_at: _u, ...rest }) => rest);
+    expect(strip(after)).toEqual(strip(before));
+  });
+
+  it('writes to stdout with -o -', async () => {
+    const r = await ship(['skus', 'export', '-o', '-']);
+    expect(r.code).toBe(0);
+    const rows = r.stdout.trim().split('\n');
+    expect(rows.length).toBe((await allSkus()).length + 1);
+  });
+});

@@ -1,0 +1,189 @@
+// The built binary against the sandbox: SKU import (created vs updated, bad rows), list --all, export → import.
+// Requests go through a recording proxy on loopback, so "nothing sent" and "one POST per new SKU" are checked
+// on the wire, not by trusting the client's own report.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ship } from '../helpers/bin.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+let dir: string;
+let proxy: http.Server;
+let proxyBase: string;
+const seen: string[] = [];
+
+async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${sb.baseUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function allSkus(): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; ; page++) {
+    const r = await api('GET', `/skus?page=${page}`);
+    out.push(...r.body.data);
+    if (!r.body.links.next) return out;
+  }
+}
+
+/** Runs the binary through the recording proxy. */
+function shipVia(args: string[]) {
+  return ship(args, { env: { ...env, SHIP_BASE_URL: proxyBase, SHIP_CONFIG_DIR: dir } });
+}
+
+const csv = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  const target = new URL(sb.baseUrl);
+  proxy = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  const { port } = proxy.address() as import('node:net').AddressInfo;
+  // The sandbox builds links from the Host header, so page links keep pointing at the proxy.
+  proxyBase = `http://127.0.0.1:${port}${target.pathname}`;
+});
+afterAll(async () => {
+  proxy?.closeAllConnections();
+  await new Promise((r) => proxy?.close(r));
+  await sb?.close();
+});
+beforeEach(async () => {
+  await sb.reset();
+  env = await sb.authEnv();
+  dir = mkdtempSync(join(tmpdir(), 'ship-e2e-skus-'));
+  seen.length = 0;
+});
+
+describe('ship skus (built binary)', () => {
+  it('imports 100 SKUs of which 40 exist: 60 created, 40 updated, exactly one POST or PATCH each', async () => {
+    await sb.control('seed/skus', { count: 40, prefix: 'E2E' });
+    const before = new Map((await allSkus()).map((s) => [s.sku, s]));
+    const rows = Array.from({ length: 100 }, (_, i) => {
+      const n = String(i + 1).padStart(6, '0');
+      return `E2E-${n},Imported ${i + 1},${100 + i},${i % 2 ? 'cn' : 'DE'},${i % 3 ? 'P' : 'non-packable'}`;
+    });
+    const file = csv('hundred.csv', `sku,Product Name,gross_weight,country_of_origin,item_handling\n${rows.join('\n')}\n`);
+    const r = await shipVia(['skus', 'import', file, '--json', '--concurrency', '6']);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(100);
+    expect(lines.map((l) => l.row)).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
+    const created = lines.filter((l) => l.status === 'created').map((l) => l.sku);
+    const updated = lines.filter((l) => l.status === 'updated').map((l) => l.sku);
+    expect(updated.sort()).toEqual([...before.keys()].filter((k) => k.startsWith('E2E-')).sort());
+    expect(created).toHaveLength(60);
+    expect(created.every((s) => !before.has(s))).toBe(true);
+
+    // On the wire: one POST per new SKU, one PATCH per existing one, never both for the same SKU.
+    const posts = seen.filter((s) => s.startsWith('POST ') && s.endsWith('/skus'));
+    const patches = seen.filter((s) => s.startsWith('PATCH '));
+    expect(posts).toHaveLength(60);
+    expect(patches.map((p) => decodeURIComponent(p.split('/').pop()!)).sort()).toEqual(updated.sort());
+
+    const after = await allSkus();
+    expect(after).toHaveLength(before.size + 60);
+    const one = after.find((s) => s.sku === 'E2E-000001');
+    expect(one).toMatchObject({ product_name: 'Imported 1', gross_weight: 100, item_handling: 'NON_PACKABLE' });
+    expect(one.country_of_origin.code).toBe('DE');
+    expect(one.description_short).toBe(before.get('E2E-000001').description_short); // not in the file: unchanged
+
+    // The same file again (the finished run left no journal): every row is now an update, and the text
+    // summary says so.
+    const again = await shipVia(['skus', 'import', file]);
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(String(again.stderr)).toMatch(/0 created, 100 updated/);
+  });
+
+  it('refuses a file with bad rows before sending anything', async () => {
+    const before = await allSkus();
+    const file = csv(
+      'bad.csv',
+      'sku,product_name,width,country_of_origin,item_handling,vat_rate\n' +
+        'OK-1,Fine,10,GB,P,20\n' +
+        'BAD-1,Width,ten,GB,P,20\n' +
+        'BAD-2,Country,10,England,P,20\n' +
+        ',No sku,10,GB,P,20\n' +
+        'BAD-4,Handling,10,GB,sometimes,20\n' +
+        'BAD-5,Caret^,10,GB,P,-1\n',
+    );
+    const r = await shipVia(['skus', 'import', file]);
+    expect(r.exitCode).toBe(2);
+    const err = String(r.stderr);
+    expect(err).toMatch(/row 3, column width/);
+    expect(err).toMatch(/row 4, column country_of_origin/);
+    expect(err).toMatch(/row 5, column sku/);
+    expect(err).toMatch(/row 6, column item_handling/);
+    expect(err).toMatch(/row 7, column product_name/);
+    expect(err).toMatch(/row 7, column vat_rate/);
+    expect(err).toMatch(/nothing was sent/);
+    expect(seen).toEqual([]);
+    expect(await allSkus()).toEqual(before);
+  });
+
+  it('list --all streams every page (at least 4) in order', async () => {
+    await sb.control('seed/skus', { count: 110, prefix: 'LIST' });
+    const expected = (await allSkus()).map((s) => s.sku);
+    expect(Math.ceil(expected.length / 30)).toBeGreaterThanOrEqual(4);
+    const j = await shipVia(['skus', 'list', '--all', '--json']);
+    expect(j.exitCode, String(j.stderr)).toBe(0);
+    expect(JSON.parse(String(j.stdout)).map((s: any) => s.sku)).toEqual(expected);
+    const pageRequests = seen.filter((s) => s.startsWith('GET ') && /\/skus(\?|$)/.test(s));
+    expect(pageRequests).toHaveLength(Math.ceil(expected.length / 30));
+    const n = await shipVia(['skus', 'list', '--all', '--ndjson']);
+    expect(String(n.stdout).trim().split('\n').map((l) => JSON.parse(l).sku)).toEqual(expected);
+    const t = await shipVia(['skus', 'list', '--all']);
+    expect(String(t.stdout).trim().split('\n').map((l) => l.split('\t')[0])).toEqual(expected);
+  });
+
+  it('export → import changes nothing; an edited cell changes only that attribute', async () => {
+    await sb.control('seed/skus', { count: 70, prefix: 'RT' });
+    await api('POST', '/skus', { sku: '+44-SKU', product_name: '=cmd|calc', part_number: '-12', description_full: 'line one\nline "two", three', custom_fields: { hazard_class: '@x' } });
+    const before = await allSkus();
+    const out = join(dir, 'skus.csv');
+    const e = await shipVia(['skus', 'export', '-o', out]);
+    expect(e.exitCode, String(e.stderr)).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain("'+44-SKU,'=cmd|calc,");
+    expect(text).not.toMatch(/^[=+\-@]/m);
+
+    seen.length = 0;
+    const i = await shipVia(['skus', 'import', out, '--json']);
+    expect(i.exitCode, String(i.stderr)).toBe(0);
+    const statuses = String(i.stdout).trim().split('\n').map((l) => JSON.parse(l).status);
+    expect(statuses.filter((s) => s === 'updated')).toHaveLength(before.length);
+    expect(seen.filter((s) => s.startsWith('PATCH '))).toHaveLength(before.length);
+    const strip = (xs: any[]) => xs.map(({ updated_at: _u, ...rest }) => rest);
+    expect(strip(await allSkus())).toEqual(strip(before));
+
+    // Edit one cell of one row: only that attribute of that SKU changes.
+    const edited = text.replace(/^RT-000005,[^,\n]*,/m, 'RT-000005,Product five,');
+    expect(edited).not.toBe(text);
+    writeFileSync(out, edited);
+    const i2 = await shipVia(['skus', 'import', out]);
+    expect(i2.exitCode, String(i2.stderr)).toBe(0);
+    const after = strip(await allSkus());
+    const expected = strip(before).map((s) => (s.sku === 'RT-000005' ? { ...s, product_name: 'Product five' } : s));
+    expect(after).toEqual(expected);
+  });
+});
