@@ -278,8 +278,10 @@ export class HttpClient {
         headers['x-service-api-key'] ? `X-SERVICE-API-KEY: ${mask(headers['x-service-api-key'])}` : '',
         headers['x-service-token'] ? `X-SERVICE-TOKEN: ${mask(headers['x-service-token'])}` : '',
       ].filter(Boolean).join(', ');
-      const bodyNote = spec.body !== undefined ? ` ${summariseBody(spec.body, this.secrets())}` : '';
-      this.trace(`→ ${spec.method} ${url}${attemptNote}${authNote ? ` [${authNote}]` : ''}${bodyNote}`);
+      if (this.opts.trace) {
+        const bodyNote = spec.body !== undefined ? ` ${summariseBody(spec.body, this.secrets())}` : '';
+        this.trace(`→ ${spec.method} ${url}${attemptNote}${authNote ? ` [${authNote}]` : ''}${bodyNote}`);
+      }
 
       const started = performance.now();
       let status: number;
@@ -354,7 +356,10 @@ export class HttpClient {
           parsed = false;
         }
       }
-      this.trace(`← ${status} (${ms} ms)${text.trim() === '' ? '' : ` ${parsed ? summariseBody(body, this.secrets()) : `[${contentType || 'no content-type'}, ${text.length} chars]`}`}`);
+      // Summarising a body costs as much as parsing it: only when someone reads the trace.
+      if (this.opts.trace) {
+        this.trace(`← ${status} (${ms} ms)${text.trim() === '' ? '' : ` ${parsed ? summariseBody(body, this.secrets()) : `[${contentType || 'no content-type'}, ${text.length} chars]`}`}`);
+      }
 
       if (RETRYABLE_STATUSES.has(status) && attempt < attemptsAllowed) {
         const after = parseRetryAfter(resHeaders['retry-after']);
