@@ -1,0 +1,204 @@
+// What every bulk command shares around the runner: Ctrl-C handling, the journal and its lock, the progress
+// line, JSON lines or text lines per task, FILE.failed.csv, --results FILE.csv, the closing summary and the
+// exit code (3 when some failed, 130 when interrupted).
+//
+// How `create --csv` uses it (sketch):
+//   const journalPath = journalPathFor(outputDir, csvPath);             // ./labels/.ship-journal-orders.csv-1a2b3c4d.jsonl
+//   const namer = new LabelNamer();
+//   await runBulkCommand(ctx, {
+//     noun: 'shipments', tasks, total, concurrency, journalPath,
+//     failedCsv: { path: failedCsvPathFor(csvPath), header },             // header: the CSV's header cells as read
+//     resultsCsv: opts.results ? { path: opts.results, header, columns: (r) => ({ status: r.status, … }) } : undefined,
+//     hooks: {
+//       execute: async (t) => { const res = await api.shipments.create(t.input); return { id, tracking_reference,
+//                                 label_paths: writeLabels(perParcelLabels, { dir, shipmentRef: t.key, format, namer }) }; },
+//       settle: async (t) => /* GET /shipments/:ref/events: 404 → absent; found → fetch labels, write, done */,
+//       isAlreadyDone: (e) => e instanceof ValidationError && /already been taken/i.test(e.fields.shipment_reference?.join(' ') ?? ''),
+//       fingerprint: (t) => hash(JSON.stringify(t.input)),
+//       onResult: async (r) => { if (printer && r.status === 'created') await sendLabels(printer, …) },  // input order
+//     },
+//     jsonLine: (r) => ({ row: r.task.rows[0], shipment_reference: r.task.key, status: r.status, … }),
+//     textLine: (r) => [r.status, r.task.key, r.result?.tracking_reference ?? errorMessage(r.error)].join('\t'),
+//     quietLine: (r) => r.result?.tracking_reference,
+//   });
+import type { Ctx } from '../context.js';
+import { Interrupted, PartialFailure } from '../errors.js';
+import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
+import { Journal } from './journal.js';
+import { createProgress, formatDuration } from './progress.js';
+import { errorMessage, runBulk, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
+
+/** Everything runBulkCommand needs; the hooks do the work, the rest is output. */
+export interface BulkCommandOptions<I, R> {
+  /** Plural noun for messages: "shipments", "cancellations", "SKUs". */
+  noun: string;
+  tasks: AsyncIterable<BulkTask<I>> | Iterable<BulkTask<I>>;
+  /** Number of tasks when known (progress bar with ETA). */
+  total?: number;
+  hooks: BulkHooks<I, R>;
+  concurrency: number;
+  /** Journal file: makes the run resumable and locks it against a second run. */
+  journalPath?: string;
+  /** fdatasync the journal (default true; SHIP_JOURNAL_FSYNC=0 turns it off, e.g. on tmpfs or for benchmarks). */
+  journalSync?: boolean;
+  /** FILE.failed.csv: the input's header and where to write. */
+  failedCsv?: { path: string; header: readonly string[] };
+  /** --results FILE.csv: the input's header, where to write, and the columns for a result's rows. */
+  resultsCsv?: { path: string; header: readonly string[]; columns: (r: BulkResult<I, R>, rowIndex: number) => ResultColumns };
+  /** The --json line of a task (printed on stdout, one per task, in input order). */
+  jsonLine: (r: BulkResult<I, R>) => Record<string, unknown>;
+  /** The text line of a task on stdout without --json (TSV-friendly); undefined prints nothing. */
+  textLine?: (r: BulkResult<I, R>) => string | undefined;
+  /** The line of a task with --quiet (e.g. just the tracking reference); undefined prints nothing. */
+  quietLine?: (r: BulkResult<I, R>) => string | undefined;
+  /** Extra lines for the closing summary (e.g. "labels in ./labels"). */
+  summaryNotes?: (s: BulkSummary) => string[];
+  /** When exactly one task ran and it failed, throw its own error (its own exit code) instead of exit 3. */
+  singleTaskOwnError?: boolean;
+  /** What "created" means for this command, in the summary and progress line (e.g. "cancelled"). */
+  createdWord?: string;
+  /** Draw the progress line on a terminal (default true). */
+  progress?: boolean;
+  /** Print the closing summary (default: unless exactly one task ran). */
+  summary?: boolean;
+  retries?: number;
+  retryDelayMs?: number;
+  order?: 'input' | 'completion';
+}
+
+/** Runs a bulk command end to end; throws PartialFailure (3) or Interrupted (130) after printing the summary. */
+export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I, R>): Promise<BulkSummary> {
+  const { out, mode, io } = ctx;
+  const release = ctx.holdInterrupts();
+  let journal: Journal | undefined;
+  let results: ResultsWriter | undefined;
+  const failed = opts.failedCsv ? new FailedRowsWriter(opts.failedCsv.path, opts.failedCsv.header) : undefined;
+  let lastError: unknown;
+  const progress = createProgress({
+    stream: io.stderr,
+    enabled: (opts.progress ?? true) && mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet,
+    label: opts.noun,
+    createdWord: opts.createdWord,
+    columns: io.columns,
+  });
+  // With a progress line on the terminal, per-task text would tear it; failures still show as they happen.
+  const perTaskText = !mode.json && !mode.quiet && !(progress.enabled && io.stdoutIsTTY);
+  let summary: BulkSummary;
+  try {
+    if (opts.journalPath) {
+      const sync = opts.journalSync ?? ctx.env.SHIP_JOURNAL_FSYNC !== '0';
+      journal = await Journal.open(opts.journalPath, { sync, onWarning: (m) => out.warn(m) });
+    }
+    if (opts.resultsCsv) results = new ResultsWriter(opts.resultsCsv.path, opts.resultsCsv.header);
+    const hooks: BulkHooks<I, R> = {
+      ...opts.hooks,
+      onResult: async (r) => {
+        await opts.hooks.onResult?.(r);
+        if (r.status === 'failed') lastError = r.error;
+        if (r.status === 'failed' && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorMessage(r.error));
+        if (results && r.task.records && opts.resultsCsv) {
+          const cols = opts.resultsCsv.columns;
+          results.add(r.task.records, (i) => cols(r, i));
+        }
+        if (mode.json) out.jsonLine(opts.jsonLine(r));
+        else if (mode.quiet) {
+          const l = opts.quietLine?.(r);
+          if (l !== undefined) out.line(l);
+        } else if (perTaskText) {
+          const l = opts.textLine?.(r);
+          if (l !== undefined) out.line(l);
+        } else if (r.status === 'failed') {
+          progress.stop();
+          io.stderr.write(`${out.c.red('failed')} ${r.task.key}${rowsText(r.task.rows)}: ${errorMessage(r.error)}\n`);
+        }
+      },
+    };
+    summary = await runBulk(opts.tasks, hooks, {
+      concurrency: opts.concurrency,
+      journal,
+      signal: ctx.signal,
+      progress,
+      total: opts.total,
+      retries: opts.retries,
+      retryDelayMs: opts.retryDelayMs,
+      order: opts.order,
+      sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+    });
+  } catch (e) {
+    progress.stop();
+    results?.abort();
+    throw e;
+  } finally {
+    await journal?.close();
+    release();
+  }
+
+  const failedPath = failed?.finish();
+  const resultsPath = results?.finish();
+  if (opts.summary ?? summary.total !== 1) printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path });
+
+  if (summary.interrupted) {
+    throw new Interrupted(
+      `interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled; rerun the same command to continue`,
+    );
+  }
+  if (summary.failed > 0) {
+    if (opts.singleTaskOwnError && summary.total === 1 && lastError !== undefined) throw lastError;
+    throw new PartialFailure(summary.failed, summary.total, `${summary.failed} of ${summary.total} ${opts.noun} failed`);
+  }
+  return summary;
+}
+
+function rowsText(rows: readonly number[]): string {
+  if (rows.length === 0) return '';
+  return rows.length === 1 ? ` (row ${rows[0]})` : ` (rows ${rows[0]}–${rows[rows.length - 1]})`;
+}
+
+function printSummary<I, R>(
+  ctx: Ctx,
+  opts: BulkCommandOptions<I, R>,
+  s: BulkSummary,
+  files: { failedPath?: string; resultsPath?: string; journalPath?: string },
+): void {
+  const { mode, io, out } = ctx;
+  const rate = s.elapsedS > 0 ? (s.created + s.failed) / s.elapsedS : 0;
+  const created = opts.createdWord ?? 'created';
+  if (mode.json) {
+    // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
+    const line: Record<string, unknown> = {
+      summary: { total: s.total, [created]: s.created, skipped: s.skipped, failed: s.failed, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
+    };
+    if (files.failedPath) (line.summary as Record<string, unknown>).failed_csv = files.failedPath;
+    if (files.resultsPath) (line.summary as Record<string, unknown>).results_csv = files.resultsPath;
+    io.stderr.write(JSON.stringify(line) + '\n');
+    return;
+  }
+  if (mode.quiet) return;
+  const c = out.c;
+  const lines: string[] = [];
+  const head =
+    `${s.interrupted ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS)}` +
+    (rate > 0 && s.created + s.failed >= 20 ? ` (${rate.toFixed(1)}/s)` : '');
+  lines.push(c.bold(head));
+  const rows: Array<[string, number, (t: string) => string]> = [[created, s.created, c.green]];
+  // Only resumable runs skip anything; elsewhere a "skipped 0" line is noise.
+  if (files.journalPath || s.skipped) rows.push(['skipped', s.skipped, c.dim]);
+  rows.push(['failed', s.failed, s.failed ? c.red : c.dim]);
+  if (s.interrupted && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
+  for (const [k, v, color] of rows) lines.push(`  ${k.padEnd(12)}${color(String(v).padStart(7))}`);
+  if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
+    // Without a progress line the failures were not shown as they happened (stdout may be a file).
+    lines.push('', 'Failures:');
+    for (const f of s.firstFailures) lines.push(`  ${f.key}${rowsText(f.rows)}: ${f.message}`);
+    if (s.failed > s.firstFailures.length) lines.push(`  … and ${s.failed - s.firstFailures.length} more`);
+  }
+  if (files.failedPath) lines.push(`Failed rows written to ${files.failedPath} (fix them and run it again)`);
+  if (files.resultsPath) lines.push(`Results written to ${files.resultsPath}`);
+  lines.push(...(opts.summaryNotes?.(s) ?? []));
+  if (s.interrupted) lines.push(c.yellow('Rerun the same command to continue: nothing is created twice.'));
+  io.stderr.write(lines.join('\n') + '\n');
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}

@@ -1,0 +1,441 @@
+// The resume journal: an append-only JSONL file beside the output, one record per state change of a task,
+// made durable (fdatasync) in group commits, guarded by a lock file so two runs never race on it.
+//
+// Invariants the runner relies on:
+// - append() resolves only after the record is written (and fdatasync'ed when `sync`), so a "sending" record
+//   is on disk before the request leaves;
+// - a torn last line (a kill in the middle of a write) is ignored when read, and a newline is added before
+//   the next record so it can never glue onto it: the file always stays readable line by line.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { ShipError } from '../errors.js';
+
+/**
+ * State of a task in the journal: the request may be on its way (sending), it succeeded (done), it failed
+ * (failed), or a "sending" written ahead was never used (unsent: as if there were no record).
+ */
+export type JournalState = 'sending' | 'done' | 'failed' | 'unsent';
+
+/** An error as stored in the journal (enough to report it again and to decide about a retry). */
+export interface StoredError {
+  message: string;
+  type?: string;
+  status?: number;
+  fields?: Record<string, string[]>;
+}
+
+/** The last known record of one key. */
+export interface JournalEntry {
+  key: string;
+  state: JournalState;
+  /** ISO time of the record. */
+  at: string;
+  /** Attempt number within the run that wrote it (1-based). */
+  attempt?: number;
+  /** For done: the task's JSON summary. */
+  result?: unknown;
+  /** For failed: what went wrong. */
+  error?: StoredError;
+  /** For failed: the outcome is unknown (it may exist on the server); settle before resending. */
+  unknown?: boolean;
+  /** Input fingerprint at the time of sending/done. */
+  fp?: string;
+}
+
+/** Options for Journal.open(). */
+export interface JournalOpenOptions {
+  /** fdatasync each group commit (default true). */
+  sync?: boolean;
+  /** Take the lock file (default true). */
+  lock?: boolean;
+  /**
+   * Milliseconds records may wait to be committed together (default 2). Fewer, larger commits cost less CPU
+   * and disk; the runner writes "sending" records ahead of need, so this delay is not on any request's path.
+   */
+  commitDelayMs?: number;
+  /** Told about stale locks taken over and unreadable lines ignored. */
+  onWarning?: (message: string) => void;
+}
+
+/** A second run on the same journal while the first one is alive (exit 1). */
+export class JournalLockedError extends ShipError {
+  constructor(message: string, hint: string) {
+    super(message, 1, { hint });
+  }
+}
+
+// Short keys keep 10k-record journals small and quick to parse.
+interface Line {
+  k: string;
+  s: JournalState;
+  t: string;
+  a?: number;
+  r?: unknown;
+  e?: StoredError;
+  u?: boolean;
+  f?: string;
+}
+
+interface Pending {
+  text: string;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
+/** The resume journal of one bulk run. */
+export class Journal {
+  private readonly entries = new Map<string, JournalEntry>();
+  private fd: number | undefined;
+  private queue: Pending[] = [];
+  private flushing = false;
+  private closed = false;
+  private lock: LockFile | undefined;
+  /** Lines that could not be parsed when the journal was read (a torn last line after a kill). */
+  ignoredLines = 0;
+  /** Group commits done so far (for benchmarks and tests). */
+  commits = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly sync: boolean,
+    private readonly commitDelayMs: number,
+  ) {}
+
+  /** Opens (creating if needed) the journal, takes its lock and reads what earlier runs recorded. */
+  static async open(path: string, opts: JournalOpenOptions = {}): Promise<Journal> {
+    const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 2));
+    fs.mkdirSync(dirname(j.path), { recursive: true });
+    if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, opts.onWarning);
+    try {
+      j.load(opts.onWarning);
+      j.fd = fs.openSync(j.path, 'a');
+      const size = fs.fstatSync(j.fd).size;
+      if (size > 0 && !endsWithNewline(j.path, size)) {
+        // A torn last line: end it here so the next record starts on a line of its own.
+        fs.writeSync(j.fd, '\n');
+        if (j.sync) fs.fdatasyncSync(j.fd);
+      }
+    } catch (e) {
+      j.lock?.release();
+      throw e;
+    }
+    return j;
+  }
+
+  /** The last record of a key, if any (records appended by this process carry no result or error). */
+  get(key: string): JournalEntry | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Number of keys with any record. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Every key's last record, in first-seen order. */
+  values(): IterableIterator<JournalEntry> {
+    return this.entries.values();
+  }
+
+  /** Appends a record; resolves once it is durable (group commit with the other records of the same tick). */
+  append(entry: Omit<JournalEntry, 'at'> & { at?: string }): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('journal is closed'));
+    const full: JournalEntry = { ...entry, at: entry.at ?? new Date().toISOString() };
+    const line: Line = { k: full.key, s: full.state, t: full.at };
+    if (full.attempt !== undefined) line.a = full.attempt;
+    if (full.result !== undefined) line.r = full.result;
+    if (full.error !== undefined) line.e = full.error;
+    if (full.unknown) line.u = true;
+    if (full.fp !== undefined) line.f = full.fp;
+    // This run reads a key's record only before starting it, so what it appends is remembered without the
+    // result and error bodies: 10,000 results would otherwise stay in memory until the end.
+    const light: JournalEntry = { key: full.key, state: full.state, at: full.at };
+    if (full.unknown) light.unknown = true;
+    if (full.fp !== undefined) light.fp = full.fp;
+    this.remember(light);
+    return new Promise<void>((res, rej) => {
+      this.queue.push({ text: JSON.stringify(line) + '\n', resolve: res, reject: rej });
+      if (!this.flushing) {
+        this.flushing = true;
+        this.schedule();
+      }
+    });
+  }
+
+  /** Flushes, closes the file and releases the lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    while (this.flushing || this.queue.length) await new Promise((r) => setImmediate(r));
+    this.closed = true;
+    if (this.fd !== undefined) {
+      try {
+        if (this.sync) fs.fsyncSync(this.fd);
+      } finally {
+        fs.closeSync(this.fd);
+        this.fd = undefined;
+      }
+    }
+    this.lock?.release();
+  }
+
+  private schedule(): void {
+    // Records appended meanwhile (several tasks finishing together) share one write and one fdatasync.
+    if (this.commitDelayMs > 0) setTimeout(() => this.flush(), this.commitDelayMs);
+    else setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0 || this.fd === undefined) {
+      this.flushing = false;
+      for (const p of batch) p.reject(new Error('journal is closed'));
+      return;
+    }
+    const buf = Buffer.from(batch.map((p) => p.text).join(''), 'utf8');
+    const fd = this.fd;
+    // Asynchronous write + fdatasync: responses keep arriving while the disk works, and queue up for the
+    // next commit — that is what keeps the journal's cost per record small at high concurrency.
+    writeAll(fd, buf, (err) => {
+      if (err) return this.finish(batch, err);
+      if (!this.sync) return this.finish(batch);
+      fs.fdatasync(fd, (e) => this.finish(batch, e ?? undefined));
+    });
+  }
+
+  private finish(batch: Pending[], err?: unknown): void {
+    this.commits++;
+    for (const p of batch) (err ? p.reject(err) : p.resolve());
+    if (this.queue.length) this.schedule();
+    else this.flushing = false;
+  }
+
+  private remember(e: JournalEntry): void {
+    const prev = this.entries.get(e.key);
+    // A failed record after done (should not happen) must not hide the success; keep the result.
+    if (prev?.state === 'done' && e.state !== 'done') return;
+    if (e.state === 'unsent') {
+      if (prev?.state === 'sending') this.entries.delete(e.key);
+      return;
+    }
+    if (e.fp === undefined && prev?.fp !== undefined) e = { ...e, fp: prev.fp };
+    this.entries.set(e.key, e);
+  }
+
+  private load(onWarning?: (m: string) => void): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      const raw = lines[i];
+      if (!raw.trim()) continue;
+      const rec = parseLine(raw);
+      if (!rec) {
+        this.ignoredLines++;
+        const last = i === lines.length - 1;
+        onWarning?.(
+          last
+            ? `journal ${this.path}: ignored an incomplete last line (the previous run was killed while writing it)`
+            : `journal ${this.path}: ignored unreadable line ${i + 1}`,
+        );
+        continue;
+      }
+      this.remember(rec);
+    }
+  }
+}
+
+function parseLine(raw: string): JournalEntry | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  if (!v || typeof v !== 'object') return undefined;
+  const l = v as Partial<Line>;
+  if (typeof l.k !== 'string' || (l.s !== 'sending' && l.s !== 'done' && l.s !== 'failed' && l.s !== 'unsent')) return undefined;
+  const e: JournalEntry = { key: l.k, state: l.s, at: typeof l.t === 'string' ? l.t : '' };
+  if (typeof l.a === 'number') e.attempt = l.a;
+  if (l.r !== undefined) e.result = l.r;
+  if (l.e && typeof l.e === 'object') e.error = l.e;
+  if (l.u) e.unknown = true;
+  if (typeof l.f === 'string') e.fp = l.f;
+  return e;
+}
+
+function endsWithNewline(path: string, size: number): boolean {
+  const fd = fs.openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(1);
+    fs.readSync(fd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, buf: Buffer, cb: (err?: unknown) => void, offset = 0): void {
+  fs.write(fd, buf, offset, buf.length - offset, null, (err, n) => {
+    if (err) return cb(err);
+    if (offset + n < buf.length) return writeAll(fd, buf, cb, offset + n);
+    cb();
+  });
+}
+
+/** What a lock file says about its owner. */
+export interface LockInfo {
+  pid: number;
+  hostname: string;
+  started_at: string;
+}
+
+/** An exclusive lock file holding the owner's pid and hostname; a lock of a dead local process is taken over. */
+export class LockFile {
+  private released = false;
+  private constructor(readonly path: string) {}
+
+  /** Takes the lock or throws JournalLockedError naming the running owner. */
+  static acquire(path: string, onWarning?: (m: string) => void): LockFile {
+    const me: LockInfo = { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString() };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (tryCreate(path, me)) return new LockFile(path);
+      const owner = readLock(path);
+      if (owner === 'missing') continue;
+      if (owner === 'unreadable') {
+        // Written with link() from a complete temp file, so a half-written lock means another tool made it.
+        const age = lockAge(path);
+        if (age !== undefined && age < 5_000) {
+          throw new JournalLockedError(`the journal is locked by another run (${path})`, 'wait for it to finish');
+        }
+        onWarning?.(`taking over an unreadable lock file ${path}`);
+        if (takeOver(path)) continue;
+        continue;
+      }
+      if (owner.hostname === me.hostname && !pidAlive(owner.pid)) {
+        onWarning?.(
+          `taking over the journal lock of process ${owner.pid}, which is no longer running (started ${owner.started_at})`,
+        );
+        takeOver(path);
+        continue;
+      }
+      const where = owner.hostname === me.hostname ? `process ${owner.pid}` : `process ${owner.pid} on ${owner.hostname}`;
+      throw new JournalLockedError(
+        `another run is already using this journal: ${where}, started ${owner.started_at}`,
+        owner.hostname === me.hostname
+          ? `wait for it to finish (or stop it); the lock is ${path}`
+          : `if that run is surely gone, delete ${path} and run again`,
+      );
+    }
+    throw new JournalLockedError(`could not take the journal lock ${path}`, 'try again');
+  }
+
+  /** Removes the lock (only if it is still ours). */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const owner = readLock(this.path);
+    if (typeof owner === 'object' && owner.pid === process.pid && owner.hostname === hostname()) {
+      try {
+        fs.unlinkSync(this.path);
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
+
+function tryCreate(path: string, info: LockInfo): boolean {
+  // Write a complete temp file, then link() it into place: link fails if the lock exists, so creation is
+  // exclusive and nobody ever reads a half-written lock.
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(info) + '\n');
+  try {
+    fs.linkSync(tmp, path);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') {
+      // File systems without hard links: fall back to O_EXCL.
+      try {
+        fs.writeFileSync(path, JSON.stringify(info) + '\n', { flag: 'wx' });
+        return true;
+      } catch (e2) {
+        if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw e2;
+      }
+    }
+    throw e;
+  } finally {
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      // ignore
+    }
+  }
+}
+
+function readLock(path: string): LockInfo | 'missing' | 'unreadable' {
+  let text: string;
+  try {
+    text = fs.readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw e;
+  }
+  try {
+    const v = JSON.parse(text) as LockInfo;
+    if (typeof v.pid === 'number' && typeof v.hostname === 'string') return v;
+  } catch {
+    // fall through
+  }
+  return 'unreadable';
+}
+
+function lockAge(path: string): number | undefined {
+  try {
+    return Date.now() - fs.statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function takeOver(path: string): boolean {
+  // Rename is atomic: of two runs taking over the same stale lock, only one moves it away.
+  const aside = `${path}.stale.${process.pid}`;
+  try {
+    fs.renameSync(path, aside);
+    fs.unlinkSync(aside);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a local process is alive (EPERM: alive but not ours). */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Where the journal of `create --csv FILE` lives: beside the labels in the output dir, named after the CSV. */
+export function journalPathFor(outputDir: string, inputPath: string): string {
+  const abs = resolve(inputPath);
+  const stem = basename(abs).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+  // The hash of the absolute path keeps journals of two different orders.csv files apart.
+  const h = createHash('sha256').update(abs).digest('hex').slice(0, 8);
+  return join(outputDir, `.ship-journal-${stem}-${h}.jsonl`);
+}

@@ -1,0 +1,125 @@
+// The progress line of bulk commands: one line on stderr redrawn with \r, at most ~10 times a second, with
+// counts, rate and ETA. Only on an interactive terminal outside --json; otherwise a no-op.
+import type { Writable } from 'node:stream';
+
+/** Counts shown by the progress line. */
+export interface ProgressCounts {
+  created: number;
+  skipped: number;
+  failed: number;
+  /** Tasks in flight. */
+  active?: number;
+}
+
+/** What the runner reports progress to. */
+export interface ProgressReporter {
+  /** Starts the line; total may be unknown (streamed input). */
+  start(total?: number): void;
+  /** New counts (cheap to call often: redraws are throttled). */
+  update(counts: ProgressCounts): void;
+  /** Sets the total once it is known. */
+  setTotal(total: number): void;
+  /** Erases the line (before printing other text on stderr, and at the end). */
+  stop(): void;
+  /** Whether anything is drawn at all. */
+  readonly enabled: boolean;
+}
+
+/** Options of createProgress(). */
+export interface ProgressOptions {
+  stream: Writable;
+  /** Draw at all: interactive terminal and not --json (the caller decides, from ctx.mode). */
+  enabled: boolean;
+  /** Noun for the counts, e.g. "shipments". */
+  label?: string;
+  /** Word for the first count (default "created"). */
+  createdWord?: string;
+  /** Terminal width (the line is cut to it). */
+  columns?: number;
+  /** Milliseconds between redraws (default 100). */
+  intervalMs?: number;
+  /** Clock, injectable for tests. */
+  now?: () => number;
+}
+
+/** A reporter that draws nothing (not a TTY, --json, --quiet). */
+export const noProgress: ProgressReporter = {
+  enabled: false,
+  start() {},
+  update() {},
+  setTotal() {},
+  stop() {},
+};
+
+/** Creates the progress line for a bulk run; a no-op reporter when not enabled. */
+export function createProgress(opts: ProgressOptions): ProgressReporter {
+  if (!opts.enabled) return noProgress;
+  const now = opts.now ?? Date.now;
+  const interval = opts.intervalMs ?? 100;
+  const label = opts.label ?? 'tasks';
+  let total: number | undefined;
+  let counts: ProgressCounts = { created: 0, skipped: 0, failed: 0 };
+  let started = 0;
+  let lastDraw = -Infinity;
+  let drawn = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const draw = () => {
+    lastDraw = now();
+    const done = counts.created + counts.skipped + counts.failed;
+    const elapsed = Math.max(0.001, (lastDraw - started) / 1000);
+    // Rate over work actually done in this run; skipped tasks cost nothing and would inflate it.
+    const worked = counts.created + counts.failed;
+    const rate = worked / elapsed;
+    const counts_ = `${opts.createdWord ?? 'created'} ${counts.created} skipped ${counts.skipped} failed ${counts.failed}`;
+    const tail = [`${rate.toFixed(1)}/s`];
+    if (total !== undefined && rate > 0 && done < total) tail.push(`ETA ${formatDuration((total - done) / rate)}`);
+    const of = total !== undefined && total > 0 ? `${done}/${total} ${label}` : `${done} ${label}`;
+    let bar = '';
+    if (total !== undefined && total > 0) {
+      const width = 16;
+      const filled = Math.round(Math.min(1, done / total) * width);
+      bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] `;
+    }
+    const cols = (opts.columns ?? 80) - 1;
+    let line = `${bar}${of} · ${counts_} · ${tail.join(' · ')}`;
+    // Narrow terminals lose the bar first, then the noun; counts, rate and ETA stay.
+    if (line.length > cols) line = `${of} · ${counts_} · ${tail.join(' · ')}`;
+    if (line.length > cols) line = line.slice(0, cols);
+    opts.stream.write(`\r${line}\x1b[K`);
+    drawn = true;
+  };
+
+  return {
+    enabled: true,
+    start(t) {
+      total = t;
+      started = now();
+      draw();
+      // Keeps rate and ETA moving while a slow request holds the counts still.
+      timer = setInterval(draw, 1000);
+      timer.unref?.();
+    },
+    setTotal(t) {
+      total = t;
+    },
+    update(c) {
+      counts = { ...c };
+      if (now() - lastDraw >= interval) draw();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      if (drawn) opts.stream.write('\r\x1b[K');
+      drawn = false;
+    },
+  };
+}
+
+/** Seconds as "1h02m", "3m05s" or "12s". */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}

@@ -1,0 +1,453 @@
+// The bulk runner shared by `create --csv`, `cancel` and `skus import`: bounded concurrency, a journal that
+// makes reruns resume exactly once, settling of unknown outcomes before any resend, and bounded retries.
+//
+// Order: onResult is called in INPUT order by default (`order: 'input'`, a small reorder buffer; the runner
+// stops starting new tasks while that buffer is full, so memory stays bounded), or in completion order
+// (`order: 'completion'`). onResult calls never overlap. Results are not kept: the runner returns counts and
+// the first few failures only.
+//
+// Journal protocol per key: "sending" (durable before the request leaves; for fresh tasks written a little
+// ahead, in group commits, so the disk never holds up a free slot) → "done" with the result summary, or
+// "failed" with the error and whether its outcome is unknown. A reservation that was never used is closed
+// with "unsent". On a rerun: done → skipped with the stored result; sending (or failed with unknown outcome)
+// → settle() first, then send only if absent; failed → sent again.
+import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
+import type { Journal, JournalEntry, StoredError } from './journal.js';
+import type { ProgressReporter } from './progress.js';
+
+/** One unit of bulk work (e.g. one shipment made of one or more CSV rows). */
+export interface BulkTask<I> {
+  /** Unique idempotency key (e.g. the shipment_reference); the journal is keyed by it. */
+  key: string;
+  /** 1-based CSV line numbers this task came from (header is line 1); empty when not from a CSV. */
+  rows: number[];
+  /** The original CSV records (cells in header order), one per row, for FILE.failed.csv and --results. */
+  records?: string[][];
+  input: I;
+}
+
+/** What settle() found out about a task whose previous attempt has an unknown outcome. */
+export type Outcome<R> = { status: 'done'; result: R } | { status: 'absent' };
+
+/** What the runner asks of the command. R must be JSON-serialisable: it is stored in the journal. */
+export interface BulkHooks<I, R> {
+  /** Does the work once (e.g. POST /shipments, then write labels) and returns a small JSON summary. */
+  execute(task: BulkTask<I>, signal: AbortSignal): Promise<R>;
+  /**
+   * Asked before resending a task whose previous attempt's outcome is unknown (journal says "sending" with
+   * no outcome, or it failed with a timeout/reset/5xx) and after isAlreadyDone(): does it exist already?
+   * Without settle, a task with an unknown outcome is resent only when `idempotent` is true.
+   */
+  settle?(task: BulkTask<I>, signal: AbortSignal): Promise<Outcome<R>>;
+  /** An error meaning "this already exists" (duplicate reference): settle() then fetches it and the task is done. */
+  isAlreadyDone?(err: unknown): boolean;
+  /** Repeating execute() is harmless (e.g. a GET); unknown outcomes are then resent without settle(). */
+  idempotent?: boolean;
+  /** A fingerprint of the task's input; a rerun that skips a done task whose input changed reports `changed`. */
+  fingerprint?(task: BulkTask<I>): string;
+  /** Called once per task, in the order chosen by `order`; awaited (backpressure: printing, writing files). */
+  onResult?(r: BulkResult<I, R>): void | Promise<void>;
+}
+
+/** Status of one task after the run: created by this run, skipped (done before or already existed), or failed. */
+export type BulkStatus = 'created' | 'skipped' | 'failed';
+
+/** The outcome of one task, handed to onResult. */
+export interface BulkResult<I, R> {
+  task: BulkTask<I>;
+  /** 0-based position of the task in the input. */
+  index: number;
+  status: BulkStatus;
+  /** For created and skipped: the summary (for skipped from the journal or settle()). */
+  result?: R;
+  /** For failed: the error (a ShipError, or a StoredError rebuilt from the journal). */
+  error?: unknown;
+  /** Why it was skipped: done in an earlier run ('journal') or found to exist already ('exists'). */
+  skipReason?: 'journal' | 'exists';
+  /** Skipped task whose input fingerprint differs from the one that created it. */
+  changed?: boolean;
+  /** Attempts made in this run (0 when skipped from the journal). */
+  attempts: number;
+  /** The failure's outcome is unknown (it may exist); the next run settles it before resending. */
+  unknownOutcome?: boolean;
+}
+
+/** Options of one bulk run. */
+export interface BulkOptions {
+  /** Tasks in flight at once (default 8). */
+  concurrency: number;
+  /** Resume journal; without it the run is not resumable (fine for cancel). */
+  journal?: Journal;
+  /** Aborted on Ctrl-C: no new task starts; tasks in flight finish; the run returns interrupted: true. */
+  signal: AbortSignal;
+  progress?: ProgressReporter;
+  /** onResult order (default 'input'). */
+  order?: 'input' | 'completion';
+  /** Extra attempts for transient failures (network, 429, 502/503/504) within this run (default 3). */
+  retries?: number;
+  /** First retry delay in ms, doubled each time, capped at 10 s; Retry-After wins when larger (default 250). */
+  retryDelayMs?: number;
+  /** Sleeps between retries (injectable for tests); must reject when the signal aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Number of tasks, when known up front (progress bar, and counting what an interrupt left undone). */
+  total?: number;
+  /** Most results held back waiting for an earlier one when order is 'input' (default max(256, 32×concurrency)). */
+  reorderWindow?: number;
+}
+
+/** Counts of a finished (or interrupted) run; per-task details went to onResult. */
+export interface BulkSummary {
+  total: number;
+  created: number;
+  skipped: number;
+  failed: number;
+  /** Tasks never started because the run was interrupted. */
+  notStarted: number;
+  interrupted: boolean;
+  /** Seconds from start to end. */
+  elapsedS: number;
+  /** The first failures (at most 20), for the summary table. */
+  firstFailures: Array<{ key: string; rows: number[]; message: string }>;
+}
+
+/** How a failure should be handled: retried within the run, and whether the work may have happened anyway. */
+export interface FailureClass {
+  /** Worth another attempt in this run (network trouble, 429, 502/503/504). */
+  retriable: boolean;
+  /** The request may have been processed (timeout, reset, 5xx, a local failure after sending): settle first. */
+  unknownOutcome: boolean;
+  /** The server asked us to wait this long (Retry-After). */
+  retryAfterMs?: number;
+}
+
+/** Classifies an error thrown by execute() or settle(). */
+export function classifyFailure(err: unknown): FailureClass {
+  if (err instanceof NetworkError) {
+    // Refused or unresolvable: the request never left, so it is safe to resend without asking.
+    const neverSent = err.kind === 'refused' || err.kind === 'dns';
+    return { retriable: true, unknownOutcome: !neverSent, retryAfterMs: err.http.retryAfterMs };
+  }
+  if (err instanceof ValidationError || err instanceof AuthError || err instanceof NotFoundError) {
+    return { retriable: false, unknownOutcome: false };
+  }
+  if (err instanceof ApiError) {
+    const st = err.http.status;
+    if (st === 429) return { retriable: true, unknownOutcome: false, retryAfterMs: err.http.retryAfterMs };
+    if (st === 502 || st === 503 || st === 504) return { retriable: true, unknownOutcome: true, retryAfterMs: err.http.retryAfterMs };
+    if (st !== undefined && st >= 400 && st < 500) return { retriable: false, unknownOutcome: false };
+    // 500 or an unreadable answer: the server may well have done it; the next run settles before resending.
+    return { retriable: false, unknownOutcome: true };
+  }
+  if (err instanceof ShipError) return { retriable: false, unknownOutcome: false };
+  // Anything else (a label file that could not be written after the shipment was created…) may have
+  // happened after the request succeeded: never resend it blindly.
+  return { retriable: false, unknownOutcome: true };
+}
+
+/** An error as the journal stores it. */
+export function toStoredError(err: unknown): StoredError {
+  const out: StoredError = { message: err instanceof Error ? err.message : String(err) };
+  if (err instanceof Error) out.type = err.name;
+  if (err instanceof ApiError && err.http.status !== undefined) out.status = err.http.status;
+  if (err instanceof ValidationError) out.fields = err.fields;
+  return out;
+}
+
+/** A one-line message for an error, with the API's field messages (for tables, JSON lines and failed.csv). */
+export function errorMessage(err: unknown): string {
+  if (err instanceof ValidationError && Object.keys(err.fields).length) {
+    return Object.entries(err.fields)
+      .map(([f, msgs]) => `${f}: ${msgs.join(' ')}`)
+      .join('; ');
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+/** Runs every task with bounded concurrency, journalled and resumable; resolves when all are done or interrupted. */
+export async function runBulk<I, R>(
+  tasks: AsyncIterable<BulkTask<I>> | Iterable<BulkTask<I>>,
+  hooks: BulkHooks<I, R>,
+  opts: BulkOptions,
+): Promise<BulkSummary> {
+  const concurrency = Math.max(1, Math.floor(opts.concurrency) || 1);
+  const order = opts.order ?? 'input';
+  const window = Math.max(1, opts.reorderWindow ?? Math.max(256, 32 * concurrency));
+  const retries = Math.max(0, opts.retries ?? 3);
+  const baseDelay = opts.retryDelayMs ?? 250;
+  const sleep = opts.sleep ?? defaultSleep;
+  const journal = opts.journal;
+  const progress = opts.progress;
+  const started = Date.now();
+  // Work in flight is never cancelled by Ctrl-C (it is let finish); this signal exists for execute()'s API.
+  const workSignal = new AbortController().signal;
+
+  const summary: BulkSummary = {
+    total: 0,
+    created: 0,
+    skipped: 0,
+    failed: 0,
+    notStarted: 0,
+    interrupted: false,
+    elapsedS: 0,
+    firstFailures: [],
+  };
+  const active = new Set<Promise<void>>();
+  // The outcome record of a result (done/failed) is written in the background; onResult waits for it.
+  const durable = new WeakMap<BulkResult<I, R>, Promise<void>>();
+  const held = new Map<number, BulkResult<I, R>>();
+  let nextEmit = 0;
+  let emitQueued = 0;
+  let emitChain: Promise<void> = Promise.resolve();
+  let fatal: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+
+  const report = () =>
+    progress?.update({ created: summary.created, skipped: summary.skipped, failed: summary.failed, active: active.size });
+
+  const emit = (r: BulkResult<I, R>) => {
+    emitQueued++;
+    emitChain = emitChain
+      .then(async () => {
+        await durable.get(r);
+        if (fatal || !hooks.onResult) return;
+        await hooks.onResult(r);
+      })
+      .catch((e: unknown) => {
+        // A failing consumer (printer gone, disk full) stops the run: nothing more is started.
+        fatal ??= { error: e };
+      })
+      .finally(() => {
+        emitQueued--;
+        poke();
+      });
+  };
+
+  const complete = (r: BulkResult<I, R>) => {
+    summary[r.status]++;
+    if (r.status === 'failed' && summary.firstFailures.length < 20) {
+      summary.firstFailures.push({ key: r.task.key, rows: r.task.rows, message: errorMessage(r.error) });
+    }
+    report();
+    if (order === 'completion') emit(r);
+    else {
+      held.set(r.index, r);
+      while (held.has(nextEmit)) {
+        const next = held.get(nextEmit)!;
+        held.delete(nextEmit);
+        nextEmit++;
+        emit(next);
+      }
+    }
+    poke();
+  };
+
+  const runTask = async (task: BulkTask<I>, index: number, prior: Prior): Promise<BulkResult<I, R>> => {
+    const { fp, entry, reserved } = prior;
+    if (entry?.state === 'done') {
+      const r: BulkResult<I, R> = { task, index, status: 'skipped', result: entry.result as R, skipReason: 'journal', attempts: 0 };
+      if (fp !== undefined && entry.fp !== undefined && fp !== entry.fp) r.changed = true;
+      return r;
+    }
+    // An earlier run sent it and never learnt the outcome: ask before sending again.
+    let needSettle = entry !== undefined && (entry.state === 'sending' || (entry.state === 'failed' && entry.unknown === true));
+    // True once this run itself may have created it, so a later "exists" counts as created by us.
+    let maybeOurs = false;
+    let attempts = 0;
+    let failures = 0;
+    let lastUnknown = needSettle;
+
+    // Outcome records need not hold a concurrency slot: the next request may leave while they are
+    // written. onResult waits for them, and a crash before they land only costs a settle() on rerun.
+    const record = (r: BulkResult<I, R>, entry: Parameters<Journal['append']>[0]): BulkResult<I, R> => {
+      if (journal) durable.set(r, journal.append(entry));
+      return r;
+    };
+    const fail = async (error: unknown, unknownOutcome: boolean): Promise<BulkResult<I, R>> =>
+      record(
+        { task, index, status: 'failed', error, attempts, unknownOutcome: unknownOutcome || undefined },
+        { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp },
+      );
+    const done = async (result: R, how: 'created' | 'exists'): Promise<BulkResult<I, R>> =>
+      record(
+        how === 'created'
+          ? { task, index, status: 'created', result, attempts }
+          : { task, index, status: 'skipped', result, skipReason: 'exists', attempts },
+        { key: task.key, state: 'done', result, fp },
+      );
+    // Waits before another try; false when Ctrl-C came first (the task then stays unfinished).
+    const backoff = async (cls: FailureClass): Promise<boolean> => {
+      failures++;
+      if (failures > retries || opts.signal.aborted) return false;
+      const exp = Math.min(10_000, baseDelay * 2 ** (failures - 1));
+      const jittered = exp * (0.8 + Math.random() * 0.4);
+      try {
+        await sleep(Math.max(jittered, cls.retryAfterMs ?? 0), opts.signal);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    for (;;) {
+      if (needSettle) {
+        if (hooks.settle) {
+          let outcome: Outcome<R>;
+          try {
+            outcome = await hooks.settle(task, workSignal);
+          } catch (e) {
+            const cls = classifyFailure(e);
+            if (cls.retriable && (await backoff(cls))) continue;
+            // Still unknown: keep it marked so the next run asks again.
+            return fail(e, true);
+          }
+          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : 'exists');
+          needSettle = false;
+          lastUnknown = false;
+        } else if (!hooks.idempotent) {
+          return fail(
+            new ShipError('an earlier attempt may have succeeded and there is no way to check; not resent', 1),
+            true,
+          );
+        }
+      }
+
+      attempts++;
+      // The "sending" record is durable before the request leaves (reserved ahead of time for fresh tasks).
+      if (attempts === 1 && reserved) await reserved;
+      else await journal?.append({ key: task.key, state: 'sending', attempt: attempts, fp });
+      try {
+        const result = await hooks.execute(task, workSignal);
+        return await done(result, 'created');
+      } catch (e) {
+        if (hooks.isAlreadyDone?.(e) && hooks.settle) {
+          let outcome: Outcome<R> | undefined;
+          try {
+            outcome = await hooks.settle(task, workSignal);
+          } catch (e2) {
+            return fail(e2, true);
+          }
+          if (outcome.status === 'done') return done(outcome.result, maybeOurs || lastUnknown ? 'created' : 'exists');
+          return fail(e, false);
+        }
+        const cls = classifyFailure(e);
+        if (cls.unknownOutcome) {
+          maybeOurs = true;
+          lastUnknown = true;
+        }
+        if (cls.retriable && (await backoff(cls))) {
+          needSettle = cls.unknownOutcome && !hooks.idempotent;
+          continue;
+        }
+        return fail(e, cls.unknownOutcome && !hooks.idempotent);
+      }
+    }
+  };
+
+  const iterator = toAsyncIterator(tasks);
+  let exhausted = false;
+  // With a journal, the "sending" records of the next few fresh tasks are written ahead, while earlier
+  // requests are in flight, so a free slot never waits for the disk. A reservation never used (Ctrl-C,
+  // a kill) costs at most one settle() on the next run.
+  const lookAhead = journal ? Math.max(128, 16 * concurrency) : 1;
+  const ready: Array<{ task: BulkTask<I>; index: number; prior: Prior }> = [];
+  const pull = async (): Promise<void> => {
+    const next = await iterator.next();
+    if (next.done) {
+      exhausted = true;
+      return;
+    }
+    const task = next.value;
+    const prior: Prior = { entry: journal?.get(task.key), fp: hooks.fingerprint?.(task) };
+    const fresh = !prior.entry || (prior.entry.state === 'failed' && !prior.entry.unknown);
+    if (journal && fresh) {
+      prior.reserved = journal.append({ key: task.key, state: 'sending', attempt: 1, fp: prior.fp });
+      prior.reserved.catch(() => undefined); // awaited (and its error raised) by the task itself
+    }
+    ready.push({ task, index: index++, prior });
+  };
+  progress?.start(opts.total);
+  let index = 0;
+  // Ctrl-C must wake the loop while it waits for a free slot.
+  opts.signal.addEventListener('abort', poke);
+  try {
+    for (;;) {
+      while (!exhausted && !fatal && !opts.signal.aborted && ready.length < lookAhead) await pull();
+      if (ready.length === 0) break;
+      while (!fatal && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
+        await new Promise<void>((r) => (wake = r));
+      }
+      if (fatal) break;
+      if (opts.signal.aborted) {
+        summary.interrupted = true;
+        break;
+      }
+      const { task, index: i, prior } = ready.shift()!;
+      summary.total++;
+      const p: Promise<void> = runTask(task, i, prior)
+        .then(complete, (e: unknown) => {
+          // Only the journal itself failing gets here (disk full…): stop the run.
+          fatal ??= { error: e };
+        })
+        .finally(() => {
+          active.delete(p);
+          poke();
+        });
+      active.add(p);
+    }
+  } finally {
+    while (active.size) await Promise.race(active);
+    await emitChain;
+    // Reservations of tasks that never started: say so, so the next run sends them without asking first.
+    const unused = ready.filter((r) => r.prior.reserved);
+    if (journal && unused.length) {
+      await Promise.all(unused.map((r) => r.prior.reserved!.then(() => journal.append({ key: r.task.key, state: 'unsent' })))).catch(
+        () => undefined,
+      );
+    }
+    opts.signal.removeEventListener('abort', poke);
+    progress?.stop();
+    if (opts.signal.aborted) summary.interrupted = true;
+    if (summary.interrupted && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
+    summary.elapsedS = (Date.now() - started) / 1000;
+    if (!exhausted) await iterator.return?.().catch(() => undefined);
+  }
+  if (fatal) throw fatal.error;
+  return summary;
+}
+
+/** What the runner knew about a task before it started: its journal record, fingerprint, reservation. */
+interface Prior {
+  entry?: JournalEntry;
+  fp?: string;
+  reserved?: Promise<void>;
+}
+
+function toAsyncIterator<T>(src: AsyncIterable<T> | Iterable<T>): AsyncIterator<T> {
+  if (Symbol.asyncIterator in src) return (src as AsyncIterable<T>)[Symbol.asyncIterator]();
+  const it = (src as Iterable<T>)[Symbol.iterator]();
+  return {
+    next: async () => it.next(),
+    return: async () => it.return?.() ?? { done: true, value: undefined },
+  };
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Interrupted());
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason ?? new Interrupted());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,34 @@
+// Declares `ship cancel`; the work is imported when it runs.
+import type { Command } from 'commander';
+import type { Ctx } from '../../context.js';
+import { UsageError } from '../../errors.js';
+
+/** Registers `ship cancel REF… | --from FILE | -`. */
+export function registerCancel(program: Command, ctx: Ctx): void {
+  program
+    .command('cancel [refs...]')
+    .description('Cancel shipments that have not been manifested yet (DELETE /shipments/:ref)')
+    .option('--from <file>', 'read shipment references from a file, one per line ("-" for stdin)')
+    .option('--concurrency <n>', 'cancellations in flight at once', '8')
+    .addHelpText(
+      'after',
+      `
+A reference "-" reads references from stdin, one per line (blank lines and # comments are skipped).
+Each reference gets one result: a line "cancelled<TAB>REF" or "failed<TAB>REF<TAB>reason" (with --json,
+one JSON object per line). Exit 3 when some failed; with a single reference, its own exit code
+(5 not found, 2 refused by the API, e.g. already manifested).
+
+Examples:
+  ship cancel ORDER-1001
+  ship cancel ORDER-1001 ORDER-1002 --json
+  cut -d, -f1 today.csv | ship cancel -`,
+    )
+    .action(async (refs: string[], flags: { from?: string; concurrency: string }) => {
+      const concurrency = Number(flags.concurrency);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+        throw new UsageError(`--concurrency: "${flags.concurrency}" must be a whole number from 1 to 64`);
+      }
+      const { run } = await import('./run.js');
+      await run(ctx, { refs, from: flags.from, concurrency });
+    });
+}

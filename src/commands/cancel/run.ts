@@ -1,0 +1,121 @@
+// `ship cancel`: DELETE /shipments/:ref for each reference, through the bulk runner (no journal: cancelling
+// twice is harmless), one result per reference.
+import type { Ctx } from '../../context.js';
+import { ApiError, NotFoundError, UsageError, ValidationError } from '../../errors.js';
+import { runBulkCommand } from '../../bulk/command.js';
+import { errorMessage, type BulkResult } from '../../bulk/runner.js';
+import { readLines } from '../shared/read-lines.js';
+
+/** Options of `ship cancel`. */
+export interface CancelOptions {
+  refs: string[];
+  from?: string;
+  concurrency: number;
+}
+
+interface Cancelled {
+  message: string;
+}
+
+/** Cancels each shipment; one result per reference; exit 3 if some failed (a single reference: its own code). */
+export async function run(ctx: Ctx, opts: CancelOptions): Promise<void> {
+  const refs = await collectRefs(ctx, opts);
+  if (refs.length === 0) throw new UsageError('give at least one shipment reference, --from FILE, or - for stdin');
+  const api = await ctx.api();
+  const seen = new Set<string>();
+  const unique = refs.filter((r) => (seen.has(r) ? false : (seen.add(r), true)));
+  if (unique.length < refs.length) ctx.out.warn(`${refs.length - unique.length} repeated reference(s) ignored`);
+
+  const tasks = unique.map((ref) => ({ key: ref, rows: [] as number[], input: ref }));
+  await runBulkCommand<string, Cancelled>(ctx, {
+    noun: 'shipments',
+    createdWord: 'cancelled',
+    tasks,
+    total: tasks.length,
+    concurrency: opts.concurrency,
+    // The API layer already retries DELETE on network errors and 429/5xx.
+    retries: 0,
+    progress: tasks.length > 5,
+    singleTaskOwnError: true,
+    hooks: {
+      idempotent: true,
+      async execute(task) {
+        try {
+          return await api.shipments.cancel(task.input);
+        } catch (e) {
+          throw explain(task.input, e);
+        }
+      },
+    },
+    jsonLine: (r) => {
+      const line: Record<string, unknown> = {
+        shipment_reference: r.task.key,
+        status: r.status === 'failed' ? 'failed' : 'cancelled',
+      };
+      if (r.result) line.message = r.result.message;
+      if (r.error) Object.assign(line, errorJson(r.error));
+      return line;
+    },
+    textLine: (r) => textLine(ctx, r),
+    quietLine: (r) => (r.status === 'failed' ? undefined : r.task.key),
+  });
+}
+
+function textLine(ctx: Ctx, r: BulkResult<string, Cancelled>): string {
+  if (ctx.io.stdoutIsTTY) {
+    const c = ctx.out.c;
+    return r.status === 'failed'
+      ? `${c.red('✗')} ${r.task.key}: ${errorMessage(r.error)}`
+      : `${c.green('✓')} Cancelled ${r.task.key}${r.result?.message && !/^shipment cancelled$/i.test(r.result.message) ? ` (${r.result.message})` : ''}`;
+  }
+  return r.status === 'failed' ? `failed\t${r.task.key}\t${errorMessage(r.error)}` : `cancelled\t${r.task.key}`;
+}
+
+/** The error fields of a JSON result line. */
+export function errorJson(err: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = { error: errorMessage(err) };
+  if (err instanceof ApiError && err.http.status !== undefined) out.http_status = err.http.status;
+  if (err instanceof ValidationError) out.fields = err.fields;
+  return out;
+}
+
+/** Turns the API's refusal into a message a person can act on. */
+function explain(ref: string, err: unknown): unknown {
+  if (err instanceof NotFoundError) {
+    return new NotFoundError(`shipment ${ref} not found`, err.http, { hint: 'check the reference (cancel takes the shipment reference)' });
+  }
+  if (err instanceof ApiError && !(err instanceof ValidationError) && err.http.status !== undefined && err.http.status >= 400 && err.http.status < 500) {
+    const text = `${err.http.apiMessage ?? err.message}`;
+    if (/manifest/i.test(text)) {
+      return new ValidationError(
+        `shipment ${ref} has already been manifested to the carrier and can no longer be cancelled`,
+        {},
+        err.http,
+      );
+    }
+  }
+  if (err instanceof ValidationError) {
+    const all = [err.message, ...Object.values(err.fields).flat()].join(' ');
+    if (/manifest/i.test(all)) {
+      return new ValidationError(`shipment ${ref} has already been manifested to the carrier and can no longer be cancelled`, {}, err.http);
+    }
+  }
+  return err;
+}
+
+async function collectRefs(ctx: Ctx, opts: CancelOptions): Promise<string[]> {
+  const refs: string[] = [];
+  let stdinUsed = false;
+  for (const r of opts.refs) {
+    if (r === '-') {
+      if (stdinUsed) continue;
+      stdinUsed = true;
+      refs.push(...(await readLines(ctx, '-')));
+    } else if (r.trim()) refs.push(r.trim());
+  }
+  if (opts.from) {
+    if (opts.from === '-' && stdinUsed) throw new UsageError('stdin given twice (- and --from -)');
+    refs.push(...(await readLines(ctx, opts.from)));
+  }
+  return refs;
+}

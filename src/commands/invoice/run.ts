@@ -1,0 +1,37 @@
+// `ship invoice`: fetches the commercial invoice (base64 PDF), checks it is a PDF, writes it.
+import type { Ctx } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { documentBytes } from '../../api/index.js';
+import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
+import { outputPath, writeStdout } from '../label/run.js';
+
+/** Options of `ship invoice`. */
+export interface InvoiceOptions {
+  ref: string;
+  output?: string;
+}
+
+/** Saves the shipment's commercial invoice PDF (or writes it to stdout with -o -). */
+export async function run(ctx: Ctx, opts: InvoiceOptions): Promise<void> {
+  if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the PDF itself to stdout; it cannot be combined with --json');
+  const api = await ctx.api();
+  const doc = await api.shipments.commercialInvoice(opts.ref);
+  let bytes: Buffer;
+  try {
+    bytes = documentBytes(doc, 'PDF');
+  } catch (e) {
+    throw new ApiError(`the commercial invoice of ${opts.ref}: ${(e as Error).message}`);
+  }
+  if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') {
+    throw new ApiError(`the commercial invoice of ${opts.ref} is not a PDF (no %PDF- header)`);
+  }
+  if (opts.output === '-') return writeStdout(ctx, bytes);
+  const path = outputPath(opts.output, `${safeFileStem(`${opts.ref}-invoice`)}.pdf`);
+  writeFileAtomic(path, bytes);
+  if (ctx.mode.json) {
+    ctx.out.json({ shipment_reference: opts.ref, path, bytes: bytes.length });
+    return;
+  }
+  ctx.out.line(path);
+  ctx.out.success(`saved the commercial invoice of ${opts.ref} (${bytes.length} bytes)`);
+}

@@ -1,0 +1,104 @@
+// `ship label`: GET /parcels/:ref/label, then a file, stdout, or a raw-socket printer.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Ctx } from '../../context.js';
+import { ApiError, UsageError } from '../../errors.js';
+import { documentBytes, toDocumentResult } from '../../api/index.js';
+import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
+import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
+
+/** Options of `ship label`. */
+export interface LabelOptions {
+  trackingRef: string;
+  format?: string;
+  output?: string;
+  printer?: string;
+  preflight: boolean;
+  printerTimeoutMs: number;
+}
+
+/** Fetches one parcel's label and saves, prints to stdout, or sends it to a printer. */
+export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
+  if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label itself to stdout; it cannot be combined with --json');
+  let format: LabelFormat | undefined;
+  if (opts.format !== undefined) {
+    format = parseLabelFormat(opts.format);
+    if (!format) throw new UsageError(`--format: "${opts.format}" is not a label format; use ZPL, PDF or PNG`);
+  }
+  const printer = opts.printer !== undefined ? await resolvePrinter(ctx, opts.printer) : undefined;
+  if (printer && format && format !== 'ZPL') throw new UsageError(`--printer sends ZPL; --format ${format} cannot be printed raw`);
+  format ??= printer ? 'ZPL' : await defaultFormat(ctx);
+
+  const api = await ctx.api();
+  // Check the printer before fetching, so a printer that is out of paper fails fast.
+  if (printer && opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs });
+  const labels = await api.parcels.label(opts.trackingRef, { format });
+  if (labels.length === 0) throw new ApiError(`the API returned no label for parcel ${opts.trackingRef}`);
+  const bytes = labelBytesOf(labels[0], format, opts.trackingRef);
+
+  let path: string | undefined;
+  if (opts.output === '-') {
+    await writeStdout(ctx, bytes);
+  } else if (opts.output !== undefined || !printer) {
+    path = outputPath(opts.output, `${safeFileStem(opts.trackingRef)}.${labelExtension(format)}`);
+    writeFileAtomic(path, bytes);
+  }
+  if (printer) await sendRaw(printer, bytes, { timeoutMs: opts.printerTimeoutMs });
+
+  if (opts.output === '-') {
+    if (printer) ctx.out.success(`label sent to printer ${printer.name ?? printer.url}`);
+    return;
+  }
+  if (ctx.mode.json) {
+    const doc: Record<string, unknown> = { tracking_reference: opts.trackingRef, format, bytes: bytes.length };
+    if (path) doc.path = path;
+    if (printer) doc.printer = { url: printer.url, name: printer.name ?? null, status: 'sent' };
+    ctx.out.json(doc);
+    return;
+  }
+  // The path is the data (scripts use it, also with --quiet); the rest is talk on stderr.
+  if (path) ctx.out.line(path);
+  if (printer) ctx.out.success(`label ${opts.trackingRef} sent to printer ${printer.name ?? printer.url} (${bytes.length} bytes)`);
+  else if (path) ctx.out.success(`saved the ${format} label of ${opts.trackingRef}`);
+}
+
+/** The label format when none was asked for: the profile's label_format, else ZPL. */
+export async function defaultFormat(ctx: Ctx): Promise<LabelFormat> {
+  try {
+    const store = await ctx.config();
+    return parseLabelFormat(store.profile().label_format) ?? 'ZPL';
+  } catch {
+    return 'ZPL';
+  }
+}
+
+/** The bytes of one Label object in a format, checked (ZPL unchanged; PDF/PNG decoded). */
+export function labelBytesOf(label: object, format: LabelFormat, ref: string): Buffer {
+  let bytes: Buffer;
+  try {
+    bytes = documentBytes(toDocumentResult(label), format);
+  } catch (e) {
+    throw new ApiError(`the label of ${ref}: ${(e as Error).message}`);
+  }
+  checkMagic(bytes, format);
+  return bytes;
+}
+
+/** Where to write: the given file, a default name inside a given directory, or the default name here. */
+export function outputPath(output: string | undefined, defaultName: string): string {
+  if (output === undefined) return defaultName;
+  try {
+    if (statSync(output).isDirectory()) return join(output, defaultName);
+  } catch {
+    // not there yet: a file name
+  }
+  if (/[\\/]$/.test(output)) return join(output, defaultName);
+  return output;
+}
+
+/** Writes bytes to stdout and waits until they are handed over (so a pipe gets all of them). */
+export function writeStdout(ctx: Ctx, bytes: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => {
+    ctx.io.stdout.write(bytes, (err) => (err ? reject(err) : resolve()));
+  });
+}

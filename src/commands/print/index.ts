@@ -1,0 +1,38 @@
+// Declares `ship print`; the work is imported when it runs.
+import type { Command } from 'commander';
+import type { Ctx } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { parseSeconds } from '../label/index.js';
+
+/** Registers `ship print REF [--to-user ID] [--printer-key KEY] | [--printer tcp://…|NAME]`. */
+export function registerPrint(program: Command, ctx: Ctx): void {
+  program
+    .command('print <ref>')
+    .description("Print a shipment's labels: through the desktop printing application, or straight to a thermal printer")
+    .option('--to-user <id>', "print on this user's desktop printing application (a user ID from `ship users`)")
+    .option('--printer-key <key>', 'the printer key, when using the print server application')
+    .option('--printer <printer>', 'send the ZPL labels over a raw socket: tcp://HOST:PORT or a printer name from the profile')
+    .option('--no-preflight', "don't ask the printer for its status (~HS) before sending")
+    .option('--printer-timeout <seconds>', 'printer connection and status timeout', '5')
+    .addHelpText(
+      'after',
+      `
+Without --printer, PUT /shipments/:ref/print asks the desktop printing application and prints the API's
+message. With --printer, the ZPL label of each parcel (in parcel order) is fetched and sent to the printer
+byte for byte; labels are reported as sent, since a raw port cannot confirm printing.
+
+Examples:
+  ship print ORDER-1001
+  ship print ORDER-1001 --to-user 5f0c… --printer-key desk-2
+  ship print ORDER-1001 --printer tcp://10.0.0.50:9100
+  ship print ORDER-1001 --printer dock3`,
+    )
+    .action(async (ref: string, flags: { toUser?: string; printerKey?: string; printer?: string; preflight: boolean; printerTimeout: string }) => {
+      if (flags.printer !== undefined && (flags.toUser !== undefined || flags.printerKey !== undefined)) {
+        throw new UsageError('--printer sends labels straight to a printer; --to-user and --printer-key are for the desktop application');
+      }
+      const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
+      const { run } = await import('./run.js');
+      await run(ctx, { ref, toUser: flags.toUser, printerKey: flags.printerKey, printer: flags.printer, preflight: flags.preflight, printerTimeoutMs });
+    });
+}

@@ -1,0 +1,76 @@
+// Tracking timelines: events oldest first (the latest last, always), stages named for people and coloured.
+import type { ChalkInstance } from 'chalk';
+import type { TrackingEvent } from '../../api/index.js';
+
+/** One parcel's events, oldest first. */
+export interface ParcelTimeline {
+  tracking_reference: string;
+  courier_tracking_reference?: string;
+  events: TrackingEvent[];
+}
+
+/** Stages after which nothing more happens (--watch stops when every parcel reached one). */
+export const FINAL_STAGES: ReadonlySet<string> = new Set(['DELIVERED', 'DELIVERY_FAILED']);
+
+const LABELS: Record<string, string> = {
+  LABEL_CREATED: 'Label created',
+  MANIFESTED: 'Manifested',
+  COLLECTED: 'Collected',
+  IN_TRANSIT: 'In transit',
+  OUT_FOR_DELIVERY: 'Out for delivery',
+  DELIVERED: 'Delivered',
+  DELIVERY_FAILED: 'Delivery failed',
+};
+
+/** A stage type as people say it: LABEL_CREATED → "Label created"; unknown types are turned the same way. */
+export function stageLabel(type: string | null | undefined): string {
+  if (!type) return 'Unknown';
+  const t = type.toUpperCase();
+  if (LABELS[t]) return LABELS[t];
+  const words = type.replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Events oldest first (dates are `YYYY-MM-DD HH:mm:ss`, so text order is time order); ties keep API order. */
+export function sortEvents(events: readonly TrackingEvent[]): TrackingEvent[] {
+  return events
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => (a.e.date ?? '').localeCompare(b.e.date ?? '') || a.i - b.i)
+    .map(({ e }) => e);
+}
+
+function colorFor(c: ChalkInstance, type: string): (s: string) => string {
+  switch (type.toUpperCase()) {
+    case 'DELIVERED':
+      return c.green;
+    case 'DELIVERY_FAILED':
+      return c.red;
+    case 'IN_TRANSIT':
+    case 'OUT_FOR_DELIVERY':
+      return c.cyan;
+    case 'COLLECTED':
+      return c.blue;
+    case 'MANIFESTED':
+      return c.magenta;
+    default:
+      return c.yellow;
+  }
+}
+
+/** One parcel's timeline as text lines: a heading, then `time  stage  description` per event, latest last. */
+export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty: boolean; indent?: string }): string {
+  const c = o.color;
+  const ind = o.indent ?? '';
+  const head = `${ind}Parcel ${p.tracking_reference}${p.courier_tracking_reference && p.courier_tracking_reference !== p.tracking_reference ? ` (carrier ${p.courier_tracking_reference})` : ''}`;
+  if (p.events.length === 0) return `${head}\n${ind}  ${c.dim('no tracking events yet')}\n`;
+  const width = Math.max(...p.events.map((e) => stageLabel(e.type).length));
+  const lines = p.events.map((e, i) => {
+    const latest = i === p.events.length - 1;
+    const label = stageLabel(e.type).padEnd(width);
+    const stage = colorFor(c, e.type ?? '')(latest ? c.bold(label) : label);
+    const marker = o.tty ? (latest ? '▶' : '•') : latest ? '>' : '-';
+    const desc = e.description || e.name || '';
+    return `${ind}  ${marker} ${c.dim(e.date ?? '')}  ${stage}  ${desc}`.trimEnd();
+  });
+  return `${c.bold(head)}\n${lines.join('\n')}\n`;
+}

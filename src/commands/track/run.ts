@@ -1,0 +1,165 @@
+// `ship track`: fetches tracking events per shipment (or parcel) and renders one timeline per parcel;
+// --watch polls until every parcel has reached a final stage.
+import type { Ctx } from '../../context.js';
+import { ApiError, PartialFailure } from '../../errors.js';
+import type { Api, TrackingEvent } from '../../api/index.js';
+import { errorMessage } from '../../bulk/runner.js';
+import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
+
+/** Options of `ship track`. */
+export interface TrackOptions {
+  refs: string[];
+  parcel: boolean;
+  watch: boolean;
+  intervalMs: number;
+}
+
+/** What one reference resolved to: its parcels' timelines, or the error that stopped it. */
+export interface TrackedShipment {
+  reference: string;
+  parcels: ParcelTimeline[];
+  error?: unknown;
+}
+
+/** Prints timelines; with --watch polls until all parcels are final. Exit 5 / 3 when references failed. */
+export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
+  const api = await ctx.api();
+  const refs = [...new Set(opts.refs.map((r) => r.trim()).filter(Boolean))];
+  let state = await fetchAll(api, refs, opts.parcel);
+
+  if (!opts.watch) {
+    output(ctx, state);
+    return finish(state);
+  }
+
+  const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json;
+  const seen = new Set<string>();
+  let drawnLines = 0;
+  const show = () => {
+    if (ctx.mode.json) return;
+    if (redraw) {
+      const text = renderAll(ctx, state) + `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s · Ctrl-C to stop`)}\n`;
+      // Move up over the previous drawing and clear it, so the timeline updates in place.
+      if (drawnLines) ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
+      ctx.io.stdout.write(text);
+      drawnLines = text.split('\n').length - 1;
+    } else {
+      for (const line of newEventLines(state, seen)) ctx.out.line(line);
+    }
+  };
+  show();
+  while (!allFinal(state) && !ctx.signal.aborted) {
+    try {
+      await ctx.clock.sleep(opts.intervalMs, ctx.signal);
+    } catch {
+      break;
+    }
+    const next = await fetchAll(api, refs, opts.parcel);
+    // A poll that failed for one reference keeps its last known timeline.
+    state = next.map((s, i) => (s.error && state[i] && !state[i].error ? state[i] : s));
+    show();
+  }
+  if (ctx.mode.json) ctx.out.json(toJson(state));
+  return finish(state);
+}
+
+function finish(state: TrackedShipment[]): void {
+  const failed = state.filter((s) => s.error);
+  if (failed.length === 0) return;
+  if (state.length === 1) throw failed[0].error;
+  throw new PartialFailure(failed.length, state.length, `${failed.length} of ${state.length} references could not be tracked`);
+}
+
+async function fetchAll(api: Api, refs: string[], parcel: boolean): Promise<TrackedShipment[]> {
+  return Promise.all(
+    refs.map(async (reference): Promise<TrackedShipment> => {
+      try {
+        if (parcel) {
+          const events = await api.parcels.events(reference);
+          return { reference, parcels: [{ tracking_reference: reference, events: sortEvents(events) }] };
+        }
+        const data = await api.shipments.events(reference);
+        const parcels = Object.entries(data).map(([trk, p]) => ({
+          tracking_reference: trk,
+          courier_tracking_reference: p.courier_tracking_reference || undefined,
+          events: sortEvents(p.tracking_events ?? []),
+        }));
+        return { reference, parcels };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        return { reference, parcels: [], error };
+      }
+    }),
+  );
+}
+
+function allFinal(state: TrackedShipment[]): boolean {
+  const parcels = state.flatMap((s) => s.parcels);
+  // A reference that cannot be tracked will not become final by waiting.
+  if (state.every((s) => s.error)) return true;
+  return parcels.length > 0 && parcels.every((p) => FINAL_STAGES.has(latestType(p)));
+}
+
+function latestType(p: ParcelTimeline): string {
+  return (p.events[p.events.length - 1]?.type ?? '').toUpperCase();
+}
+
+function output(ctx: Ctx, state: TrackedShipment[]): void {
+  if (ctx.mode.json) return ctx.out.json(toJson(state));
+  if (ctx.mode.quiet) {
+    for (const s of state) for (const p of s.parcels) ctx.out.line(`${p.tracking_reference}\t${latestType(p)}`);
+    return;
+  }
+  ctx.out.write(renderAll(ctx, state));
+}
+
+function renderAll(ctx: Ctx, state: TrackedShipment[]): string {
+  const c = ctx.out.c;
+  const tty = ctx.io.stdoutIsTTY;
+  const parts: string[] = [];
+  for (const s of state) {
+    if (s.error) {
+      parts.push(`${c.bold(s.reference)}\n  ${c.red('error:')} ${errorMessage(s.error)}\n`);
+      continue;
+    }
+    let text = `${c.bold(s.reference)}${s.parcels.length === 0 ? c.dim('  (no parcels)') : ''}\n`;
+    for (const p of s.parcels) text += renderTimeline(p, { color: c, tty, indent: '  ' });
+    parts.push(text);
+  }
+  return parts.join('\n');
+}
+
+/** Lines for events not printed before (non-TTY --watch appends only what is new). */
+function newEventLines(state: TrackedShipment[], seen: Set<string>): string[] {
+  const lines: string[] = [];
+  for (const s of state) {
+    for (const p of s.parcels) {
+      for (const e of p.events) {
+        const id = `${p.tracking_reference}\u0000${e.date}\u0000${e.type}\u0000${e.code}\u0000${e.description}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        lines.push([e.date ?? '', s.reference, p.tracking_reference, stageLabel(e.type), e.description ?? ''].join('\t'));
+      }
+    }
+  }
+  return lines;
+}
+
+function toJson(state: TrackedShipment[]): unknown {
+  return {
+    shipments: state.map((s) => {
+      const o: Record<string, unknown> = {
+        reference: s.reference,
+        parcels: s.parcels.map((p) => ({
+          tracking_reference: p.tracking_reference,
+          ...(p.courier_tracking_reference ? { courier_tracking_reference: p.courier_tracking_reference } : {}),
+          status: latestType(p) || null,
+          delivered: latestType(p) === 'DELIVERED',
+          events: p.events.map((e: TrackingEvent) => ({ date: e.date ?? null, type: e.type ?? null, code: e.code ?? null, name: e.name ?? null, description: e.description ?? null })),
+        })),
+      };
+      if (s.error) o.error = errorMessage(s.error);
+      return o;
+    }),
+  };
+}

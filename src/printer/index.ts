@@ -1,0 +1,269 @@
+// Raw-socket ZPL printing (port 9100): resolve a printer name or address, ask the printer for its host
+// status (~HS) before a batch, and send label bytes unchanged and in order. A raw port gives no
+// acknowledgement, so labels are reported as "sent", never as "printed".
+import * as net from 'node:net';
+import type { Ctx } from '../context.js';
+import { ExitCode, ShipError, UsageError } from '../errors.js';
+
+/** Where labels go: a raw TCP port. */
+export interface PrinterTarget {
+  host: string;
+  port: number;
+  /** tcp://HOST:PORT, for messages. */
+  url: string;
+  /** The profile's printer name, when resolved from one. */
+  name?: string;
+}
+
+/** The printer could not be reached, did not answer, or is not ready (exit 1). */
+export class PrinterError extends ShipError {
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, ExitCode.Failure, options);
+  }
+}
+
+/** Default raw printing port of Zebra (and most label) printers. */
+export const RAW_PORT = 9100;
+
+/** Parses tcp://HOST[:PORT] (IPv6 in brackets; port defaults to 9100); undefined when it is not such an address. */
+export function parsePrinterUrl(text: string): PrinterTarget | undefined {
+  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?\/?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const port = m[2] ? Number(m[2]) : RAW_PORT;
+  if (port < 1 || port > 65535) return undefined;
+  const host = m[1].replace(/^\[|\]$/g, '');
+  return { host, port, url: `tcp://${m[1]}:${port}` };
+}
+
+/**
+ * Turns `--printer` (a tcp:// address or the name of a `printers.NAME` entry of the profile) into a target.
+ * With no value, the profile's `printer` setting is used; undefined when there is none.
+ */
+export async function resolvePrinter(ctx: Ctx, nameOrUrl: string | undefined): Promise<PrinterTarget | undefined> {
+  let v = nameOrUrl?.trim();
+  if (v === undefined || v === '') {
+    const store = await ctx.config();
+    const def = store.profile().printer;
+    if (typeof def !== 'string' || def.trim() === '') return undefined;
+    v = def.trim();
+  }
+  const direct = parsePrinterUrl(v);
+  if (direct) return direct;
+  if (/^[a-z]+:\/\//i.test(v)) {
+    throw new UsageError(`--printer: "${v}" is not a raw printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
+  }
+  const store = await ctx.config();
+  // The config layer knows the profile's printers and says which exist when the name is unknown.
+  const url = store.resolvePrinter(v);
+  const target = parsePrinterUrl(url);
+  if (!target) throw new UsageError(`printers.${v}: "${url}" is not a printer address`, { hint: 'use tcp://HOST:PORT' });
+  return { ...target, name: v };
+}
+
+/** The printer's answer to ~HS, decoded (Zebra ZPL manual, "~HS Host Status Return"). */
+export interface HostStatus {
+  paperOut: boolean;
+  paused: boolean;
+  headOpen: boolean;
+  ribbonOut: boolean;
+  /** Thermal-transfer mode (ribbon out only matters then). */
+  thermalTransfer: boolean;
+  bufferFull: boolean;
+  underTemperature: boolean;
+  overTemperature: boolean;
+  corruptRam: boolean;
+  /** Formats waiting in the receive buffer. */
+  formatsInBuffer: number;
+  /** Labels still to print in the current batch. */
+  labelsRemaining: number;
+  /** The raw response, for --verbose. */
+  raw: string;
+}
+
+/**
+ * Parses the ~HS response: three frames <STX>…<ETX><CR><LF>.
+ * String 1: aaa,b,c,dddd,eee,f,g,h,iii,j,k,l — b paper out, c pause, eee formats in buffer, f buffer full,
+ *   j corrupt RAM, k under temperature, l over temperature.
+ * String 2: mmm,n,o,p,q,r,s,t,uuuuuuuu,v,www — o head up (open), p ribbon out, q thermal-transfer mode,
+ *   uuuuuuuu labels remaining.
+ * String 3: xxxx,y — password and static RAM (not used).
+ */
+export function parseHostStatus(text: string): HostStatus {
+  const frames = [...text.matchAll(/\x02([^\x02\x03]*)\x03/g)].map((m) => m[1].trim());
+  if (frames.length < 2) throw new PrinterError(`the printer's status answer could not be read (${JSON.stringify(text.slice(0, 80))})`);
+  const s1 = frames[0].split(',').map((f) => f.trim());
+  const s2 = frames[1].split(',').map((f) => f.trim());
+  if (s1.length < 3 || s2.length < 4) {
+    throw new PrinterError(`the printer's status answer has too few fields (${JSON.stringify(text.slice(0, 80))})`);
+  }
+  const flag = (arr: string[], i: number) => arr[i] === '1';
+  const num = (arr: string[], i: number) => (arr[i] !== undefined && /^\d+$/.test(arr[i]) ? Number(arr[i]) : 0);
+  return {
+    paperOut: flag(s1, 1),
+    paused: flag(s1, 2),
+    formatsInBuffer: num(s1, 4),
+    bufferFull: flag(s1, 5),
+    corruptRam: flag(s1, 9),
+    underTemperature: flag(s1, 10),
+    overTemperature: flag(s1, 11),
+    headOpen: flag(s2, 2),
+    ribbonOut: flag(s2, 3),
+    thermalTransfer: flag(s2, 4),
+    labelsRemaining: num(s2, 8),
+    raw: text,
+  };
+}
+
+/** Problems that stop a batch (paper out, head open, paused, ribbon out in thermal-transfer mode). */
+export function blockingProblems(s: HostStatus): string[] {
+  const p: string[] = [];
+  if (s.paperOut) p.push('paper (labels) out');
+  if (s.headOpen) p.push('print head open');
+  if (s.paused) p.push('paused');
+  if (s.ribbonOut && s.thermalTransfer) p.push('ribbon out');
+  if (s.bufferFull) p.push('receive buffer full');
+  if (s.overTemperature) p.push('print head over temperature');
+  return p;
+}
+
+/** Options for talking to a printer. */
+export interface PrinterOptions {
+  /** Connection (and idle) timeout in ms (default 5000). */
+  timeoutMs?: number;
+}
+
+/**
+ * Asks the printer for its host status (~HS) and reads the three-line answer, within the timeout.
+ * node:net rather than node-thermal-printer here: its execute({ waitForResponse }) resolves with the first
+ * data chunk only, and the ~HS answer may arrive in several chunks.
+ */
+export function queryHostStatus(target: PrinterTarget, opts: PrinterOptions = {}): Promise<HostStatus> {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  return new Promise<HostStatus>((resolve, reject) => {
+    let text = '';
+    let settled = false;
+    const sock = net.connect({ host: target.host, port: target.port });
+    const done = (err: unknown, status?: HostStatus) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      sock.destroy();
+      if (err) reject(err);
+      else resolve(status!);
+    };
+    let connected = false;
+    const timer = setTimeout(() => {
+      done(
+        connected
+          ? new PrinterError(`printer ${target.url} did not answer the status request (~HS) within ${timeoutMs / 1000}s`, {
+              hint: 'it may not support ~HS; rerun with --no-preflight to send without checking',
+            })
+          : unreachable(target, timeoutMs),
+      );
+    }, timeoutMs);
+    sock.setEncoding('latin1');
+    sock.on('connect', () => {
+      connected = true;
+      sock.write('~HS\r\n');
+    });
+    sock.on('data', (chunk: string) => {
+      text += chunk;
+      // Three frames end with three ETX; two are enough to decide once the third is late.
+      if ((text.match(/\x03/g) ?? []).length >= 3) {
+        try {
+          done(undefined, parseHostStatus(text));
+        } catch (e) {
+          done(e);
+        }
+      }
+    });
+    sock.on('end', () => {
+      try {
+        done(undefined, parseHostStatus(text));
+      } catch (e) {
+        done(e);
+      }
+    });
+    sock.on('error', (e) => done(connected ? new PrinterError(`printer ${target.url}: ${e.message}`, { cause: e }) : unreachable(target, timeoutMs, e)));
+  });
+}
+
+/** Checks that the printer is ready for a batch; throws PrinterError naming the problem (paper out, head open…). */
+export async function preflight(target: PrinterTarget, opts: PrinterOptions = {}): Promise<HostStatus> {
+  const status = await queryHostStatus(target, opts);
+  const problems = blockingProblems(status);
+  if (problems.length) {
+    throw new PrinterError(`printer ${target.name ?? target.url} is not ready: ${problems.join(', ')}`, {
+      hint: 'fix the printer and run again (or --no-preflight to send anyway)',
+    });
+  }
+  return status;
+}
+
+function unreachable(target: PrinterTarget, timeoutMs: number, cause?: Error): PrinterError {
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code === 'ECONNREFUSED'
+      ? 'refused the connection'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'is an unknown host'
+        : code === 'EHOSTUNREACH' || code === 'ENETUNREACH'
+          ? 'is unreachable'
+          : cause
+            ? `could not be reached (${cause.message})`
+            : `did not accept a connection within ${timeoutMs / 1000}s`;
+  return new PrinterError(`printer ${target.name ? `${target.name} (${target.url})` : target.url} ${why}`, {
+    hint: 'check that it is on and on the network, and that the port is its raw port (usually 9100)',
+    cause,
+  });
+}
+
+interface RawInterface {
+  execute(buffer: Buffer, options?: { waitForResponse?: boolean }): Promise<unknown>;
+}
+
+/**
+ * Sends bytes to the printer unchanged through node-thermal-printer's network interface (its raw() writes the
+ * buffer to the socket as-is, then closes the connection once the bytes are handed to the OS).
+ */
+export async function sendRaw(target: PrinterTarget, data: Uint8Array, opts: PrinterOptions = {}): Promise<void> {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const mod = (await import('node-thermal-printer')) as unknown as {
+    default?: { printer: new (c: object) => { raw(b: Buffer): Promise<unknown> }; types: Record<string, string> };
+    printer?: new (c: object) => { raw(b: Buffer): Promise<unknown> };
+    types?: Record<string, string>;
+  };
+  const lib = mod.default ?? (mod as Required<Pick<typeof mod, 'printer' | 'types'>>);
+  // The library's tcp:// parser has no IPv6 form; its interface option also takes a ready object.
+  const iface: RawInterface | string = target.host.includes(':') ? await ipv6Interface(target, timeoutMs) : `tcp://${target.host}:${target.port}`;
+  const printer = new lib.printer({ type: lib.types.EPSON, interface: iface, options: { timeout: timeoutMs } });
+  try {
+    await printer.raw(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.message === 'Socket timeout') throw unreachable(target, timeoutMs);
+    throw unreachable(target, timeoutMs, err);
+  }
+}
+
+async function ipv6Interface(target: PrinterTarget, timeoutMs: number): Promise<RawInterface> {
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  const Network = require('node-thermal-printer/lib/interfaces/network.js') as new (h: string, p: number, o: object) => RawInterface;
+  return new Network(target.host, target.port, { timeout: timeoutMs });
+}
+
+/** Sends labels one after another in the given order; a failure stops the rest. Returns how many were sent. */
+export async function sendLabels(
+  target: PrinterTarget,
+  labels: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  opts: PrinterOptions & { onSent?: (index: number) => void } = {},
+): Promise<number> {
+  let n = 0;
+  for await (const label of labels) {
+    await sendRaw(target, label, opts);
+    opts.onSent?.(n);
+    n++;
+  }
+  return n;
+}

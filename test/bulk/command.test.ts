@@ -1,0 +1,189 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.js';
+import { ValidationError } from '../../src/errors.js';
+import { runBulkCommand } from '../../src/bulk/command.js';
+import { csvLine, failedCsvPathFor } from '../../src/bulk/csv-out.js';
+import { createProgress } from '../../src/bulk/progress.js';
+import { journalPathFor } from '../../src/bulk/journal.js';
+import { bufferIO } from '../helpers/run.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'ship-bulkcmd-'));
+function ctxWith(opts: { json?: boolean; tty?: boolean; quiet?: boolean } = {}) {
+  const io = bufferIO({ tty: opts.tty });
+  const ctx = createContext({ io, env: { NO_COLOR: '1' } });
+  ctx.globals = { json: opts.json, quiet: opts.quiet };
+  return { ctx, io };
+}
+const header = ['shipment_reference', 'to_name', 'weight'];
+const rows = [
+  ['A-1', 'Ann, "the" buyer', '100'],
+  ['B-2', 'Bob', '-5'],
+  ['C-3', '=cmd()', '300'],
+];
+const tasks = () => rows.map((r, i) => ({ key: r[0], rows: [i + 2], records: [r], input: r }));
+const hooks = {
+  async execute(t: { input: string[] }) {
+    if (Number(t.input[2]) < 0) throw new ValidationError('The given data failed to pass validation.', { 'parcels.0.weight': ['The weight must be at least 1.'] }, { status: 400 });
+    return { id: `id-${t.input[0]}`, tracking_reference: `TRK-${t.input[0]}` };
+  },
+};
+
+describe('runBulkCommand', () => {
+  it('--json: one line per task in input order on stdout, a summary line on stderr, exit 3 with failed.csv', async () => {
+    const dir = tmp();
+    const { ctx, io } = ctxWith({ json: true });
+    const failedPath = failedCsvPathFor(join(dir, 'orders.csv'));
+    const err = await runBulkCommand(ctx, {
+      noun: 'shipments',
+      tasks: tasks(),
+      total: 3,
+      hooks,
+      concurrency: 2,
+      journalPath: journalPathFor(dir, join(dir, 'orders.csv')),
+      failedCsv: { path: failedPath, header },
+      resultsCsv: {
+        path: join(dir, 'results.csv'),
+        header,
+        columns: (r) => ({ status: r.status, id: r.result?.id, tracking_reference: r.result?.tracking_reference, error: r.error ? String((r.error as Error).message) : undefined }),
+      },
+      jsonLine: (r) => ({ row: r.task.rows[0], shipment_reference: r.task.key, status: r.status }),
+    }).catch((e) => e);
+    expect(err.exitCode).toBe(3);
+    const lines = io.out().trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status])).toEqual([
+      ['A-1', 'created'],
+      ['B-2', 'failed'],
+      ['C-3', 'created'],
+    ]);
+    expect(JSON.parse(io.err().trim().split('\n').pop()!)).toMatchObject({ summary: { total: 3, created: 2, failed: 1 } });
+    // failed.csv: the same header plus error, the original row unchanged (re-importable), quoted per RFC 4180
+    expect(failedPath).toBe(join(dir, 'orders.failed.csv'));
+    expect(readFileSync(failedPath, 'utf8')).toBe(
+      'shipment_reference,to_name,weight,error\nB-2,Bob,-5,parcels.0.weight: The weight must be at least 1.\n',
+    );
+    const results = readFileSync(join(dir, 'results.csv'), 'utf8');
+    expect(results.split('\n')[0]).toBe('shipment_reference,to_name,weight,status,id,tracking_reference,label_paths,error');
+    expect(results).toContain('A-1,"Ann, ""the"" buyer",100,created,id-A-1,TRK-A-1,,\n');
+    expect(results).toContain('C-3,=cmd(),300,created'); // input columns never altered
+
+    // Rerun: done ones skipped, the failed one retried (still failing) — nothing created twice.
+    const second = ctxWith({ json: true });
+    await runBulkCommand(second.ctx, {
+      noun: 'shipments',
+      tasks: tasks(),
+      total: 3,
+      hooks,
+      concurrency: 2,
+      journalPath: journalPathFor(dir, join(dir, 'orders.csv')),
+      failedCsv: { path: failedPath, header },
+      jsonLine: (r) => ({ shipment_reference: r.task.key, status: r.status }),
+    }).catch(() => undefined);
+    expect(second.io.out().trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['skipped', 'failed', 'skipped']);
+  });
+
+  it('removes a stale failed.csv when everything went through', async () => {
+    const dir = tmp();
+    const failedPath = join(dir, 'x.failed.csv');
+    writeFileSync(failedPath, 'old\n');
+    const { ctx } = ctxWith();
+    await runBulkCommand(ctx, {
+      noun: 'shipments',
+      tasks: tasks().filter((t) => t.key !== 'B-2'),
+      hooks,
+      concurrency: 2,
+      failedCsv: { path: failedPath, header },
+      jsonLine: () => ({}),
+    });
+    expect(existsSync(failedPath)).toBe(false);
+  });
+
+  it('text mode: TSV lines on stdout when not a TTY, summary on stderr', async () => {
+    const { ctx, io } = ctxWith();
+    await runBulkCommand(ctx, {
+      noun: 'shipments',
+      tasks: tasks(),
+      hooks,
+      concurrency: 1,
+      jsonLine: () => ({}),
+      textLine: (r) => `${r.status}\t${r.task.key}`,
+    }).catch(() => undefined);
+    expect(io.out()).toBe('created\tA-1\nfailed\tB-2\ncreated\tC-3\n');
+    expect(io.err()).toMatch(/Done: 3 shipments/);
+    expect(io.err()).toMatch(/B-2 \(row 3\): parcels\.0\.weight/);
+  });
+
+  it('Ctrl-C: stops, prints the summary, throws Interrupted (130)', async () => {
+    const io = bufferIO();
+    const ac = new AbortController();
+    const ctx = createContext({ io, env: {}, signal: ac.signal });
+    ctx.globals = {};
+    const many = Array.from({ length: 100 }, (_, i) => ({ key: `K${i}`, rows: [i + 2], input: i }));
+    const err = await runBulkCommand(ctx, {
+      noun: 'shipments',
+      tasks: many,
+      total: 100,
+      concurrency: 2,
+      hooks: {
+        async execute(t) {
+          if (t.input === 3) ac.abort();
+          await new Promise((r) => setTimeout(r, 2));
+          return t.input;
+        },
+      },
+      jsonLine: () => ({}),
+    }).catch((e) => e);
+    expect(err.exitCode).toBe(130);
+    expect(ctx.interruptHolders).toBe(0);
+    expect(io.err()).toMatch(/Stopped/);
+    expect(io.err()).toMatch(/not started\s+9\d/);
+  });
+});
+
+describe('progress', () => {
+  it('draws nothing when not enabled (not a TTY, --json)', () => {
+    const s = new PassThrough();
+    let out = '';
+    s.on('data', (d) => (out += d));
+    const p = createProgress({ stream: s, enabled: false });
+    p.start(10);
+    p.update({ created: 1, skipped: 0, failed: 0 });
+    p.stop();
+    expect(out).toBe('');
+    expect(p.enabled).toBe(false);
+  });
+
+  it('draws counts, rate and ETA, throttled, and erases itself', async () => {
+    const s = new PassThrough();
+    let out = '';
+    s.on('data', (d) => (out += d));
+    let t = 0;
+    const p = createProgress({ stream: s, enabled: true, label: 'shipments', now: () => t, intervalMs: 100 });
+    p.start(100);
+    t = 2000;
+    p.update({ created: 10, skipped: 0, failed: 0 });
+    t = 2050;
+    p.update({ created: 11, skipped: 0, failed: 0 }); // throttled: within 100 ms
+    p.stop();
+    expect(out).toContain('10/100 shipments');
+    expect(out).toContain('5.0/s');
+    expect(out).toContain('ETA 18s');
+    expect(out).not.toContain('11/100');
+    expect(out.endsWith('\r\x1b[K')).toBe(true);
+  });
+
+  it('is off through runBulkCommand when stderr is not a TTY', async () => {
+    const { ctx, io } = ctxWith();
+    await runBulkCommand(ctx, { noun: 'x', tasks: tasks().slice(0, 1), hooks, concurrency: 1, jsonLine: () => ({}) });
+    expect(io.err()).not.toContain('\r');
+  });
+});
+
+describe('csv helpers', () => {
+  it('quotes per RFC 4180', () => {
+    expect(csvLine(['a', 'b,c', 'd"e', 'f\ng', ' h'])).toBe('a,"b,c","d""e","f\ng"," h"\n');
+  });
+});

@@ -1,0 +1,391 @@
+import { mkdtempSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ApiError, NetworkError, ValidationError } from '../../src/errors.js';
+import { Journal } from '../../src/bulk/journal.js';
+import { runBulk, classifyFailure, type BulkResult, type BulkTask, type BulkHooks } from '../../src/bulk/runner.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'ship-bulk-'));
+const tasks = (n: number): BulkTask<number>[] => Array.from({ length: n }, (_, i) => ({ key: `K${i}`, rows: [i + 2], input: i }));
+const noSleep = async () => {};
+const never = new AbortController().signal;
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A fake server: remembers what exists, can fail on demand. */
+function fakeServer() {
+  const exists = new Map<string, number>();
+  const creates = new Map<string, number>();
+  return {
+    exists,
+    creates,
+    create(key: string, v: number) {
+      creates.set(key, (creates.get(key) ?? 0) + 1);
+      if (exists.has(key)) throw new ValidationError('The given data failed to pass validation.', { shipment_reference: ['The shipment reference has already been taken.'] }, { status: 400 });
+      exists.set(key, v);
+      return { id: `id-${key}`, v };
+    },
+  };
+}
+
+describe('runBulk', () => {
+  it('never runs more than `concurrency` tasks at once and calls onResult in input order', async () => {
+    let running = 0;
+    let peak = 0;
+    const seen: number[] = [];
+    const s = await runBulk(
+      tasks(40),
+      {
+        async execute(t) {
+          running++;
+          peak = Math.max(peak, running);
+          await delay((40 - t.input) % 7); // later tasks often finish first
+          running--;
+          return t.input * 2;
+        },
+        onResult(r) {
+          seen.push(r.index);
+        },
+      },
+      { concurrency: 5, signal: never },
+    );
+    expect(peak).toBe(5);
+    expect(seen).toEqual([...Array(40).keys()]);
+    expect(s).toMatchObject({ total: 40, created: 40, skipped: 0, failed: 0, interrupted: false });
+  });
+
+  it('completion order is available and differs from input order when tasks finish out of order', async () => {
+    const seen: number[] = [];
+    await runBulk(
+      tasks(6),
+      {
+        async execute(t) {
+          await delay(t.input === 0 ? 30 : 1);
+          return t.input;
+        },
+        onResult: (r) => void seen.push(r.index),
+      },
+      { concurrency: 6, signal: never, order: 'completion' },
+    );
+    expect(seen[seen.length - 1]).toBe(0);
+  });
+
+  it('keeps the reorder buffer bounded: a slow first task holds back starting new ones', async () => {
+    let started = 0;
+    await runBulk(
+      tasks(200),
+      {
+        async execute(t) {
+          started++;
+          if (t.input === 0) {
+            await delay(50);
+            // With a window of 10, at most ~10 + concurrency tasks could have started meanwhile.
+            expect(started).toBeLessThanOrEqual(10 + 4);
+          }
+          return t.input;
+        },
+      },
+      { concurrency: 4, signal: never, reorderWindow: 10 },
+    );
+    expect(started).toBe(200);
+  });
+
+  it('journals sending then done, and a rerun skips what is done with the stored result', async () => {
+    const dir = tmp();
+    const path = join(dir, 'j.jsonl');
+    const server = fakeServer();
+    const hooks: BulkHooks<number, { id: string }> = { execute: async (t) => server.create(t.key, t.input) };
+    let j = await Journal.open(path);
+    await runBulk(tasks(5), hooks, { concurrency: 2, signal: never, journal: j });
+    await j.close();
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (let i = 0; i < 5; i++) {
+      const mine = lines.filter((l) => l.k === `K${i}`).map((l) => l.s);
+      expect(mine).toEqual(['sending', 'done']);
+    }
+    j = await Journal.open(path);
+    const results: BulkResult<number, { id: string }>[] = [];
+    const s = await runBulk(tasks(6), { ...hooks, onResult: (r) => void results.push(r) }, { concurrency: 2, signal: never, journal: j });
+    await j.close();
+    expect(s).toMatchObject({ created: 1, skipped: 5, failed: 0 });
+    expect(results[0]).toMatchObject({ status: 'skipped', skipReason: 'journal', result: { id: 'id-K0' } });
+    expect(results[5]).toMatchObject({ status: 'created' });
+    expect([...server.creates.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('the "sending" record is on disk before execute() runs (also for records written ahead)', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    const missing: string[] = [];
+    await runBulk(
+      tasks(300),
+      {
+        async execute(t) {
+          const onDisk = readFileSync(path, 'utf8');
+          if (!onDisk.includes(`{"k":"${t.key}","s":"sending"`)) missing.push(t.key);
+          await delay(0);
+          return t.input;
+        },
+      },
+      { concurrency: 8, signal: never, journal: j },
+    );
+    await j.close();
+    expect(missing).toEqual([]);
+  });
+
+  it('settles a "sending" record without outcome before resending (exactly once)', async () => {
+    const dir = tmp();
+    const path = join(dir, 'j.jsonl');
+    const server = fakeServer();
+    server.create('K1', 1); // the killed run got K1 created but never wrote "done"
+    writeFileSync(path, JSON.stringify({ k: 'K1', s: 'sending', t: 'x', a: 1 }) + '\n' + JSON.stringify({ k: 'K2', s: 'sending', t: 'x', a: 1 }) + '\n');
+    const settled: string[] = [];
+    const j = await Journal.open(path);
+    const results: BulkResult<number, unknown>[] = [];
+    const s = await runBulk(
+      tasks(3),
+      {
+        execute: async (t) => server.create(t.key, t.input),
+        async settle(t) {
+          settled.push(t.key);
+          return server.exists.has(t.key) ? { status: 'done', result: { id: `id-${t.key}` } } : { status: 'absent' };
+        },
+        onResult: (r) => void results.push(r),
+      },
+      { concurrency: 3, signal: never, journal: j },
+    );
+    await j.close();
+    expect(settled.sort()).toEqual(['K1', 'K2']); // K0 had no record: no extra request
+    expect(server.creates.get('K1')).toBe(1); // never resent
+    expect(server.creates.get('K2')).toBe(1); // absent → sent once
+    expect(results[1]).toMatchObject({ status: 'skipped', skipReason: 'exists' });
+    expect(s).toMatchObject({ created: 2, skipped: 1 });
+  });
+
+  it('without settle, an unknown outcome is not resent (and stays marked for the next run)', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    writeFileSync(path, JSON.stringify({ k: 'K0', s: 'sending', t: 'x' }) + '\n');
+    const j = await Journal.open(path);
+    let calls = 0;
+    const s = await runBulk(tasks(1), { execute: async () => ++calls }, { concurrency: 1, signal: never, journal: j });
+    await j.close();
+    expect(calls).toBe(0);
+    expect(s.failed).toBe(1);
+    const j2 = await Journal.open(path);
+    expect(j2.get('K0')).toMatchObject({ state: 'failed', unknown: true });
+    await j2.close();
+  });
+
+  it('retries a timeout after settling, and a 503, and reports created once', async () => {
+    const server = fakeServer();
+    let attempt = 0;
+    const settles: string[] = [];
+    const s = await runBulk<number, unknown>(
+      tasks(1),
+      {
+        async execute(t) {
+          attempt++;
+          if (attempt === 1) {
+            server.create(t.key, t.input); // processed, but the answer is lost
+            throw new NetworkError('timeout', 'timeout');
+          }
+          return server.create(t.key, t.input);
+        },
+        async settle(t) {
+          settles.push(t.key);
+          return server.exists.has(t.key) ? { status: 'done', result: server.exists.get(t.key) } : { status: 'absent' };
+        },
+      },
+      { concurrency: 1, signal: never, sleep: noSleep },
+    );
+    expect(settles).toEqual(['K0']);
+    expect(server.creates.get('K0')).toBe(1);
+    expect(s).toMatchObject({ created: 1, failed: 0 });
+  });
+
+  it('gives up after the retry budget and records the failure with unknown outcome', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    let calls = 0;
+    const s = await runBulk(
+      tasks(1),
+      {
+        async execute() {
+          calls++;
+          throw new ApiError('bad gateway', { status: 502 });
+        },
+        settle: async () => ({ status: 'absent' }),
+      },
+      { concurrency: 1, signal: never, journal: j, retries: 2, sleep: noSleep },
+    );
+    await j.close();
+    expect(calls).toBe(3);
+    expect(s.failed).toBe(1);
+    const j2 = await Journal.open(path);
+    expect(j2.get('K0')).toMatchObject({ state: 'failed', unknown: true, error: { status: 502 } });
+    await j2.close();
+  });
+
+  it('does not retry validation errors, and a rerun retries failed ones', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    let j = await Journal.open(path);
+    let calls = 0;
+    let fix = false;
+    const hooks: BulkHooks<number, number> = {
+      async execute(t) {
+        calls++;
+        if (!fix) throw new ValidationError('invalid', { 'to_address.postcode': ['The to address.postcode field is required.'] }, { status: 400 });
+        return t.input;
+      },
+    };
+    let s = await runBulk(tasks(1), hooks, { concurrency: 1, signal: never, journal: j, sleep: noSleep });
+    await j.close();
+    expect(calls).toBe(1);
+    expect(s.failed).toBe(1);
+    expect(s.firstFailures[0].message).toContain('to_address.postcode');
+    fix = true;
+    j = await Journal.open(path);
+    s = await runBulk(tasks(1), hooks, { concurrency: 1, signal: never, journal: j, sleep: noSleep });
+    await j.close();
+    expect(s.created).toBe(1);
+  });
+
+  it('isAlreadyDone: a duplicate-reference error is settled and counted as skipped, not failed', async () => {
+    const server = fakeServer();
+    server.create('K0', 0);
+    const results: BulkResult<number, unknown>[] = [];
+    const s = await runBulk<number, unknown>(
+      tasks(1),
+      {
+        execute: async (t) => server.create(t.key, t.input),
+        isAlreadyDone: (e) => e instanceof ValidationError && /already been taken/.test(JSON.stringify(e.fields)),
+        settle: async (t) => ({ status: 'done', result: server.exists.get(t.key) }),
+        onResult: (r) => void results.push(r),
+      },
+      { concurrency: 1, signal: never },
+    );
+    expect(s).toMatchObject({ skipped: 1, failed: 0 });
+    expect(results[0]).toMatchObject({ status: 'skipped', skipReason: 'exists', result: 0 });
+  });
+
+  it('on abort: starts nothing new, lets in-flight finish, journals them, reports interrupted', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    const ac = new AbortController();
+    const finished: string[] = [];
+    const s = await runBulk(
+      tasks(50),
+      {
+        async execute(t) {
+          if (t.input === 5) ac.abort();
+          await delay(10);
+          finished.push(t.key);
+          return t.input;
+        },
+      },
+      { concurrency: 3, signal: ac.signal, journal: j, total: 50 },
+    );
+    await j.close();
+    expect(s.interrupted).toBe(true);
+    expect(finished.length).toBeGreaterThanOrEqual(6);
+    expect(finished.length).toBeLessThanOrEqual(8);
+    expect(s.created).toBe(finished.length);
+    expect(s.notStarted).toBe(50 - s.total);
+    const j2 = await Journal.open(path);
+    for (const k of finished) expect(j2.get(k)?.state).toBe('done');
+    expect([...j2.values()].every((e) => e.state === 'done')).toBe(true);
+    await j2.close();
+  });
+
+  it('a failing onResult (printer gone) stops the run and is thrown after in-flight work finishes', async () => {
+    let started = 0;
+    await expect(
+      runBulk(
+        tasks(100),
+        {
+          async execute(t) {
+            started++;
+            await delay(1);
+            return t.input;
+          },
+          onResult(r) {
+            if (r.index === 3) throw new Error('printer gone');
+          },
+        },
+        { concurrency: 2, signal: never },
+      ),
+    ).rejects.toThrow('printer gone');
+    expect(started).toBeLessThan(100);
+  });
+
+  it('accepts async iterables (streamed CSV) and holds memory to counts', async () => {
+    async function* gen() {
+      for (let i = 0; i < 3000; i++) yield { key: `K${i}`, rows: [i + 2], input: i };
+    }
+    const s = await runBulk(gen(), { execute: async (t) => t.input }, { concurrency: 8, signal: never });
+    expect(s).toMatchObject({ total: 3000, created: 3000 });
+    expect(Object.keys(s)).not.toContain('results');
+  });
+
+  it('classifies failures', () => {
+    expect(classifyFailure(new NetworkError('x', 'refused'))).toMatchObject({ retriable: true, unknownOutcome: false });
+    expect(classifyFailure(new NetworkError('x', 'reset'))).toMatchObject({ retriable: true, unknownOutcome: true });
+    expect(classifyFailure(new ApiError('x', { status: 429, retryAfterMs: 2000 }))).toMatchObject({ retriable: true, unknownOutcome: false, retryAfterMs: 2000 });
+    expect(classifyFailure(new ApiError('x', { status: 503 }))).toMatchObject({ retriable: true, unknownOutcome: true });
+    expect(classifyFailure(new ApiError('x', { status: 500 }))).toMatchObject({ retriable: false, unknownOutcome: true });
+    expect(classifyFailure(new ValidationError('x', {}, { status: 400 }))).toMatchObject({ retriable: false, unknownOutcome: false });
+    expect(classifyFailure(new Error('EACCES writing label'))).toMatchObject({ retriable: false, unknownOutcome: true });
+  });
+});
+
+describe('Journal', () => {
+  it('tolerates a torn last line and keeps the file readable after appending', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    writeFileSync(path, JSON.stringify({ k: 'A', s: 'done', t: 'x', r: { id: 1 } }) + '\n');
+    appendFileSync(path, '{"k":"B","s":"sen'); // killed mid-write
+    const warnings: string[] = [];
+    const j = await Journal.open(path, { onWarning: (m) => warnings.push(m) });
+    expect(j.ignoredLines).toBe(1);
+    expect(warnings[0]).toMatch(/incomplete last line/);
+    expect(j.get('A')).toMatchObject({ state: 'done', result: { id: 1 } });
+    expect(j.get('B')).toBeUndefined();
+    await j.append({ key: 'C', state: 'sending' });
+    await j.close();
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    // The torn fragment stays on its own line; the new record is intact.
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ k: 'C', s: 'sending' });
+    const j2 = await Journal.open(path);
+    expect(j2.get('C')?.state).toBe('sending');
+    expect(j2.ignoredLines).toBe(1);
+    await j2.close();
+  });
+
+  it('group-commits records appended in the same tick', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => j.append({ key: `K${i}`, state: 'sending' })));
+    expect(j.commits).toBeLessThanOrEqual(2);
+    await j.close();
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(50);
+  });
+
+  it('refuses a second run while the first holds the lock, and takes over a dead process lock', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    await expect(Journal.open(path)).rejects.toThrow(/another run is already using this journal: process \d+/);
+    await j.close();
+    // A lock left by a process that no longer exists (SIGKILL): taken over, with a warning.
+    const { hostname } = await import('node:os');
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), started_at: 'earlier' }));
+    const warnings: string[] = [];
+    const j2 = await Journal.open(path, { onWarning: (m) => warnings.push(m) });
+    expect(warnings.join('\n')).toMatch(/taking over the journal lock of process 4206649, which is no longer running/);
+    await j2.close();
+  });
+
+  it('a lock held on another host is refused with a hint to delete it', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, hostname: 'some-other-host', started_at: 'earlier' }));
+    await expect(Journal.open(path)).rejects.toMatchObject({ hint: expect.stringContaining('delete') });
+  });
+});

@@ -1,0 +1,31 @@
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import { renderTimeline, sortEvents, stageLabel } from '../../../src/commands/track/render.js';
+
+describe('tracking timeline', () => {
+  it('names stages for people', () => {
+    expect(stageLabel('LABEL_CREATED')).toBe('Label created');
+    expect(stageLabel('IN_TRANSIT')).toBe('In transit');
+    expect(stageLabel('DELIVERY_FAILED')).toBe('Delivery failed');
+    expect(stageLabel('CUSTOMS_HELD')).toBe('Customs held');
+    expect(stageLabel(undefined)).toBe('Unknown');
+  });
+
+  it('puts the latest event last, whatever order the API used', () => {
+    const events = [
+      { date: '2024-05-22 09:00:00', type: 'IN_TRANSIT' },
+      { date: '2024-05-21 13:24:12', type: 'LABEL_CREATED' },
+      { date: '2024-05-21 18:00:00', type: 'COLLECTED' },
+    ];
+    expect(sortEvents(events).map((e) => e.type)).toEqual(['LABEL_CREATED', 'COLLECTED', 'IN_TRANSIT']);
+    const text = renderTimeline({ tracking_reference: 'TRK1', events: sortEvents(events) }, { color: new Chalk({ level: 0 }), tty: false });
+    const lines = text.trim().split('\n');
+    expect(lines[0]).toBe('Parcel TRK1');
+    expect(lines[1]).toMatch(/^ {2}- 2024-05-21 13:24:12 {2}Label created/);
+    expect(lines[3]).toMatch(/^ {2}> 2024-05-22 09:00:00 {2}In transit/);
+  });
+
+  it('says when there are no events yet', () => {
+    expect(renderTimeline({ tracking_reference: 'T', events: [] }, { color: new Chalk({ level: 0 }), tty: false })).toMatch(/no tracking events yet/);
+  });
+});

@@ -1,0 +1,285 @@
+// cancel, track, label, print, invoice: the built binary against the in-process sandbox.
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ship } from '../helpers/bin.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  env = await sb.authEnv();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+/** Creates a shipment straight through the API (not through `ship create`, which has its own tests). */
+async function createShipment(ref: string, parcels = 1): Promise<{ trackingRefs: string[] }> {
+  const res = await fetch(`${sb.baseUrl}/shipments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+    body: JSON.stringify({
+      shipment_reference: ref,
+      to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+      parcels: Array.from({ length: parcels }, (_, i) => ({ reference: `${ref}-P${i + 1}`, weight: 1000 + i, length: 20, width: 15, depth: 10 })),
+    }),
+  });
+  const body = (await res.json()) as { data: Array<{ tracking_reference: string }> };
+  if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(body)}`);
+  const ev = await fetch(`${sb.baseUrl}/shipments/${encodeURIComponent(ref)}/events`, {
+    headers: { accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+  });
+  const evBody = (await ev.json()) as { data: Record<string, unknown> };
+  return { trackingRefs: Object.keys(evBody.data) };
+}
+
+/** A loopback raw printer: answers ~HS as ready, records the bytes of every other connection. */
+async function rawPrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Promise<void> }> {
+  const jobs: Buffer[] = [];
+  const server: Server = createServer((sock) => {
+    const chunks: Buffer[] = [];
+    sock.on('data', (d) => {
+      chunks.push(d);
+      if (d.toString('latin1').startsWith('~HS')) {
+        sock.end('\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+      }
+    });
+    sock.on('close', () => {
+      const all = Buffer.concat(chunks);
+      if (!all.toString('latin1').startsWith('~HS')) jobs.push(all);
+    });
+    sock.on('error', () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { url: `tcp://127.0.0.1:${port}`, jobs, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+async function apiGetLabel(trk: string, format: string): Promise<any> {
+  const res = await fetch(`${sb.baseUrl}/parcels/${encodeURIComponent(trk)}/label?format=${format}`, {
+    headers: { accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+  });
+  const body = (await res.json()) as { data: any };
+  return Array.isArray(body.data) ? body.data[0] : body.data;
+}
+
+describe('ship cancel', () => {
+  it('cancels several references, from args and stdin, one JSON line each; exit 3 when one is unknown', async () => {
+    await createShipment('CAN-1');
+    await createShipment('CAN-2');
+    await createShipment('CAN-3');
+    const r = await ship(['cancel', 'CAN-1', 'NOPE-404', '-', '--json'], { env, input: 'CAN-2\n\n# comment\nCAN-3\n', stdin: undefined });
+    expect(r.exitCode).toBe(3);
+    const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status])).toEqual([
+      ['CAN-1', 'cancelled'],
+      ['NOPE-404', 'failed'],
+      ['CAN-2', 'cancelled'],
+      ['CAN-3', 'cancelled'],
+    ]);
+    expect(lines[1].error).toMatch(/not found/);
+    expect(lines[1].http_status).toBe(404);
+    const summary = String(r.stderr).split('\n').find((l) => l.startsWith('{"summary"'));
+    expect(JSON.parse(summary!)).toMatchObject({ summary: { total: 4, cancelled: 3, failed: 1 } });
+  });
+
+  it('a single unknown reference exits 5; a manifested one gets a clear message', async () => {
+    const nf = await ship(['cancel', 'NOPE-1'], { env });
+    expect(nf.exitCode).toBe(5);
+    expect(nf.stderr).toMatch(/NOPE-1 not found/);
+    await createShipment('CAN-MAN');
+    await sb.control('tracking/advance', { shipment_reference: 'CAN-MAN' });
+    const m = await ship(['cancel', 'CAN-MAN'], { env });
+    expect(m.exitCode).toBe(2);
+    expect(m.stdout).toMatch(/failed\tCAN-MAN\t.*already been manifested/);
+    expect(m.stderr).toMatch(/already been manifested to the carrier and can no longer be cancelled/);
+  });
+});
+
+describe('ship track', () => {
+  it('prints a timeline per parcel, latest last; --parcel and --json', async () => {
+    const { trackingRefs } = await createShipment('TRK-1', 2);
+    await sb.control('tracking/advance', { shipment_reference: 'TRK-1' });
+    await sb.control('tracking/advance', { shipment_reference: 'TRK-1' });
+    const r = await ship(['track', 'TRK-1'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    for (const t of trackingRefs) expect(r.stdout).toContain(`Parcel ${t}`);
+    const order = ['Label created', 'Manifested', 'Collected'].map((s) => String(r.stdout).indexOf(s));
+    expect(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]))).toBe(true);
+
+    const j = await ship(['track', 'TRK-1', '--json'], { env });
+    const doc = JSON.parse(String(j.stdout));
+    expect(doc.shipments[0].reference).toBe('TRK-1');
+    expect(doc.shipments[0].parcels).toHaveLength(2);
+    expect(doc.shipments[0].parcels[0].status).toBe('COLLECTED');
+    expect(doc.shipments[0].parcels[0].events.map((e: any) => e.type)).toEqual(['LABEL_CREATED', 'MANIFESTED', 'COLLECTED']);
+
+    const p = await ship(['track', trackingRefs[1], '--parcel', '--json'], { env });
+    expect(JSON.parse(String(p.stdout)).shipments[0].parcels[0].events.at(-1).type).toBe('COLLECTED');
+  });
+
+  it('--watch polls until delivered (advanced in the background), appending new events', async () => {
+    await createShipment('TRK-W');
+    const proc = ship(['track', 'TRK-W', '--watch', '--interval', '0.2'], { env });
+    let delivered = false;
+    const advancer = (async () => {
+      for (let i = 0; i < 4; i++) {
+        await new Promise((r) => setTimeout(r, 300));
+        await sb.control('tracking/advance', { shipment_reference: 'TRK-W' });
+      }
+      delivered = true;
+    })();
+    const r = await proc;
+    await advancer;
+    expect(delivered).toBe(true);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const lines = String(r.stdout).trim().split('\n');
+    expect(lines[0]).toMatch(/\tTRK-W\t.*\tLabel created\t/);
+    expect(lines.at(-1)).toMatch(/\tDelivered\t/);
+    expect(new Set(lines).size).toBe(lines.length); // nothing printed twice
+  });
+
+  it('an unknown reference exits 5', async () => {
+    const r = await ship(['track', 'NOPE-T'], { env });
+    expect(r.exitCode).toBe(5);
+  });
+});
+
+describe('ship label', () => {
+  it('saves ZPL byte for byte, PDF and PNG files, and -o - writes raw bytes', async () => {
+    const { trackingRefs } = await createShipment('LBL-1');
+    const trk = trackingRefs[0];
+    const dir = mkdtempSync(join(tmpdir(), 'ship-lbl-'));
+    const z = await ship(['label', trk, '-o', join(dir, 'a.zpl')], { env });
+    expect(z.exitCode).toBe(0);
+    expect(String(z.stdout).trim()).toBe(join(dir, 'a.zpl'));
+    const apiZpl = (await apiGetLabel(trk, 'ZPL')).zpl as string;
+    expect(readFileSync(join(dir, 'a.zpl'))).toEqual(Buffer.from(apiZpl, 'utf8'));
+
+    const p = await ship(['label', trk, '--format', 'pdf', '-o', `${dir}/`, '--json'], { env });
+    const doc = JSON.parse(String(p.stdout));
+    expect(doc).toMatchObject({ tracking_reference: trk, format: 'PDF' });
+    expect(readFileSync(doc.path).subarray(0, 5).toString()).toBe('%PDF-');
+
+    const g = await ship(['label', trk, '--format', 'PNG', '-o', join(dir, 'l.png')], { env });
+    expect(g.exitCode).toBe(0);
+    expect(readFileSync(join(dir, 'l.png')).subarray(1, 4).toString()).toBe('PNG');
+
+    const raw = await ship(['label', trk, '-o', '-'], { env, encoding: 'buffer', stripFinalNewline: false } as any);
+    expect(Buffer.from(raw.stdout as unknown as Uint8Array).equals(Buffer.from(apiZpl, 'utf8'))).toBe(true);
+  });
+
+  it('--printer sends the ZPL to a raw socket printer unchanged', async () => {
+    const { trackingRefs } = await createShipment('LBL-P');
+    const printer = await rawPrinter();
+    try {
+      const r = await ship(['label', trackingRefs[0], '--printer', printer.url], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(r.stderr).toMatch(/sent to printer/);
+      expect(r.stderr).not.toMatch(/printed/);
+      const apiZpl = (await apiGetLabel(trackingRefs[0], 'ZPL')).zpl as string;
+      await new Promise((res) => setTimeout(res, 50));
+      expect(printer.jobs).toHaveLength(1);
+      expect(printer.jobs[0].equals(Buffer.from(apiZpl, 'utf8'))).toBe(true);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('an unreachable printer fails with exit 1 and a hint', async () => {
+    const printer = await rawPrinter();
+    await printer.close();
+    const r = await ship(['label', 'WHATEVER', '--printer', printer.url], { env });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/refused the connection/);
+  });
+});
+
+describe('ship print', () => {
+  it('asks the desktop application and prints its message', async () => {
+    await createShipment('PRN-1', 2);
+    const r = await ship(['print', 'PRN-1'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(String(r.stdout).trim().length).toBeGreaterThan(0);
+    const j = await ship(['print', 'PRN-1', '--json'], { env });
+    expect(JSON.parse(String(j.stdout))).toMatchObject({ shipment_reference: 'PRN-1', via: 'desktop' });
+  });
+
+  it('--printer sends each parcel label, in parcel order, byte for byte', async () => {
+    const { trackingRefs } = await createShipment('PRN-RAW', 3);
+    const printer = await rawPrinter();
+    try {
+      const r = await ship(['print', 'PRN-RAW', '--printer', printer.url, '--json'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(JSON.parse(String(r.stdout))).toMatchObject({ status: 'sent', labels: trackingRefs });
+      await new Promise((res) => setTimeout(res, 50));
+      const expected = await Promise.all(trackingRefs.map(async (t) => Buffer.from((await apiGetLabel(t, 'ZPL')).zpl, 'utf8')));
+      expect(printer.jobs.map((b) => b.toString('utf8'))).toEqual(expected.map((b) => b.toString('utf8')));
+    } finally {
+      await printer.close();
+    }
+  });
+});
+
+describe('named printers', () => {
+  it('--printer NAME resolves through the profile (config set printers.NAME)', async () => {
+    const { trackingRefs } = await createShipment('PRN-NAMED');
+    const printer = await rawPrinter();
+    const cfg = mkdtempSync(join(tmpdir(), 'ship-cfg-'));
+    try {
+      const set = await ship(['config', 'set', 'printers.dock3', printer.url], { env: { ...env, SHIP_CONFIG_DIR: cfg } });
+      expect(set.exitCode, String(set.stderr)).toBe(0);
+      const r = await ship(['print', 'PRN-NAMED', '--printer', 'dock3'], { env: { ...env, SHIP_CONFIG_DIR: cfg } });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(r.stderr).toMatch(/sent to printer dock3/);
+      await new Promise((res) => setTimeout(res, 50));
+      expect(printer.jobs.map((b) => b.toString('utf8'))).toEqual([(await apiGetLabel(trackingRefs[0], 'ZPL')).zpl]);
+      const unknown = await ship(['print', 'PRN-NAMED', '--printer', 'dock9'], { env: { ...env, SHIP_CONFIG_DIR: cfg } });
+      expect(unknown.exitCode).toBe(2);
+      expect(unknown.stderr).toMatch(/no printer named "dock9"/);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('a printer that reports paper out is refused before anything is sent', async () => {
+    const jobs: Buffer[] = [];
+    const server: Server = createServer((sock) => {
+      sock.on('data', (d) => {
+        if (d.toString('latin1').startsWith('~HS')) sock.end('\x02030,1,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+        else jobs.push(d);
+      });
+      sock.on('error', () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `tcp://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      await createShipment('PRN-PAPER');
+      const r = await ship(['print', 'PRN-PAPER', '--printer', url], { env });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(/not ready: paper \(labels\) out/);
+      expect(jobs).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(() => r(undefined)));
+    }
+  });
+});
+
+describe('ship invoice', () => {
+  it('saves the commercial invoice PDF under a safe default name', async () => {
+    await createShipment('INV/1');
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inv-'));
+    const r = await ship(['invoice', 'INV/1', '--json'], { env, cwd: dir });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const doc = JSON.parse(String(r.stdout));
+    expect(doc.path).not.toContain('/');
+    const path = join(dir, doc.path);
+    expect(existsSync(path)).toBe(true);
+    expect(readFileSync(path).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+});

@@ -1,0 +1,142 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseHostStatus, parsePrinterUrl, preflight, queryHostStatus, sendLabels, sendRaw, type PrinterTarget } from '../../src/printer/index.js';
+
+const STX = '\x02';
+const ETX = '\x03';
+/** A ~HS answer with the given flags (Zebra layout: string 1 field 2 paper out, 3 pause; string 2 field 3 head up, 4 ribbon out, 5 TT mode). */
+function hs(o: { paperOut?: boolean; pause?: boolean; headUp?: boolean; ribbonOut?: boolean; tt?: boolean } = {}) {
+  const b = (x?: boolean) => (x ? '1' : '0');
+  return (
+    `${STX}030,${b(o.paperOut)},${b(o.pause)},1245,000,0,0,0,000,0,0,0${ETX}\r\n` +
+    `${STX}001,0,${b(o.headUp)},${b(o.ribbonOut)},${b(o.tt)},2,4,0,00000000,1,000${ETX}\r\n` +
+    `${STX}1234,0${ETX}\r\n`
+  );
+}
+
+interface FakePrinter {
+  target: PrinterTarget;
+  /** Bytes of each connection, in connection order. */
+  connections: Buffer[];
+  server: Server;
+}
+
+/** A loopback "printer": records every byte; answers ~HS per `answer` (split into chunks to test reassembly). */
+async function fakePrinter(answer: string | null = hs()): Promise<FakePrinter> {
+  const connections: Buffer[] = [];
+  const server = createServer((sock: Socket) => {
+    const chunks: Buffer[] = [];
+    const idx = connections.length;
+    connections.push(Buffer.alloc(0));
+    sock.on('data', (d) => {
+      chunks.push(d);
+      connections[idx] = Buffer.concat(chunks);
+      if (answer !== null && d.toString('latin1').includes('~HS')) {
+        // Several writes: the answer may arrive in pieces.
+        const third = Math.ceil(answer.length / 3);
+        sock.write(answer.slice(0, third));
+        setTimeout(() => sock.write(answer.slice(third, 2 * third)), 5);
+        setTimeout(() => sock.write(answer.slice(2 * third)), 10);
+      }
+    });
+    sock.on('error', () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return { target: { host: '127.0.0.1', port, url: `tcp://127.0.0.1:${port}` }, connections, server };
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+async function printer(answer?: string | null) {
+  const p = await fakePrinter(answer === undefined ? hs() : answer);
+  servers.push(p.server);
+  return p;
+}
+const until = async (cond: () => boolean, ms = 2000) => {
+  const end = Date.now() + ms;
+  while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+};
+
+describe('printer address', () => {
+  it('parses tcp:// addresses with a default port of 9100', () => {
+    expect(parsePrinterUrl('tcp://10.0.0.50:9100')).toMatchObject({ host: '10.0.0.50', port: 9100 });
+    expect(parsePrinterUrl('tcp://zebra-dock3')).toMatchObject({ host: 'zebra-dock3', port: 9100 });
+    expect(parsePrinterUrl('tcp://[::1]:9101')).toMatchObject({ host: '::1', port: 9101 });
+    expect(parsePrinterUrl('http://x:9100')).toBeUndefined();
+    expect(parsePrinterUrl('tcp://x:99999')).toBeUndefined();
+  });
+});
+
+describe('~HS host status', () => {
+  it('parses the flags of the three-string answer', () => {
+    expect(parseHostStatus(hs())).toMatchObject({ paperOut: false, paused: false, headOpen: false, ribbonOut: false });
+    expect(parseHostStatus(hs({ paperOut: true }))).toMatchObject({ paperOut: true, paused: false });
+    expect(parseHostStatus(hs({ pause: true }))).toMatchObject({ paused: true });
+    expect(parseHostStatus(hs({ headUp: true }))).toMatchObject({ headOpen: true });
+    expect(parseHostStatus(hs({ ribbonOut: true, tt: true }))).toMatchObject({ ribbonOut: true, thermalTransfer: true });
+    expect(() => parseHostStatus('garbage')).toThrow(/could not be read/);
+  });
+
+  it('preflight passes a ready printer (answer reassembled from several chunks)', async () => {
+    const p = await printer(hs());
+    const st = await preflight(p.target, { timeoutMs: 2000 });
+    expect(st.paperOut).toBe(false);
+    expect(p.connections[0].toString('latin1')).toContain('~HS');
+  });
+
+  it.each([
+    [{ paperOut: true }, /paper \(labels\) out/],
+    [{ headUp: true }, /print head open/],
+    [{ pause: true }, /paused/],
+    [{ ribbonOut: true, tt: true }, /ribbon out/],
+  ])('preflight refuses %j', async (flags, msg) => {
+    const p = await printer(hs(flags));
+    await expect(preflight(p.target, { timeoutMs: 2000 })).rejects.toThrow(msg);
+  });
+
+  it('ribbon out does not matter in direct-thermal mode', async () => {
+    const p = await printer(hs({ ribbonOut: true, tt: false }));
+    await expect(preflight(p.target, { timeoutMs: 2000 })).resolves.toBeTruthy();
+  });
+
+  it('a printer that does not answer ~HS in time: clear error suggesting --no-preflight', async () => {
+    const p = await printer(null);
+    const err = await queryHostStatus(p.target, { timeoutMs: 200 }).catch((e) => e);
+    expect(err.message).toMatch(/did not answer the status request \(~HS\) within 0.2s/);
+    expect(err.hint).toMatch(/--no-preflight/);
+    expect(err.exitCode).toBe(1);
+  });
+
+  it('an unreachable printer: clear error with a hint', async () => {
+    const p = await printer();
+    const target = p.target;
+    await new Promise((r) => p.server.close(r));
+    servers.length = 0;
+    const err = await preflight(target, { timeoutMs: 1000 }).catch((e) => e);
+    expect(err.message).toMatch(/refused the connection/);
+    expect(err.hint).toMatch(/9100/);
+    const err2 = await sendRaw(target, Buffer.from('^XA^XZ'), { timeoutMs: 1000 }).catch((e) => e);
+    expect(err2.message).toMatch(/refused the connection/);
+  });
+});
+
+describe('raw sending', () => {
+  it('sends labels byte for byte and in order (real ZPL with set-up commands, graphics, placeholders, binary)', async () => {
+    const p = await printer(null);
+    const labels = [
+      Buffer.from('CT~~CD,~CC^~CT~\n^XA~TA000~JSN^LT0^MNW^MTD^PON^PMN^LH0,0^JMA^PR4,4~SD15^JUS^LRN^CI0^XZ\n^XA^FO10,10^FD%COMPANY_NAME%^FS^XZ\n', 'utf8'),
+      Buffer.from('^XA^FO20,20^GFA,8,8,2,FFFF0000FFFF0000^FS^FDÆøå €^FS^XZ', 'utf8'),
+      Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 256)), // large, every byte value
+    ];
+    const sentOrder: number[] = [];
+    const n = await sendLabels(p.target, labels, { timeoutMs: 2000, onSent: (i) => sentOrder.push(i) });
+    expect(n).toBe(3);
+    expect(sentOrder).toEqual([0, 1, 2]);
+    await until(() => p.connections.length === 3 && p.connections[2].length === labels[2].length);
+    expect(p.connections).toHaveLength(3);
+    for (let i = 0; i < 3; i++) expect(p.connections[i].equals(labels[i])).toBe(true);
+  });
+});
