@@ -2,7 +2,7 @@
 import { flatten, type CommandSpec, type OptionSpec } from './tree.js';
 
 /** Escapes text for roff: backslashes, and dots or quotes at the start of a line. */
-function roff(text: string): string {
+export function roff(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')

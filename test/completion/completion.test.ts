@@ -7,7 +7,7 @@ import { buildProgram } from '../../src/program.js';
 import { createContext } from '../../src/context.js';
 import { describe, flatten } from '../../src/completion/tree.js';
 import { bashCompletion, fishCompletion, zshCompletion } from '../../src/completion/shells.js';
-import { manPage } from '../../src/completion/man.js';
+import { manPage, roff } from '../../src/completion/man.js';
 import { bufferIO } from '../helpers/run.js';
 
 function tree() {
@@ -94,8 +94,8 @@ suite('man page', () => {
       expect(page).toContain(s);
     }
     for (const c of flatten(tree()).filter((c) => c.path.length)) {
-      expect(page).toContain(`.SS "ship ${c.path.join(' ').replace(/-/g, '\\-')}`);
-      for (const o of c.options) expect(page).toContain(o.flags.replace(/-/g, '\\-'));
+      expect(page).toContain(`.SS "ship ${roff(c.path.join(' '))}`);
+      for (const o of c.options) expect(page).toContain(roff(o.flags));
     }
     expect(page).toContain('SHIP_X');
   });
