@@ -84,6 +84,7 @@ export class Output {
     const widths = fitColumns(
       columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
       this.io.columns ?? 80,
+      columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
     );
     const table = new Table({
       head: columns.map((col) => this.c.bold(col.header)),
@@ -119,20 +120,27 @@ function longestLine(text: string): number {
   return Math.max(0, ...text.split('\n').map((l) => l.length));
 }
 
+/** Length of the longest whitespace-separated word: a column narrower than that would truncate data. */
+function longestWord(text: string): number {
+  return Math.max(0, ...text.split(/\s+/).map((w) => w.length));
+}
+
 /**
  * Column widths (including 2 cells of padding) that fit the terminal, or undefined when the
- * natural widths already fit. Wide columns give up space first; none shrinks below 8 or its header.
+ * natural widths already fit. Wide columns give up space first, by wrapping between words; no column
+ * shrinks below its longest word (identifiers are never cut). If that still does not fit, the
+ * terminal wraps the lines.
  */
-export function fitColumns(natural: number[], terminalWidth: number): number[] | undefined {
+export function fitColumns(natural: number[], terminalWidth: number, longestWords: number[] = []): number[] | undefined {
   const borders = natural.length + 1;
   const want = natural.map((w) => w + 2);
   const total = () => want.reduce((a, b) => a + b, 0) + borders;
   if (total() <= terminalWidth) return undefined;
-  const floor = natural.map((w) => Math.min(w + 2, 10));
+  const floor = natural.map((w, i) => Math.min(w, Math.max(longestWords[i] ?? 0, 6)) + 2);
   while (total() > terminalWidth) {
     let widest = -1;
     for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
-    if (widest < 0) break; // cannot shrink further: let the terminal wrap
+    if (widest < 0) break;
     want[widest]--;
   }
   return want;

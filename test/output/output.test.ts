@@ -25,6 +25,7 @@ describe('Output.table', () => {
     expect(lines.some((l) => l.includes('Key') && l.includes('Description'))).toBe(true);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(50);
     expect(buf.out().replace(/[│┃|\s]+/g, ' ')).toContain('on and on');
+    expect(buf.out()).not.toContain('…');
   });
 });
 
@@ -32,9 +33,13 @@ describe('fitColumns', () => {
   it('leaves natural widths alone when they fit', () => {
     expect(fitColumns([5, 10], 80)).toBeUndefined();
   });
-  it('shrinks the widest column first', () => {
-    const w = fitColumns([8, 100], 60)!;
+  it('shrinks the widest column first and keeps narrow ones whole', () => {
+    const w = fitColumns([8, 100], 60, [8, 12])!;
     expect(w.reduce((a, b) => a + b, 0) + 3).toBeLessThanOrEqual(60);
     expect(w[0]).toBe(10);
+  });
+  it('never cuts a column below its longest word, even if the table then overflows', () => {
+    const w = fitColumns([19, 80], 20, [19, 7])!;
+    expect(w).toEqual([21, 9]);
   });
 });
