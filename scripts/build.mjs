@@ -1,6 +1,7 @@
 // Bundles src/ into dist/ with code splitting, so each command's heavy modules load only when it runs.
 import { build } from 'esbuild';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { buildOptions } from './build-options.mjs';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
 // Build beside dist/ and swap it in, so a binary started during a rebuild never finds dist/ missing.
@@ -9,23 +10,18 @@ const next = `${dist}.next-${process.pid}`;
 const old = `${dist}.old-${process.pid}`;
 await rm(next, { recursive: true, force: true });
 
-await build({
-  entryPoints: { main: 'src/main.ts' },
-  outdir: next,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.18',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  chunkNames: 'chunks/[name]-[hash]',
-  define: { __SHIP_VERSION__: JSON.stringify(pkg.version) },
-  // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
-  banner: {
-    js: "import { createRequire as __shipCreateRequire } from 'node:module'; const require = __shipCreateRequire(import.meta.url);",
-  },
+const result = await build({
+  ...buildOptions({ outdir: next, version: pkg.version }),
+  // SHIP_BUILD_METAFILE=1 writes dist/meta.json: which inputs went into which chunk, and what each chunk imports
+  // (`node scripts/chunks.mjs [src/file.ts…]` lists what a command loads; or https://esbuild.github.io/analyze/).
+  metafile: process.env.SHIP_BUILD_METAFILE === '1',
 });
+
+if (result.metafile) {
+  // Paths name the temporary build directory; report them as they will be after the swap.
+  const tmpName = next.slice(next.lastIndexOf('/') + 1);
+  await writeFile(`${next}/meta.json`, JSON.stringify(result.metafile).replaceAll(`${tmpName}/`, 'dist/'));
+}
 
 await rename(dist, old).catch(() => {});
 await rename(next, dist);

@@ -68,8 +68,11 @@ export interface Ctx {
   readonly out: Output;
   readonly mode: OutputMode;
   readonly prompt: Prompter;
-  /** The config file (profiles, credentials), opened on first use. */
-  config(): Promise<ConfigStore>;
+  /**
+   * The config file (profiles, credentials), opened on first use. Read-only unless `{ write: true }`
+   * (which loads conf, the writer; commands that only read settings skip that start-up cost).
+   */
+  config(opts?: { write?: boolean }): Promise<ConfigStore>;
   /** Base URL, credentials and timeout resolved flag > env > profile > default, each with its source. */
   settings(): Promise<Settings>;
   /** The API client for the resolved settings; throws AuthError when credentials are missing. */
@@ -108,6 +111,12 @@ export const systemClock: Clock = {
     }),
 };
 
+/**
+ * The API client's module: resources.ts rather than api/index.ts, whose re-exports include the zod schemas,
+ * which the client loads only when a call parses something (see loadSchemas in resources.ts).
+ */
+const loadApi = () => import('./api/resources.js').then((m) => ({ createApi: m.buildApi }));
+
 /** Creates the context for one run of `ship`. */
 export function createContext(init: CtxInit): Ctx {
   const { io, env } = init;
@@ -116,6 +125,7 @@ export function createContext(init: CtxInit): Ctx {
   let out: Output | undefined;
   let mode: OutputMode | undefined;
   let configP: Promise<ConfigStore> | undefined;
+  let writableP: Promise<ConfigStore> | undefined;
   let settingsP: Promise<Settings> | undefined;
   const apis = new Map<string, Promise<Api>>();
   let holders = 0;
@@ -156,9 +166,11 @@ export function createContext(init: CtxInit): Ctx {
       return out;
     },
     prompt: createPrompter(() => ctx),
-    config() {
-      configP ??= withoutForeignSignalHandlers(() => import('./config/store.js')).then((m) => m.openConfig({ env, globals: ctx.globals }));
-      return configP;
+    config(opts) {
+      configP ??= import('./config/store.js').then((m) => m.openConfig({ env, globals: ctx.globals, write: false }));
+      if (!opts?.write) return configP;
+      writableP ??= configP.then((store) => withoutForeignSignalHandlers(() => store.writable()));
+      return writableP;
     },
     settings() {
       settingsP ??= (async () => {
@@ -172,7 +184,7 @@ export function createContext(init: CtxInit): Ctx {
         const creds = req.credentials;
         return (async () => {
           const s = await ctx.settings();
-          const { createApi } = await import('./api/index.js');
+          const { createApi } = await loadApi();
           return createApi({
             baseUrl: s.baseUrl.value,
             apiKey: creds.apiKey,
@@ -199,7 +211,7 @@ export function createContext(init: CtxInit): Ctx {
               hint: 'run `ship login`, or set SHIP_TOKEN',
             });
           }
-          const { createApi } = await import('./api/index.js');
+          const { createApi } = await loadApi();
           return createApi({
             baseUrl: s.baseUrl.value,
             apiKey: s.apiKey.value,
@@ -247,7 +259,7 @@ function createPrompter(getCtx: () => Ctx): Prompter {
 }
 
 /**
- * Loads a module and removes the SIGINT/SIGTERM handlers its dependencies installed while loading: conf's
+ * Loads a module (conf, by store.writable()) and removes the SIGINT/SIGTERM handlers its dependencies installed while loading: conf's
  * atomically → when-exit re-raises the signal after its own cleanup, which turned the first Ctrl-C (meant to
  * let a command finish and clean up) into an immediate exit. main.ts alone decides what these signals do.
  */

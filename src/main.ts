@@ -119,12 +119,16 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
 
 async function knownSecrets(ctx: Ctx): Promise<string[]> {
   const out = [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN].filter((s): s is string => Boolean(s));
+  // Cleared below: a pending timer would hold every failing run open for the whole 200 ms.
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const s = await Promise.race([ctx.settings(), new Promise<undefined>((r) => setTimeout(r, 200, undefined))]);
+    const s = await Promise.race([ctx.settings(), new Promise<undefined>((r) => (timer = setTimeout(r, 200, undefined)))]);
     if (s?.apiKey) out.push(s.apiKey.value);
     if (s?.token) out.push(s.token.value);
   } catch {
     // settings may be what failed; the env secrets are still masked
+  } finally {
+    clearTimeout(timer);
   }
   return out;
 }

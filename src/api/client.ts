@@ -1,6 +1,7 @@
 // HTTP mechanics of the API layer: one keep-alive undici Agent per Api, headers, time limits, retries of safe
 // requests only, --verbose traces with secrets masked, and HTTP failures turned into src/errors.ts errors.
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from './undici-lite.js';
 import { ApiError, AuthError, NetworkError, NotFoundError, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
 import { mask, redact } from '../output/redact.js';
 

@@ -4,35 +4,18 @@ import { ApiError, NotFoundError, ValidationError } from '../errors.js';
 import { apiPath, HttpClient, type RequestSpec } from './client.js';
 import { toDocumentResult, type DocumentResult } from './documents.js';
 import type { Api, ApiOptions, CallOptions } from './index.js';
-import {
-  BrandSchema,
-  ContainerRequestSchema,
-  ContainerSchema,
-  ContainerShipmentSchema,
-  CustomFieldRequestSchema,
-  CustomFieldSchema,
-  DeliveryServiceSchema,
-  LabelSchema,
-  LocationSchema,
-  PackagingOptionsSchema,
-  PrintRequestSchema,
-  ServiceQuotesSchema,
-  ShipmentEventsSchema,
-  ShipmentRequestSchema,
-  ShipmentResponseSchema,
-  SkuLinksSchema,
-  SkuMetaSchema,
-  SkuPatchSchema,
-  SkuRequestSchema,
-  SkuSchema,
-  TokenRequestSchema,
-  TokenResultSchema,
-  TrackingEventSchema,
-  UserSchema,
-  type Sku,
-  type SkuPage,
-} from './schemas.js';
-import { validateRequest } from './validate.js';
+import type { Sku, SkuPage } from './schemas.js';
+import { fastSku } from './sku-fast.js';
+
+type Schemas = typeof import('./schemas.js');
+type SchemaPick<S extends z.ZodType> = (schemas: Schemas) => S;
+
+let schemasP: Promise<[Schemas, typeof import('./validate.js')]> | undefined;
+/**
+ * The zod schemas (and zod itself), loaded by the first call that parses or validates, not with the client:
+ * a command whose call needs no parsing (`whoami`: GET /tokens) never loads them.
+ */
+const loadSchemas = () => (schemasP ??= Promise.all([import('./schemas.js'), import('./validate.js')]));
 
 /** Largest number of SKU pages `skus.all` follows (30 per page: 300 000 SKUs). */
 const MAX_SKU_PAGES = 10_000;
@@ -66,8 +49,11 @@ export function buildApi(opts: ApiOptions): Api {
     return data as z.output<S>;
   }
 
-  /** Parses a list element by element, so one odd element keeps the others normalised. */
-  function lenientList<S extends z.ZodType>(schema: S, data: unknown, where: string): Array<z.output<S>> {
+  /**
+   * Parses a list element by element, so one odd element keeps the others normalised. `fast` may give an
+   * element's parsed value without zod (undefined: let the schema judge it).
+   */
+  function lenientList<S extends z.ZodType>(schema: S, data: unknown, where: string, fast?: (item: unknown) => z.output<S> | undefined): Array<z.output<S>> {
     let list: unknown[];
     if (Array.isArray(data)) list = data;
     else if (data === null || data === undefined) list = [];
@@ -79,12 +65,13 @@ export function buildApi(opts: ApiOptions): Api {
       warn(`${where}: expected a list, got ${typeof data}; ignoring it`);
       list = [];
     }
-    return list.map((item, i) => lenient(schema, item, `${where} [${i}]`));
+    return list.map((item, i) => (fast && fast(item)) ?? lenient(schema, item, `${where} [${i}]`));
   }
 
   /** Validates a request body before sending; a failure is a ValidationError with dotted field paths. */
-  function checked<S extends z.ZodType>(schema: S, body: unknown, what: string): z.output<S> {
-    const r = validateRequest(schema, body);
+  async function checked<S extends z.ZodType>(pick: SchemaPick<S>, body: unknown, what: string): Promise<z.output<S>> {
+    const [schemas, { validateRequest }] = await loadSchemas();
+    const r = validateRequest(pick(schemas), body);
     if (r.ok) return r.value;
     const fields: Record<string, string[]> = {};
     for (const i of r.issues) (fields[i.path || '(body)'] ??= []).push(i.message);
@@ -98,15 +85,21 @@ export function buildApi(opts: ApiOptions): Api {
 
   const where = (spec: { method: string; path: string }) => `${spec.method} ${spec.path}`;
 
-  async function get<S extends z.ZodType>(path: string, schema: S, what: string, o?: CallOptions, query?: RequestSpec['query']) {
-    const { data } = await call({ method: 'GET', path, query, what }, o);
+  async function get<S extends z.ZodType>(path: string, pick: SchemaPick<S>, what: string, o?: CallOptions, query?: RequestSpec['query']) {
+    const [{ data }, [schemas]] = await Promise.all([call({ method: 'GET', path, query, what }, o), loadSchemas()]);
     if (data === null || data === undefined) throw new ApiError(`GET ${path}: the response carries no ${what}`, { method: 'GET', path, status: 200 });
-    return lenient(schema, data, where({ method: 'GET', path }));
+    return lenient(pick(schemas), data, where({ method: 'GET', path }));
   }
 
-  async function getList<S extends z.ZodType>(path: string, schema: S, o?: CallOptions, query?: RequestSpec['query']) {
-    const { data } = await call({ method: 'GET', path, query }, o);
-    return lenientList(schema, data, where({ method: 'GET', path }));
+  async function getList<S extends z.ZodType>(path: string, pick: SchemaPick<S>, o?: CallOptions, query?: RequestSpec['query']) {
+    const [{ data }, [schemas]] = await Promise.all([call({ method: 'GET', path, query }, o), loadSchemas()]);
+    return lenientList(pick(schemas), data, where({ method: 'GET', path }));
+  }
+
+  /** Sends a call and loads the schemas meanwhile (the module loads while the request is on the wire). */
+  async function callParsed(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown; schemas: Schemas }> {
+    const [res, [schemas]] = await Promise.all([call(spec, o), loadSchemas()]);
+    return { ...res, schemas };
   }
 
   async function getDocument(path: string, what: string, o?: CallOptions, query?: RequestSpec['query']): Promise<DocumentResult> {
@@ -119,15 +112,16 @@ export function buildApi(opts: ApiOptions): Api {
   }
 
   /** A SKU page parsed part by part, so one odd SKU leaves the rest of the page normalised. */
-  function parseSkuPage(body: unknown, path: string): SkuPage {
+  function parseSkuPage(schemas: Schemas, body: unknown, path: string): SkuPage {
+    const { SkuSchema, SkuLinksSchema, SkuMetaSchema } = schemas;
     const at = `GET ${path}`;
-    if (Array.isArray(body)) return { data: lenientList(SkuSchema, body, at), links: {}, meta: {} } as SkuPage;
+    if (Array.isArray(body)) return { data: lenientList(SkuSchema, body, at, fastSku), links: {}, meta: {} } as SkuPage;
     const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     if (!Array.isArray(b.data)) warn(`${at}: the response has no data list`);
     const { data: _data, links, meta, ...rest } = b;
     return {
       ...rest,
-      data: lenientList(SkuSchema, b.data, at),
+      data: lenientList(SkuSchema, b.data, at, fastSku),
       links: lenient(SkuLinksSchema, links ?? {}, `${at} links`),
       meta: lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
     } as SkuPage;
@@ -144,8 +138,8 @@ export function buildApi(opts: ApiOptions): Api {
       // Never send our credentials to another host because a response told us to.
       throw new ApiError(`refusing to follow a page link to ${target.origin}: it is not the API's origin (${http.origin})`);
     }
-    const res = await http.send({ method: 'GET', path: target.pathname, url: target.href, signal: o?.signal });
-    return parseSkuPage(res.body, target.pathname + target.search);
+    const [res, [schemas]] = await Promise.all([http.send({ method: 'GET', path: target.pathname, url: target.href, signal: o?.signal }), loadSchemas()]);
+    return parseSkuPage(schemas, res.body, target.pathname + target.search);
   }
 
   /** Follows links.next; a link on another origin is not followed, its page number is asked of our own base URL instead. */
@@ -162,8 +156,8 @@ export function buildApi(opts: ApiOptions): Api {
     return api.skus.list({ page }, o);
   }
 
-  const skuWriteResult = (data: unknown, path: string): Sku | unknown => {
-    if (data && typeof data === 'object' && !Array.isArray(data) && 'sku' in data) return lenient(SkuSchema, data, path);
+  const skuWriteResult = (schemas: Schemas, data: unknown, path: string): Sku | unknown => {
+    if (data && typeof data === 'object' && !Array.isArray(data) && 'sku' in data) return lenient(schemas.SkuSchema, data, path);
     return data;
   };
 
@@ -171,6 +165,7 @@ export function buildApi(opts: ApiOptions): Api {
     tokens: {
       async create(body, o) {
         // Not run through the character ban: a password may hold any character, and it is the API's to judge.
+        const [{ TokenRequestSchema, TokenResultSchema }] = await loadSchemas();
         const parsed = TokenRequestSchema.safeParse(body);
         if (!parsed.success) {
           const fields: Record<string, string[]> = {};
@@ -213,18 +208,18 @@ export function buildApi(opts: ApiOptions): Api {
 
     shipments: {
       async create(body, o) {
-        const b = checked(ShipmentRequestSchema, body, 'shipment');
-        const { data } = await call({ method: 'POST', path: '/shipments', body: b }, o);
+        const b = await checked((s) => s.ShipmentRequestSchema, body, 'shipment');
+        const { data, schemas } = await callParsed({ method: 'POST', path: '/shipments', body: b }, o);
         // The document leaves the count open; a single object is accepted as a one-element list.
         const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
-        const shipments = lenientList(ShipmentResponseSchema, list, 'POST /shipments');
+        const shipments = lenientList(schemas.ShipmentResponseSchema, list, 'POST /shipments');
         if (shipments.length === 0) warn('POST /shipments: the response holds no shipment (it may still have been created)');
         return shipments;
       },
       async getServices(body, o) {
-        const b = checked(ShipmentRequestSchema, body, 'shipment');
-        const { data } = await call({ method: 'POST', path: '/shipments/get-services', body: b }, o);
-        return lenient(ServiceQuotesSchema, data, 'POST /shipments/get-services');
+        const b = await checked((s) => s.ShipmentRequestSchema, body, 'shipment');
+        const { data, schemas } = await callParsed({ method: 'POST', path: '/shipments/get-services', body: b }, o);
+        return lenient(schemas.ServiceQuotesSchema, data, 'POST /shipments/get-services');
       },
       async cancel(ref, o) {
         const path = apiPath`/shipments/${ref}`;
@@ -233,14 +228,14 @@ export function buildApi(opts: ApiOptions): Api {
       },
       async events(ref, o) {
         const path = apiPath`/shipments/${ref}/events`;
-        const { data } = await call({ method: 'GET', path, what: `shipment ${JSON.stringify(ref)}` }, o);
+        const { data, schemas } = await callParsed({ method: 'GET', path, what: `shipment ${JSON.stringify(ref)}` }, o);
         // An empty PHP array arrives as [] rather than {}.
         if (Array.isArray(data) && data.length === 0) return {};
-        return lenient(ShipmentEventsSchema, data ?? {}, `GET ${path}`);
+        return lenient(schemas.ShipmentEventsSchema, data ?? {}, `GET ${path}`);
       },
       async print(ref, body, o) {
         const path = apiPath`/shipments/${ref}/print`;
-        const b = body && Object.keys(body).length > 0 ? checked(PrintRequestSchema, body, 'print request') : undefined;
+        const b = body && Object.keys(body).length > 0 ? await checked((s) => s.PrintRequestSchema, body, 'print request') : undefined;
         const { message } = await call({ method: 'PUT', path, body: b ?? {}, what: `shipment ${JSON.stringify(ref)}` }, o);
         return { message: message ?? '' };
       },
@@ -252,39 +247,39 @@ export function buildApi(opts: ApiOptions): Api {
     parcels: {
       async events(trackingRef, o) {
         const path = apiPath`/parcels/${trackingRef}/events`;
-        const { data } = await call({ method: 'GET', path, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
-        return lenientList(TrackingEventSchema, data, `GET ${path}`);
+        const { data, schemas } = await callParsed({ method: 'GET', path, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
+        return lenientList(schemas.TrackingEventSchema, data, `GET ${path}`);
       },
       async label(trackingRef, q, o) {
         const path = apiPath`/parcels/${trackingRef}/label`;
-        const { data } = await call({ method: 'GET', path, query: { format: q?.format }, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
+        const { data, schemas } = await callParsed({ method: 'GET', path, query: { format: q?.format }, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
         const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
-        return lenientList(LabelSchema, list, `GET ${path}`);
+        return lenientList(schemas.LabelSchema, list, `GET ${path}`);
       },
     },
 
     users: {
-      list: (o) => getList('/users', UserSchema, o),
+      list: (o) => getList('/users', (s) => s.UserSchema, o),
     },
 
     locations: {
       async list(o) {
-        const { data } = await call({ method: 'GET', path: '/locations' }, o);
+        const { data, schemas } = await callParsed({ method: 'GET', path: '/locations' }, o);
         // Documented as a paginator (data.data); a plain list is accepted too.
         const inner = data && typeof data === 'object' && !Array.isArray(data) && 'data' in data ? (data as { data: unknown }).data : data;
-        return lenientList(LocationSchema, inner, 'GET /locations');
+        return lenientList(schemas.LocationSchema, inner, 'GET /locations');
       },
-      get: (ref, o) => get(apiPath`/locations/${ref}`, LocationSchema, `location ${JSON.stringify(ref)}`, o),
+      get: (ref, o) => get(apiPath`/locations/${ref}`, (s) => s.LocationSchema, `location ${JSON.stringify(ref)}`, o),
     },
 
     brands: {
-      list: (o) => getList('/brands', BrandSchema, o),
-      get: (ref, o) => get(apiPath`/brands/${ref}`, BrandSchema, `brand ${JSON.stringify(ref)}`, o),
+      list: (o) => getList('/brands', (s) => s.BrandSchema, o),
+      get: (ref, o) => get(apiPath`/brands/${ref}`, (s) => s.BrandSchema, `brand ${JSON.stringify(ref)}`, o),
     },
 
     services: {
       list: (filter, o) =>
-        getList('/services', DeliveryServiceSchema, o, {
+        getList('/services', (s) => s.DeliveryServiceSchema, o, {
           weight: filter?.weight,
           length: filter?.length,
           width: filter?.width,
@@ -293,48 +288,48 @@ export function buildApi(opts: ApiOptions): Api {
     },
 
     customFields: {
-      list: (o) => getList('/custom-fields', CustomFieldSchema, o),
+      list: (o) => getList('/custom-fields', (s) => s.CustomFieldSchema, o),
       async get(ref, o) {
         const path = apiPath`/custom-fields/${ref}`;
-        const { data } = await call({ method: 'GET', path, what: `custom field ${JSON.stringify(ref)}` }, o);
+        const { data, schemas } = await callParsed({ method: 'GET', path, what: `custom field ${JSON.stringify(ref)}` }, o);
         const one = Array.isArray(data) ? data[0] : data;
         if (one === undefined || one === null) {
           throw new NotFoundError(`custom field ${JSON.stringify(ref)} not found`, { method: 'GET', path, status: 200 });
         }
-        return lenient(CustomFieldSchema, one, `GET ${path}`);
+        return lenient(schemas.CustomFieldSchema, one, `GET ${path}`);
       },
       async create(body, o) {
-        const b = checked(CustomFieldRequestSchema, body, 'custom field');
-        const { data } = await call({ method: 'POST', path: '/custom-fields', body: b }, o);
-        return lenient(CustomFieldSchema, Array.isArray(data) ? data[0] : data, 'POST /custom-fields');
+        const b = await checked((s) => s.CustomFieldRequestSchema, body, 'custom field');
+        const { data, schemas } = await callParsed({ method: 'POST', path: '/custom-fields', body: b }, o);
+        return lenient(schemas.CustomFieldSchema, Array.isArray(data) ? data[0] : data, 'POST /custom-fields');
       },
     },
 
     packaging: {
-      get: (o) => get('/packaging-options', PackagingOptionsSchema, 'packaging options', o),
+      get: (o) => get('/packaging-options', (s) => s.PackagingOptionsSchema, 'packaging options', o),
     },
 
     skus: {
       async create(body, o) {
-        const b = checked(SkuRequestSchema, body, 'SKU');
-        const { data } = await call({ method: 'POST', path: '/skus', body: b }, o);
-        return skuWriteResult(data, 'POST /skus');
+        const b = await checked((s) => s.SkuRequestSchema, body, 'SKU');
+        const { data, schemas } = await callParsed({ method: 'POST', path: '/skus', body: b }, o);
+        return skuWriteResult(schemas, data, 'POST /skus');
       },
       async replace(ref, body, o) {
         const path = apiPath`/skus/${ref}`;
-        const b = checked(SkuRequestSchema, body, 'SKU');
-        const { data } = await call({ method: 'PUT', path, body: b, what: `SKU ${JSON.stringify(ref)}` }, o);
-        return skuWriteResult(data, `PUT ${path}`);
+        const b = await checked((s) => s.SkuRequestSchema, body, 'SKU');
+        const { data, schemas } = await callParsed({ method: 'PUT', path, body: b, what: `SKU ${JSON.stringify(ref)}` }, o);
+        return skuWriteResult(schemas, data, `PUT ${path}`);
       },
       async update(ref, body, o) {
         const path = apiPath`/skus/${ref}`;
-        const b = checked(SkuPatchSchema, body, 'SKU update');
-        const { data } = await call({ method: 'PATCH', path, body: b, what: `SKU ${JSON.stringify(ref)}` }, o);
-        return skuWriteResult(data, `PATCH ${path}`);
+        const b = await checked((s) => s.SkuPatchSchema, body, 'SKU update');
+        const { data, schemas } = await callParsed({ method: 'PATCH', path, body: b, what: `SKU ${JSON.stringify(ref)}` }, o);
+        return skuWriteResult(schemas, data, `PATCH ${path}`);
       },
       async list(q, o) {
-        const res = await http.send({ method: 'GET', path: '/skus', query: { page: q?.page }, signal: o?.signal });
-        return parseSkuPage(res.body, '/skus');
+        const [res, [schemas]] = await Promise.all([http.send({ method: 'GET', path: '/skus', query: { page: q?.page }, signal: o?.signal }), loadSchemas()]);
+        return parseSkuPage(schemas, res.body, '/skus');
       },
       page: (url, o) => skuPageAt(url, o),
       async *all(o) {
@@ -348,25 +343,25 @@ export function buildApi(opts: ApiOptions): Api {
           page = await nextSkuPage(next, o);
         }
       },
-      get: (ref, o) => get(apiPath`/skus/${ref}`, SkuSchema, `SKU ${JSON.stringify(ref)}`, o),
+      get: (ref, o) => get(apiPath`/skus/${ref}`, (s) => s.SkuSchema, `SKU ${JSON.stringify(ref)}`, o),
     },
 
     containers: {
       async create(body, o) {
-        const b = checked(ContainerRequestSchema, body, 'container');
-        const { data } = await call({ method: 'POST', path: '/containers', body: b }, o);
-        return lenient(ContainerSchema, data, 'POST /containers');
+        const b = await checked((s) => s.ContainerRequestSchema, body, 'container');
+        const { data, schemas } = await callParsed({ method: 'POST', path: '/containers', body: b }, o);
+        return lenient(schemas.ContainerSchema, data, 'POST /containers');
       },
-      get: (ref, o) => get(apiPath`/containers/${ref}`, ContainerSchema, `container ${JSON.stringify(ref)}`, o),
+      get: (ref, o) => get(apiPath`/containers/${ref}`, (s) => s.ContainerSchema, `container ${JSON.stringify(ref)}`, o),
       label: (ref, q, o) => getDocument(apiPath`/containers/${ref}/label`, `container ${JSON.stringify(ref)}`, o, { format: q?.format }),
       documents: (ref, o) => getDocument(apiPath`/containers/${ref}/documents`, `documents of container ${JSON.stringify(ref)}`, o),
       commercialInvoice: (ref, o) =>
         getDocument(apiPath`/containers/${ref}/commercial-invoice`, `commercial invoice of container ${JSON.stringify(ref)}`, o),
       async shipments(ref, o) {
         const path = apiPath`/containers/${ref}/shipments`;
-        const { data } = await call({ method: 'GET', path, what: `container ${JSON.stringify(ref)}` }, o);
+        const { data, schemas } = await callParsed({ method: 'GET', path, what: `container ${JSON.stringify(ref)}` }, o);
         const inner = data && typeof data === 'object' && !Array.isArray(data) && 'shipments' in data ? (data as { shipments: unknown }).shipments : data;
-        return lenientList(ContainerShipmentSchema, inner, `GET ${path}`);
+        return lenientList(schemas.ContainerShipmentSchema, inner, `GET ${path}`);
       },
       async close(ref, o) {
         const path = apiPath`/containers/${ref}/close`;

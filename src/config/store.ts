@@ -1,13 +1,16 @@
-// The config file (conf): named profiles with base URLs, credentials, defaults. Mode 0600.
+// The config file: named profiles with base URLs, credentials, defaults. Mode 0600.
+// Reads are a plain readFileSync + JSON.parse of the file conf writes; conf (with ajv, atomically, semver: ~45 ms
+// of start-up) is loaded only to write, so commands that only read settings never pay for it.
 //
 // Layout of config.json:
 //   { "current_profile": "default",
 //     "profiles": { "default": { "base_url": "…", "test_base_url": "…", "api_key": "…", "token": "…",
 //                                "user": {…}, "label_format": "ZPL", "printer": "tcp://…", "timeout": 30,
 //                                "printers": { "dock": "tcp://10.0.0.50:9100" } } } }
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Conf from 'conf';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type Conf from 'conf';
 import type { GlobalOptions } from '../context.js';
 import { ShipError, UsageError } from '../errors.js';
 import type { Source } from './settings.js';
@@ -93,6 +96,11 @@ export interface ConfigStore {
   forgetToken(profile?: string): boolean;
   /** Turns a printer name (a `printers.NAME` entry) or a `tcp://HOST:PORT` address into an address. */
   resolvePrinter(nameOrUrl: string, profile?: string): string;
+  /**
+   * Loads the writer (conf), after which set/unset/use/saveLogin/forgetToken work; resolves to this store.
+   * openConfig does it unless given `write: false` (ctx.config() reads only; ctx.config({ write: true }) writes).
+   */
+  writable(): Promise<ConfigStore>;
 }
 
 /** What `ship login` stores in a profile. */
@@ -104,9 +112,20 @@ export interface LoginRecord {
   baseUrl?: { key: 'base_url' | 'test_base_url'; value: string };
 }
 
-/** Where the config directory is: SHIP_CONFIG_DIR, else undefined (conf picks the platform's). */
+/** Where the config directory is: SHIP_CONFIG_DIR, else undefined (the platform's, see platformConfigDir). */
 export function configDir(env: Record<string, string | undefined>): string | undefined {
   return env.SHIP_CONFIG_DIR ? resolve(env.SHIP_CONFIG_DIR) : undefined;
+}
+
+/**
+ * The platform's config directory for ship, as conf has always put it (env-paths for project "ship", no suffix):
+ * $XDG_CONFIG_HOME/ship or ~/.config/ship; ~/Library/Preferences/ship; %APPDATA%\ship\Config.
+ */
+export function platformConfigDir(): string {
+  const home = homedir();
+  if (process.platform === 'darwin') return join(home, 'Library', 'Preferences', 'ship');
+  if (process.platform === 'win32') return join(process.env.APPDATA || join(home, 'AppData', 'Roaming'), 'ship', 'Config');
+  return join(process.env.XDG_CONFIG_HOME || join(home, '.config'), 'ship');
 }
 
 /** Which profile is in use, and why: --profile > SHIP_PROFILE > current_profile in the file > "default". */
@@ -174,25 +193,26 @@ interface FileShape extends Record<string, unknown> {
   profiles?: Record<string, Profile>;
 }
 
-/** Opens (creating the directory, not the file) the config; the file is written only when something is set. */
-export async function openConfig(input: { env: Record<string, string | undefined>; globals: GlobalOptions }): Promise<ConfigStore> {
+/**
+ * Opens (creating the directory, not the file) the config; the file is written only when something is set.
+ * Unless `write: false`, also loads the writer (see ConfigStore.writable).
+ */
+export async function openConfig(input: {
+  env: Record<string, string | undefined>;
+  globals: GlobalOptions;
+  write?: boolean;
+}): Promise<ConfigStore> {
   const dir = configDir(input.env);
   if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let conf: Conf<FileShape>;
-  try {
-    conf = new Conf<FileShape>({
-      ...(dir ? { cwd: dir } : { projectName: 'ship', projectSuffix: '' }),
-      configName: 'config',
-      configFileMode: 0o600,
-    });
-  } catch (err) {
-    throw unreadable(dir ? resolve(dir, 'config.json') : 'config.json', err);
-  }
-  tightenMode(conf.path);
-  // conf creates the platform directory (~/.config/ship) with the umask's mode; it is ours, so keep it private.
+  const store = new FileStore(resolve(dir ?? platformConfigDir(), 'config.json'), input);
+  // Read once now, as conf did on opening: a file that is not JSON fails here, naming the file.
+  store.profileNames();
+  tightenMode(store.path);
+  // The platform directory (~/.config/ship) is created with the umask's mode; it is ours, so keep it private.
   // A SHIP_CONFIG_DIR the user already had is left as it is.
-  if (!dir) tightenDir(dirname(conf.path));
-  return new FileStore(conf, input);
+  if (!dir) tightenDir(dirname(store.path));
+  if (input.write !== false) await store.writable();
+  return store;
 }
 
 function unreadable(path: string, err: unknown): ShipError {
@@ -221,33 +241,58 @@ function tightenDir(path: string): void {
 }
 
 class FileStore implements ConfigStore {
-  readonly path: string;
   #selected?: ProfileSelection;
+  #conf?: Conf<FileShape>;
 
   constructor(
-    private readonly conf: Conf<FileShape>,
+    readonly path: string,
     private readonly input: { env: Record<string, string | undefined>; globals: GlobalOptions },
-  ) {
-    this.path = conf.path;
-  }
+  ) {}
 
   get selected(): ProfileSelection {
     this.#selected ??= selectProfile(this.input.env, this.input.globals, this.currentInFile());
     return this.#selected;
   }
 
+  async writable(): Promise<ConfigStore> {
+    if (!this.#conf) {
+      const { default: ConfClass } = await import('conf');
+      try {
+        this.#conf = new ConfClass<FileShape>({ cwd: dirname(this.path), configName: 'config', configFileMode: 0o600 });
+      } catch (err) {
+        throw unreadable(this.path, err);
+      }
+    }
+    return this;
+  }
+
+  /** The file as conf reads it (a fresh read each time, so a write is seen at once); missing means empty. */
   private read(): FileShape {
+    let text: string;
     try {
-      return this.conf.store;
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(this.path, err);
+      try {
+        // As conf does: the directory is (re)created so that the first write finds it.
+        mkdirSync(dirname(this.path), { recursive: true });
+      } catch (e) {
+        throw unreadable(this.path, e);
+      }
+      return Object.create(null) as FileShape;
+    }
+    try {
+      return Object.assign(Object.create(null) as FileShape, JSON.parse(text));
     } catch (err) {
       throw unreadable(this.path, err);
     }
   }
 
   private write(mutate: (file: FileShape) => void): void {
+    if (!this.#conf) throw new Error('the config file was opened for reading only: use ctx.config({ write: true }) to change it');
     const file = this.read();
     mutate(file);
-    this.conf.store = file;
+    this.#conf.store = file;
     tightenMode(this.path);
   }
 

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { openConfig, selectProfile } from '../../src/config/store.js';
+import envPaths from 'env-paths';
+import { openConfig, platformConfigDir, selectProfile } from '../../src/config/store.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'ship-store-'));
 const open = (dir: string, globals = {}, env: Record<string, string> = {}) => openConfig({ env: { SHIP_CONFIG_DIR: dir, ...env }, globals });
@@ -112,6 +113,54 @@ describe('config store', () => {
       const store = await openConfig({ env: {}, globals: {} });
       expect(store.path).toBe(join(xdg, 'ship', 'config.json'));
       expect(statSync(join(xdg, 'ship')).mode & 0o777).toBe(0o700);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = saved;
+    }
+  });
+
+  it('opened for reading (write: false), reads what the writer wrote and refuses to write until writable()', async () => {
+    const dir = tmp();
+    const writer = await open(dir, { profile: 'work' });
+    writer.set('base_url', 'https://api.example.com/v1.2');
+    writer.saveLogin({ apiKey: 'key-1234567890', token: 'tok-abcdefghij', user: { email: 'a@b.c' } });
+    writer.use('work');
+    const reader = await openConfig({ env: { SHIP_CONFIG_DIR: dir }, globals: {}, write: false });
+    expect(reader.selected).toEqual({ name: 'work', source: 'profile', origin: 'current_profile' });
+    expect(reader.profile()).toEqual({ base_url: 'https://api.example.com/v1.2', api_key: 'key-1234567890', token: 'tok-abcdefghij', user: { email: 'a@b.c' } });
+    expect(reader.profileNames()).toEqual(['work']);
+    expect(() => reader.set('timeout', '5')).toThrow(/opened for reading only/);
+    expect(() => reader.forgetToken()).toThrow(/opened for reading only/);
+    expect(fileOf(dir).profiles.work.timeout).toBeUndefined();
+    expect(await reader.writable()).toBe(reader);
+    expect(reader.forgetToken()).toBe(true);
+    expect(fileOf(dir).profiles.work).toEqual({ base_url: 'https://api.example.com/v1.2', api_key: 'key-1234567890' });
+    if (process.platform !== 'win32') expect(statSync(reader.path).mode & 0o777).toBe(0o600);
+    // Each read sees the file as it is now, as conf's reads did.
+    writer.set('label_format', 'png');
+    expect(reader.get('label_format')).toBe('PNG');
+  });
+
+  it('a read-only open still tightens a world-readable file and fails on a corrupt one', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { token: 'tok-123456789' } } }));
+    if (process.platform !== 'win32') {
+      chmodSync(join(dir, 'config.json'), 0o644);
+      await openConfig({ env: { SHIP_CONFIG_DIR: dir }, globals: {}, write: false });
+      expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
+    }
+    writeFileSync(join(dir, 'config.json'), '[1, 2');
+    await expect(openConfig({ env: { SHIP_CONFIG_DIR: dir }, globals: {}, write: false })).rejects.toThrow(/cannot read the config file .*config\.json/);
+  });
+
+  it('finds the platform directory where conf (env-paths, project "ship", no suffix) always put it', () => {
+    const saved = process.env.XDG_CONFIG_HOME;
+    try {
+      for (const xdg of [undefined, tmp()]) {
+        if (xdg === undefined) delete process.env.XDG_CONFIG_HOME;
+        else process.env.XDG_CONFIG_HOME = xdg;
+        expect(platformConfigDir()).toBe(envPaths('ship', { suffix: '' }).config);
+      }
     } finally {
       if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
       else process.env.XDG_CONFIG_HOME = saved;

@@ -14,7 +14,7 @@ export interface LoginOptions {
 /** Logs in and stores the credentials; prints who is logged in on stderr (or `{profile, base_url, user}` with --json). */
 export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
   const settings = await ctx.settings();
-  const store = await ctx.config();
+  const store = await ctx.config({ write: true });
   const profile = settings.profile.value;
   const cached = store.profile(profile).user;
 

@@ -6,7 +6,7 @@ import { mask } from '../../output/redact.js';
 /** Revokes the token on the server and forgets it locally; a token the server already rejects is forgotten too. */
 export async function run(ctx: Ctx): Promise<void> {
   const settings = await ctx.settings();
-  const store = await ctx.config();
+  const store = await ctx.config({ write: true });
   const profile = settings.profile.value;
   const token = settings.token;
 

@@ -118,7 +118,7 @@ export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
 /** `config set KEY [VALUE]`: validates and stores; secrets may come from a prompt or stdin (`-`). */
 export async function set(ctx: Ctx, opts: { key: string; value?: string }): Promise<void> {
   const key = checkKey(opts.key);
-  const store = await ctx.config();
+  const store = await ctx.config({ write: true });
   const profile = store.selected.name;
   const secret = SECRET_KEYS.has(key);
   let value = opts.value;
@@ -145,7 +145,7 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
 /** `config unset KEY`. */
 export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = opts.key === 'user' ? 'user' : checkKey(opts.key);
-  const store = await ctx.config();
+  const store = await ctx.config({ write: true });
   const profile = store.selected.name;
   const removed = store.unset(key, profile);
   if (removed) ctx.out.success(`Removed ${key} from profile ${profile}`);
@@ -156,7 +156,7 @@ export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
 /** `config use PROFILE`: records the current profile in the file. */
 export async function use(ctx: Ctx, opts: { profile: string }): Promise<void> {
   const name = validateName(opts.profile, 'profile');
-  const store = await ctx.config();
+  const store = await ctx.config({ write: true });
   const existed = store.profileNames().includes(name);
   store.use(name);
   ctx.out.success(`Now using profile ${name}${existed ? '' : ' (new and empty: run `ship login`)'}`);

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+import { CountrySchema, LocationSchema, SkuSchema } from '../../src/api/schemas.js';
+import { COUNTRY_FIELDS, fastSku, LOCATION_FIELDS, SKU_FIELDS } from '../../src/api/sku-fast.js';
+
+// A SKU as GET /skus sends it (sandbox and API notes), nested location and country included.
+const base = {
+  id: 'e4d3c2b1-a0f9-4e8d-b7c6-a5b4c3d2e101',
+  sku: 'MUG-001',
+  image_url: null,
+  product_name: 'Ceramic Mug',
+  outer_barcode: null,
+  inner_barcode: null,
+  product_code: null,
+  description_short: 'Ceramic mug',
+  description_full: 'Stoneware ceramic mug, 350ml',
+  department: 'Kitchen',
+  category: 'Drinkware',
+  location: {
+    id: '5c2d1e0f',
+    code: 'WH1',
+    name: 'Derby Warehouse',
+    type: 'OTHER',
+    telephone: '01332 000111',
+    email: null,
+    address_name: 'Sandbox Trading Ltd',
+    address_line_1: 'Unit 4',
+    address_line_2: 'Ford Street',
+    address_line_3: null,
+    address_town_city: 'Derby',
+    address_county: 'Derbyshire',
+    address_country: { code: 'GB', name: 'United Kingdom' },
+    address_post_zip_code: 'DE1 1EE',
+    default: true,
+    created_at: '2026-11-21 07:33:24',
+    updated_at: '2026-11-21 07:33:24',
+  },
+  warehouse_location: 'A1-01',
+  tariff_code: '6912002310',
+  tariff_description: 'Ceramic tableware',
+  country_of_origin: { code: 'GB', name: 'United Kingdom' },
+  manufacturer_name: null,
+  part_number: null,
+  value_ex_vat: '8.33',
+  vat_rate: 20,
+  value_inc_vat: '10',
+  gross_weight: 420,
+  net_weight: 350,
+  width: 90,
+  length: 120,
+  depth: 100,
+  active: true,
+  is_stocked_item: 1,
+  in_stock: false,
+  custom_fields: {},
+  item_handling: 'PACKABLE',
+  created_at: '2026-11-21 07:33:24',
+  updated_at: '2026-11-21 07:33:24',
+};
+
+const VALUES: unknown[] = [
+  null,
+  undefined,
+  '',
+  'x',
+  ' 12 ',
+  'N/A',
+  0,
+  -3,
+  1.5,
+  true,
+  false,
+  {},
+  [],
+  [1, 'a'],
+  { a: 1, b: [2] },
+  { code: 'FR' },
+  { code: 5 },
+  { id: 'L2', address_country: 'DE', extra: { deep: 1 } },
+  { id: 7 },
+  { name: 'no id' },
+];
+
+/** The base SKU with one field (or one location field) changed, each way; plus unknown keys and odd shapes. */
+function* variants(): Generator<unknown> {
+  yield base;
+  for (const key of [...Object.keys(SKU_FIELDS), 'brand_new_field']) {
+    for (const v of VALUES) {
+      const copy: Record<string, unknown> = { ...base };
+      if (v === undefined) delete copy[key];
+      else copy[key] = v;
+      yield copy;
+      if (v === undefined) yield { ...base, [key]: undefined };
+    }
+  }
+  for (const key of [...Object.keys(LOCATION_FIELDS), 'dock']) {
+    for (const v of VALUES) {
+      const location: Record<string, unknown> = { ...base.location };
+      if (v === undefined) delete location[key];
+      else location[key] = v;
+      yield { ...base, location };
+    }
+  }
+  // Unknown keys first, shape keys in another order: the output order must still be zod's.
+  const reversed = Object.fromEntries(Object.entries({ zzz: 1, ...base }).reverse());
+  yield reversed;
+  yield JSON.parse('{"sku":"P","__proto__":{"polluted":true}}');
+  yield JSON.parse('{"sku":"P","custom_fields":{"__proto__":{"x":1}}}');
+  yield null;
+  yield 'MUG-001';
+  yield [base];
+}
+
+describe('fastSku', () => {
+  it('knows exactly the fields of SkuSchema, LocationSchema and CountrySchema', () => {
+    expect(Object.keys(SKU_FIELDS)).toEqual(Object.keys(SkuSchema.shape));
+    expect(Object.keys(LOCATION_FIELDS)).toEqual(Object.keys(LocationSchema.shape));
+    expect(Object.keys(COUNTRY_FIELDS)).toEqual(Object.keys(CountrySchema.shape));
+  });
+
+  it('gives what SkuSchema gives, or leaves the SKU to SkuSchema', () => {
+    let fast = 0;
+    for (const input of variants()) {
+      const z = SkuSchema.safeParse(input);
+      const f = fastSku(input);
+      if (f === undefined) continue;
+      fast++;
+      expect(z.success, JSON.stringify(input)).toBe(true);
+      // Same keys in the same order (JSON output and CSV columns depend on it), same values, same prototypes.
+      expect(Object.keys(f)).toEqual(Object.keys(z.data!));
+      expect(JSON.stringify(f)).toBe(JSON.stringify(z.data));
+      expect(f).toStrictEqual(z.data);
+    }
+    // The fast path must carry the ordinary SKUs, not just step aside (hundreds of the variants are valid).
+    expect(fast).toBeGreaterThan(300);
+  });
+
+  it('takes every SKU that SkuSchema accepts, except the rare `__proto__` key', () => {
+    const missed: unknown[] = [];
+    for (const input of variants()) {
+      if (SkuSchema.safeParse(input).success && fastSku(input) === undefined && !JSON.stringify(input).includes('__proto__')) missed.push(input);
+    }
+    expect(missed).toEqual([]);
+  });
+
+  it('normalises money and keeps unknown fields', () => {
+    const f = fastSku({ sku: 'A', value_ex_vat: 8, vat_rate: ' 20 ', value_inc_vat: 'N/A', extra: { x: 1 } });
+    expect(f).toEqual({ sku: 'A', value_ex_vat: '8.00', vat_rate: '20.00', value_inc_vat: 'N/A', extra: { x: 1 } });
+  });
+});
