@@ -2,27 +2,134 @@
 
 _ship_subs() {
   case "$1" in
-    "") echo 'completion' ;;
+    "") echo 'create shipments quote cancel track label print invoice login logout whoami containers skus services locations brands users packaging custom-fields config completion webhooks smoke doctor sandbox' ;;
+    "shipments") echo 'create' ;;
+    "containers") echo 'create show shipments label documents invoice close delete' ;;
+    "skus") echo 'import list get create update export' ;;
+    "custom-fields") echo 'create' ;;
+    "config") echo 'list get set unset use profiles path' ;;
+    "webhooks") echo 'listen trigger' ;;
   esac
 }
 
 _ship_opts() {
   case "$1" in
     "") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "create") echo '--file --csv --map --preset --allow-unknown-columns --delimiter --default-weight --reference --order-reference --service --brand --location --despatch-date --instructions --container --vat-number --eori-number --ukims-number --to-name --to-company --to-line1 --to-line2 --to-line3 --to-city --to-county --to-postcode --to-country --to-phone --to-email --weight --length --width --depth --value --packaging --parcels --parcel --item --custom-field --format --output-dir -o --no-labels --merge --printer --no-preflight --print --print-to-user --printer-key --dry-run --yes -y --concurrency --results --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "shipments") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "shipments create") echo '--file --csv --map --preset --allow-unknown-columns --delimiter --default-weight --reference --order-reference --service --brand --location --despatch-date --instructions --container --vat-number --eori-number --ukims-number --to-name --to-company --to-line1 --to-line2 --to-line3 --to-city --to-county --to-postcode --to-country --to-phone --to-email --weight --length --width --depth --value --packaging --parcels --parcel --item --custom-field --format --output-dir -o --no-labels --merge --printer --no-preflight --print --print-to-user --printer-key --dry-run --yes -y --concurrency --results --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "quote") echo '--file --csv --map --preset --allow-unknown-columns --delimiter --default-weight --shipment --reference --order-reference --service --brand --location --despatch-date --instructions --container --vat-number --eori-number --ukims-number --to-name --to-company --to-line1 --to-line2 --to-line3 --to-city --to-county --to-postcode --to-country --to-phone --to-email --weight --length --width --depth --value --packaging --parcels --parcel --item --custom-field --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "cancel") echo '--from --concurrency --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "track") echo '--parcel --watch -w --interval --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "label") echo '--format --output -o --printer --no-preflight --printer-timeout --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "print") echo '--to-user --printer-key --printer --no-preflight --printer-timeout --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "invoice") echo '--output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "login") echo '--api-key --username --password-stdin --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "logout") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "whoami") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers create") echo '--reference --despatch-date --location --service --clearance-country --clearance-location --currency --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers show") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers shipments") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers label") echo '--format --output -o --printer --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers documents") echo '--output-dir -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers invoice") echo '--output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers close") echo '--yes -y --print --printer --format --output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers delete") echo '--yes -y --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus import") echo '--map --replace --dry-run --concurrency --failed --yes -y --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus list") echo '--page --all --ndjson --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus get") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus create") echo '--sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus update") echo '--replace --sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus export") echo '--output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "services") echo '--weight --length --width --depth --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "locations") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "brands") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "users") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "packaging") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "custom-fields") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "custom-fields create") echo '--name --key --entity --data-type --source --default-value --mapped-to --required --min-length --max-length --regex --options --numeric-type --min-value --max-value --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config list") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config get") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config set") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config unset") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config use") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config profiles") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config path") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "completion") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "webhooks") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "webhooks listen") echo '--host --port --auth-token --forward-to --events --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "webhooks trigger") echo '--to --auth-token --format --shipment-reference --order-reference --parcel-reference --request-token --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "smoke") echo '--format --keep --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "doctor") echo '--printer-timeout --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "sandbox") echo '--port --host --api-key --username --password --state --auto-advance --log-requests --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
   esac
 }
 
 _ship_value_opts() {
   case "$1" in
     "") echo '--profile --base-url --timeout' ;;
+    "create") echo '--file --csv --map --preset --delimiter --default-weight --reference --order-reference --service --brand --location --despatch-date --instructions --container --vat-number --eori-number --ukims-number --to-name --to-company --to-line1 --to-line2 --to-line3 --to-city --to-county --to-postcode --to-country --to-phone --to-email --weight --length --width --depth --value --packaging --parcels --parcel --item --custom-field --format --output-dir -o --merge --printer --print-to-user --printer-key --concurrency --results --profile --base-url --timeout' ;;
+    "shipments") echo '--profile --base-url --timeout' ;;
+    "shipments create") echo '--file --csv --map --preset --delimiter --default-weight --reference --order-reference --service --brand --location --despatch-date --instructions --container --vat-number --eori-number --ukims-number --to-name --to-company --to-line1 --to-line2 --to-line3 --to-city --to-county --to-postcode --to-country --to-phone --to-email --weight --length --width --depth --value --packaging --parcels --parcel --item --custom-field --format --output-dir -o --merge --printer --print-to-user --printer-key --concurrency --results --profile --base-url --timeout' ;;
+    "quote") echo '--file --csv --map --preset --delimiter --default-weight --shipment --reference --order-reference --service --brand --location --despatch-date --instructions --container --vat-number --eori-number --ukims-number --to-name --to-company --to-line1 --to-line2 --to-line3 --to-city --to-county --to-postcode --to-country --to-phone --to-email --weight --length --width --depth --value --packaging --parcels --parcel --item --custom-field --profile --base-url --timeout' ;;
+    "cancel") echo '--from --concurrency --profile --base-url --timeout' ;;
+    "track") echo '--interval --profile --base-url --timeout' ;;
+    "label") echo '--format --output -o --printer --printer-timeout --profile --base-url --timeout' ;;
+    "print") echo '--to-user --printer-key --printer --printer-timeout --profile --base-url --timeout' ;;
+    "invoice") echo '--output -o --profile --base-url --timeout' ;;
+    "login") echo '--api-key --username --profile --base-url --timeout' ;;
+    "logout") echo '--profile --base-url --timeout' ;;
+    "whoami") echo '--profile --base-url --timeout' ;;
+    "containers") echo '--profile --base-url --timeout' ;;
+    "containers create") echo '--reference --despatch-date --location --service --clearance-country --clearance-location --currency --profile --base-url --timeout' ;;
+    "containers show") echo '--profile --base-url --timeout' ;;
+    "containers shipments") echo '--profile --base-url --timeout' ;;
+    "containers label") echo '--format --output -o --printer --profile --base-url --timeout' ;;
+    "containers documents") echo '--output-dir -o --profile --base-url --timeout' ;;
+    "containers invoice") echo '--output -o --profile --base-url --timeout' ;;
+    "containers close") echo '--printer --format --output -o --profile --base-url --timeout' ;;
+    "containers delete") echo '--profile --base-url --timeout' ;;
+    "skus") echo '--profile --base-url --timeout' ;;
+    "skus import") echo '--map --concurrency --failed --profile --base-url --timeout' ;;
+    "skus list") echo '--page --profile --base-url --timeout' ;;
+    "skus get") echo '--profile --base-url --timeout' ;;
+    "skus create") echo '--sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --profile --base-url --timeout' ;;
+    "skus update") echo '--sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --profile --base-url --timeout' ;;
+    "skus export") echo '--output -o --profile --base-url --timeout' ;;
+    "services") echo '--weight --length --width --depth --profile --base-url --timeout' ;;
+    "locations") echo '--profile --base-url --timeout' ;;
+    "brands") echo '--profile --base-url --timeout' ;;
+    "users") echo '--profile --base-url --timeout' ;;
+    "packaging") echo '--profile --base-url --timeout' ;;
+    "custom-fields") echo '--profile --base-url --timeout' ;;
+    "custom-fields create") echo '--name --key --entity --data-type --source --default-value --mapped-to --min-length --max-length --regex --options --numeric-type --min-value --max-value --profile --base-url --timeout' ;;
+    "config") echo '--profile --base-url --timeout' ;;
+    "config list") echo '--profile --base-url --timeout' ;;
+    "config get") echo '--profile --base-url --timeout' ;;
+    "config set") echo '--profile --base-url --timeout' ;;
+    "config unset") echo '--profile --base-url --timeout' ;;
+    "config use") echo '--profile --base-url --timeout' ;;
+    "config profiles") echo '--profile --base-url --timeout' ;;
+    "config path") echo '--profile --base-url --timeout' ;;
     "completion") echo '--profile --base-url --timeout' ;;
+    "webhooks") echo '--profile --base-url --timeout' ;;
+    "webhooks listen") echo '--host --port --auth-token --forward-to --events --profile --base-url --timeout' ;;
+    "webhooks trigger") echo '--to --auth-token --format --shipment-reference --order-reference --parcel-reference --request-token --profile --base-url --timeout' ;;
+    "smoke") echo '--format --profile --base-url --timeout' ;;
+    "doctor") echo '--printer-timeout --profile --base-url --timeout' ;;
+    "sandbox") echo '--port --host --api-key --username --password --state --auto-advance --profile --base-url --timeout' ;;
   esac
 }
 
 _ship_choices() {
   case "$1|$2" in
-
+    "create|--preset") echo 'shopify' ;;
+    "shipments create|--preset") echo 'shopify' ;;
+    "quote|--preset") echo 'shopify' ;;
+    "webhooks trigger|--format") echo 'json form' ;;
   esac
 }
 

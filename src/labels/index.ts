@@ -1,5 +1,6 @@
 // Label files: safe names for any file system, atomic writes of the bytes exactly as the API sent them,
 // and merging PDF labels into one file.
+import { loadPdfLib } from '../util/interop.js';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -233,7 +234,7 @@ export async function writeLabelsAsync(labels: ReadonlyArray<LabelContent | stri
 
 /** Joins PDF files or buffers (in the given order, every page) into one PDF written atomically; returns the page count. */
 export async function mergePdfs(inputs: ReadonlyArray<string | Uint8Array>, outPath: string): Promise<number> {
-  const { PDFDocument } = await import('pdf-lib');
+  const { PDFDocument } = await loadPdfLib();
   const merged = await PDFDocument.create();
   for (const input of inputs) {
     const bytes = typeof input === 'string' ? fs.readFileSync(input) : input;

@@ -63,6 +63,42 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     expect(s.stderr()).toContain('Sandbox stopped.');
   });
 
+  it('the built binary renders ZPL, PDF and PNG labels and the invoice PDF (bundled CommonJS libraries load)', async () => {
+    const s = await startBinary(['sandbox', '--port', '0']);
+    const url = s.lines[0];
+    const headers = { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' };
+    const login = await fetch(`${url}/tokens`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const auth = { ...headers, 'x-service-token': token };
+    const signatures = { ZPL: (b: string) => b.startsWith('^XA') || b.includes('^XA'), PDF: (b: string) => Buffer.from(b, 'base64').subarray(0, 5).toString() === '%PDF-', PNG: (b: string) => Buffer.from(b, 'base64').subarray(1, 4).toString() === 'PNG' };
+    for (const format of ['ZPL', 'PDF', 'PNG'] as const) {
+      const res = await fetch(`${url}/shipments`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          shipment_reference: `BIN-${format}`,
+          format,
+          to_address: { name: 'Ada', line_1: '1 High St', city: 'Leeds', postcode: 'LS1 1AA', country: 'GB' },
+          parcels: [{ weight: 500, length: 10, width: 10, depth: 10 }],
+        }),
+      });
+      const body = (await res.json()) as { data: Array<Record<string, unknown>>; message: string };
+      expect(res.status, body.message).toBe(201);
+      const label = body.data[0][format.toLowerCase()];
+      const text = Array.isArray(label) ? String(label[0]) : String(label);
+      expect(signatures[format](text), `${format} label`).toBe(true);
+    }
+    const inv = await fetch(`${url}/shipments/BIN-PDF/commercial-invoice`, { headers: auth });
+    expect(inv.status).toBe(200);
+    expect(JSON.stringify(await inv.json())).toContain('JVBERi0'); // base64 of "%PDF-"
+    s.child.kill('SIGTERM');
+    await s.exited;
+  });
+
   it('stops cleanly on SIGINT too (exit 0)', async () => {
     const s = await startBinary(['sandbox', '--port', '0']);
     s.child.kill('SIGINT');

@@ -1,4 +1,5 @@
 // PDF rendering of labels with pdf-lib; barcodes drawn as vector rectangles from bwip-js's symbol data.
+import { loadPdfLib } from '../../util/interop.js';
 import type { PDFDocument, PDFFont, PDFPage } from 'pdf-lib';
 import type { LabelInput } from './index.js';
 import { winAnsi } from './format.js';
@@ -14,10 +15,8 @@ export interface PdfFonts {
   bold: PDFFont;
 }
 
-/** Loads pdf-lib on first use. */
-export function loadPdfLib(): Promise<typeof import('pdf-lib')> {
-  return import('pdf-lib');
-}
+/** Loads pdf-lib on first use (see src/util/interop.ts for why it goes through cjsExports). */
+export { loadPdfLib };
 
 /** Embeds Helvetica and Helvetica-Bold into a document. */
 export async function standardFonts(doc: PDFDocument): Promise<PdfFonts> {

@@ -1,5 +1,6 @@
 // PNG rendering of labels: an 8-bit greyscale raster of 812 x 1218 dots, text from bwip-js's OCR-B font, barcodes
 // from bwip-js's raw symbol data, encoded with pngjs.
+import { cjsExports } from '../../util/interop.js';
 import type { LabelInput } from './index.js';
 import { plainAscii } from './format.js';
 import { LABEL_H, LABEL_W, labelLayout, type LabelOp } from './layout.js';
@@ -152,7 +153,7 @@ function drawOps(bwip: Bwip, r: Raster, ops: LabelOp[]): void {
 }
 
 async function renderPng(ops: LabelOp[]): Promise<Buffer> {
-  const [bwip, { PNG }] = await Promise.all([import('bwip-js').then((m) => m.default), import('pngjs')]);
+  const [bwip, { PNG }] = await Promise.all([import('bwip-js').then((m) => m.default), import('pngjs').then(cjsExports)]);
   const r = new Raster(LABEL_W, LABEL_H);
   drawOps(bwip, r, ops);
   const png = new PNG({ width: r.width, height: r.height, colorType: 0, inputColorType: 0, inputHasAlpha: false, bitDepth: 8 });

@@ -1,0 +1,349 @@
+// `ship create --csv FILE`: validate the whole file first (nothing is sent if any row is wrong), then create the
+// shipments through the bulk runner — bounded concurrency, a resume journal beside the labels, exactly-once
+// creation (unknown outcomes settled via GET /shipments/:ref/events or the duplicate-reference error), labels
+// per parcel, FILE.failed.csv, --results, --merge, --printer.
+//
+// Journal: <output-dir>/.ship-journal-<csv name>-<hash of the CSV's absolute path and the API base URL>.jsonl.
+// Rerunning the same command (same CSV path, same --output-dir, same API) resumes: shipments created before are
+// reported as skipped, failed ones are tried again. The base URL is part of the name so that a run against the
+// test API never makes a later run against the live one skip anything. A shipment whose rows changed since it
+// was created is still skipped, with a warning.
+import type { Ctx } from '../../context.js';
+import { InputError, Interrupted, PartialFailure, ValidationError } from '../../errors.js';
+import { runBulkCommand } from '../../bulk/command.js';
+import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns } from '../../bulk/csv-out.js';
+import { createHash } from 'node:crypto';
+import { basename, join, resolve } from 'node:path';
+import { errorMessage, type BulkResult, type BulkTask } from '../../bulk/runner.js';
+import { LabelNamer } from '../../labels/index.js';
+import { mergePdfs } from '../../labels/index.js';
+import type { ExcludedShipment, LoadedCsv } from '../../csv/load.js';
+import { columnForPath } from '../../csv/columns.js';
+import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
+import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
+import { printDryRun, problemText } from './render.js';
+import { extraFields, type CreateOptions } from './run.js';
+import { createShipment, findShipment, isDuplicateReference, type Created, type LabelPolicy } from './shipment.js';
+import { preparePrinter, printLabelFiles } from './printing.js';
+
+/** What each bulk task carries. */
+interface CreateInput {
+  /** The validated request body as JSON text (run-level fields such as format are added when sending). */
+  json: string;
+  parcels: number;
+  /** Per row of the task: its parcel index (-1: none). */
+  rowParcels: number[];
+}
+
+type Result = BulkResult<CreateInput, Created>;
+
+/** Runs `ship create --csv FILE`. */
+export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
+  try {
+    await bulkCreate(ctx, o);
+  } finally {
+    await disposeCsvInput();
+  }
+}
+
+async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
+  const { out, mode, io } = ctx;
+  const csvPath = o.csv!;
+  // Validated whole first; the bodies are kept as JSON text (compact) until each is sent (10,000+ rows).
+  const loaded = await loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' });
+  const extra = extraFields(o);
+  const withExtras = (body: ShipmentBody) => {
+    for (const e of extra) setPath(body, e.path, e.value);
+    return body;
+  };
+  const extraKey = JSON.stringify(extra.map((e) => [e.path, e.value]));
+  for (const n of loaded.notes) out.info(n);
+  for (const w of loaded.warnings) out.warn(problemText(w));
+  if (o.preset === 'shopify' && !o.defaultWeight && !o.packaging && loaded.counts.shipments) {
+    out.info('Shopify exports carry no weights: parcels use the account\'s default packaging (set --default-weight G or --packaging KEY to choose)');
+  }
+  reportExcluded(ctx, loaded.excluded);
+
+  const { shipments: count, parcels } = loaded.counts;
+  if (count === 0) {
+    if (loaded.excluded.length) {
+      throw new InputError(
+        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out`,
+        loaded.excluded.map((e) => ({ row: e.row, message: `${e.reference}: ${e.reason}` })),
+      );
+    }
+    out.info(`${csvPath} has no shipments (only a header): nothing to do`);
+    return;
+  }
+
+  if (o.dryRun) {
+    await printDryRun(ctx, dryRows(loaded, withExtras), { jsonLines: true });
+    out.info(`Dry run: ${count} shipment${count === 1 ? '' : 's'} (${parcels} parcel${parcels === 1 ? '' : 's'}) valid; nothing sent.`);
+    return;
+  }
+
+  const api = await ctx.api();
+  if (mode.interactive && !o.yes) {
+    const settings = await ctx.settings();
+    const ok = await ctx.prompt.confirm({
+      message: `Create ${count} shipment${count === 1 ? '' : 's'} (${parcels} parcel${parcels === 1 ? '' : 's'}) on ${settings.baseUrl.value}?`,
+      supplyWith: '--yes',
+      default: false,
+    });
+    if (!ok) {
+      out.info('Nothing sent.');
+      return;
+    }
+  }
+  const printer = await preparePrinter(ctx, o);
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer() };
+
+  // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
+  const outcomes = new Map<string, Outcome>();
+  if (o.results) for (const e of loaded.excluded) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
+
+  const progressShown = mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet;
+  const tableAtEnd = progressShown && io.stdoutIsTTY;
+  const collected: Result[] = [];
+  const mergeList: string[] = [];
+
+  const compact = loaded.compact;
+  loaded.compact = [];
+  function* tasks(): Generator<BulkTask<CreateInput>> {
+    for (let i = 0; i < compact.length; i++) {
+      const s = compact[i];
+      compact[i] = undefined as never; // sent or skipped: its text is not needed again
+      yield { key: s.reference, rows: s.rows, input: { json: s.json, parcels: s.parcels, rowParcels: s.rowParcels } };
+    }
+  }
+
+  let thrown: unknown;
+  try {
+    await runBulkCommand<CreateInput, Created>(ctx, {
+      noun: 'shipments',
+      tasks: tasks(),
+      total: count,
+      concurrency: o.concurrency,
+      journalPath: journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value),
+      summary: true,
+      hooks: {
+        execute: async (task, signal) => (await createShipment(api, withExtras(JSON.parse(task.input.json)), policy, signal)).created,
+        settle: (task, signal) => findShipment(api, task.key, policy, signal),
+        isAlreadyDone: isDuplicateReference,
+        fingerprint: (task) => fingerprint(task.input.json + extraKey),
+        onResult: async (r) => {
+          if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (cancel it and rerun to apply the change)`);
+          if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
+          if (printer && r.status === 'created' && r.result) await printLabelFiles(ctx, printer, r.result.labels);
+          if (o.merge && r.result) mergeList.push(...r.result.labels);
+          if (r.status === 'failed' || o.results) {
+            outcomes.set(r.task.key, {
+              status: r.status,
+              result: r.result,
+              error: r.status === 'failed' ? failureText(r, loaded.labelFor) : r.skipReason === 'exists' ? 'already existed' : r.status === 'skipped' ? 'created by an earlier run' : undefined,
+              rowParcels: r.task.input.rowParcels,
+            });
+          }
+          if (tableAtEnd && collected.length < 500) collected.push(r);
+        },
+      },
+      jsonLine: (r) => jsonLine(r, loaded.labelFor),
+      textLine: (r) => textLine(ctx, r, loaded.labelFor),
+      quietLine: (r) => (r.status === 'failed' ? undefined : (r.result?.tracking_references ?? []).join('\n') || undefined),
+      summaryNotes: () => {
+        const notes: string[] = [];
+        if (o.labels) notes.push(`Labels in ${o.outputDir}`);
+        if (printer) notes.push(`Labels sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`);
+        return notes;
+      },
+    });
+  } catch (e) {
+    thrown = e;
+  }
+
+  const finished = thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted;
+  if (finished) {
+    const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
+    if (!mode.json && !mode.quiet) {
+      if (files.failed) io.stderr.write(`Failed rows written to ${files.failed} (fix them and run that file)\n`);
+      if (files.results) io.stderr.write(`Results written to ${files.results}\n`);
+    }
+  }
+  if (finished && o.merge && mergeList.length) {
+    const pages = await mergePdfs(mergeList, o.merge);
+    out.info(`Merged ${pages} label page${pages === 1 ? '' : 's'} into ${o.merge}`);
+  }
+  if (collected.length) await printTable(ctx, collected);
+  if (thrown !== undefined) throw thrown;
+}
+
+/** The resume journal of one CSV file against one API: beside the labels, named after the file. */
+export function journalFor(outputDir: string, csvPath: string, baseUrl: string): string {
+  const abs = resolve(csvPath);
+  const stem = basename(abs).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
+  const h = createHash('sha256').update(`${abs}\n${baseUrl.replace(/\/+$/, '')}`).digest('hex').slice(0, 8);
+  return join(outputDir, `.ship-journal-${stem}-${h}.jsonl`);
+}
+
+/**
+ * A 53-bit hash of a request body (cyrb53): enough to notice that a rerun's rows differ from what created a
+ * shipment, at a fraction of a cryptographic hash's cost per task.
+ */
+export function fingerprint(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/** What happened to one shipment, as far as the row files need to know. */
+interface Outcome {
+  status: 'created' | 'skipped' | 'failed';
+  result?: Created;
+  error?: string;
+  rowParcels: number[];
+}
+
+/**
+ * Writes FILE.failed.csv (rows of failed shipments, unchanged, plus `error`; a stale one from an earlier run is
+ * removed when nothing failed) and --results (every row with status, id, its parcel's tracking reference and
+ * label, error), reading the CSV once more instead of keeping its rows in memory.
+ */
+async function writeRowFiles(
+  loaded: LoadedCsv,
+  outcomes: Map<string, Outcome>,
+  paths: { failedPath: string; resultsPath?: string },
+): Promise<{ failed?: string; results?: string }> {
+  const failed = new FailedRowsWriter(paths.failedPath, loaded.header);
+  const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed');
+  if (!anyFailed && !paths.resultsPath) return { failed: failed.finish() };
+  const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header) : undefined;
+  const seen = new Map<string, number>();
+  try {
+    await loaded.eachRecord((rec, ref) => {
+      const oc = ref === undefined ? undefined : outcomes.get(ref);
+      const i = ref === undefined ? 0 : (seen.get(ref) ?? 0);
+      if (ref !== undefined) seen.set(ref, i + 1);
+      if (oc?.status === 'failed') failed.add([rec.values], [rec.row], oc.error ?? 'failed');
+      results?.add([rec.values], rowColumns(oc, i));
+    });
+  } catch (e) {
+    results?.abort();
+    throw e;
+  }
+  return { failed: failed.finish(), results: results?.finish() };
+}
+
+function rowColumns(oc: Outcome | undefined, rowIndex: number): ResultColumns {
+  if (!oc) return { status: 'not_sent' };
+  if (oc.status === 'failed' || !oc.result) return { status: oc.status, error: oc.error };
+  const p = Math.max(0, oc.rowParcels[rowIndex] ?? 0);
+  const label = oc.result.labels[p];
+  return {
+    status: oc.status,
+    id: oc.result.id,
+    tracking_reference: oc.result.tracking_references[p] ?? oc.result.tracking_reference,
+    label_paths: label ? [label] : [],
+    error: oc.error,
+  };
+}
+
+async function* dryRows(loaded: LoadedCsv, withExtras: (b: ShipmentBody) => ShipmentBody) {
+  for await (const s of loaded.stream()) yield { row: s.row, reference: s.reference, body: withExtras(s.body), parcels: s.parcels, items: s.items };
+}
+
+/** Lists orders a preset left out: on stderr, and as "skipped" JSON lines with the reason. */
+function reportExcluded(ctx: Ctx, excluded: ExcludedShipment[]): void {
+  if (excluded.length === 0) return;
+  if (ctx.mode.json) {
+    for (const e of excluded) ctx.out.jsonLine({ row: e.row, shipment_reference: e.reference, status: 'skipped', reason: e.reason });
+    return;
+  }
+  const lines = excluded.map((e) => `  ${e.reference} (row ${e.row}): ${e.reason}`);
+  ctx.io.stderr.write(`Left out ${excluded.length} order${excluded.length === 1 ? '' : 's'} that cannot be shipped:\n${lines.join('\n')}\n`);
+}
+
+/**
+ * Where an API field path of a failed shipment points in the file: the shipment's first row for its own
+ * fields, a parcel's first row for parcels.N.* (and its items), named by the user's own column.
+ */
+export function locateField(r: Result, path: string, labelFor: (column: string) => string): { row?: number; column: string } {
+  const segs = path.split('.');
+  let row = r.task.rows[0];
+  let column: string | undefined;
+  if (segs[0] === 'parcels' && /^\d+$/.test(segs[1] ?? '')) {
+    const at = r.task.input.rowParcels.indexOf(Number(segs[1]));
+    if (at >= 0) row = r.task.rows[at];
+    if (segs[2] === 'items') column = columnForPath('item', segs.slice(4).join('.'));
+    else column = columnForPath('parcel', segs.slice(2).join('.'));
+  } else column = columnForPath('shipment', path);
+  return { row, column: column ? labelFor(column) : path };
+}
+
+/** A failure in the user's terms: the API's field messages as "row N, column C: message". */
+function failureText(r: Result, labelFor: (column: string) => string): string {
+  const err = r.error;
+  if (err instanceof ValidationError && Object.keys(err.fields).length) {
+    return Object.entries(err.fields)
+      .map(([path, msgs]) => {
+        const at = locateField(r, path, labelFor);
+        return `${at.row !== undefined ? `row ${at.row}, ` : ''}column ${at.column}: ${msgs.join(' ')}`;
+      })
+      .join('; ');
+  }
+  return errorMessage(err);
+}
+
+/** The --json line of one shipment (cli-contract.md). */
+function jsonLine(r: Result, labelFor: (column: string) => string): Record<string, unknown> {
+  const line: Record<string, unknown> = { row: r.task.rows[0], shipment_reference: r.task.key, status: r.status };
+  if (r.result) {
+    if (r.result.id) line.id = r.result.id;
+    line.tracking_reference = r.result.tracking_reference ?? null;
+    line.tracking_references = r.result.tracking_references;
+    line.labels = r.result.labels;
+    if (r.result.carrier) line.carrier = r.result.carrier;
+    if (r.result.service) line.service = r.result.service;
+    if (r.result.price) line.price = r.result.price;
+    if (r.result.label_error) line.label_error = r.result.label_error;
+  }
+  if (r.status === 'skipped') line.reason = r.skipReason === 'exists' ? 'already exists' : 'created by an earlier run';
+  if (r.changed) line.changed = true;
+  if (r.status === 'failed') {
+    line.error = failureText(r, labelFor);
+    if (r.error instanceof ValidationError) line.fields = r.error.fields;
+    else if (r.error && typeof r.error === 'object' && 'fields' in r.error) line.fields = (r.error as { fields?: unknown }).fields;
+    if (r.unknownOutcome) line.unknown_outcome = true;
+  }
+  return line;
+}
+
+function textLine(ctx: Ctx, r: Result, labelFor: (column: string) => string): string {
+  const res = r.result;
+  const tracking = (res?.tracking_references ?? []).join(' ');
+  if (ctx.io.stdoutIsTTY) {
+    const c = ctx.out.c;
+    if (r.status === 'failed') return `${c.red('✗')} ${r.task.key}: ${failureText(r, labelFor)}`;
+    const verb = r.status === 'created' ? c.green('✓ created') : c.dim('- skipped');
+    return `${verb} ${r.task.key}  ${tracking}${res?.labels.length ? `  ${res.labels.join(' ')}` : ''}`;
+  }
+  if (r.status === 'failed') return `failed\t${r.task.key}\t\t${failureText(r, labelFor)}`;
+  return `${r.status}\t${r.task.key}\t${tracking}\t${(res?.labels ?? []).join(';')}`;
+}
+
+async function printTable(ctx: Ctx, rows: Result[]): Promise<void> {
+  await ctx.out.table(rows, [
+    { header: 'Row', value: (r) => r.task.rows[0], align: 'right' },
+    { header: 'Shipment', value: (r) => r.task.key },
+    { header: 'Status', value: (r) => r.status },
+    { header: 'Parcels', value: (r) => r.task.input.parcels, align: 'right' },
+    { header: 'Tracking', value: (r) => (r.result?.tracking_references ?? []).join('\n') },
+    { header: 'Labels / error', value: (r) => (r.status === 'failed' ? errorMessage(r.error) : (r.result?.labels ?? []).join('\n')) },
+  ]);
+}

@@ -1,0 +1,118 @@
+// Declares `ship create` (and its alias `ship shipments create`); the work is imported when it runs.
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Ctx } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { addShipmentInputOptions, type ShipmentInputOptions } from '../../shipment-input/options.js';
+
+/** The CSV part of `ship create --help` (columns, rules, presets, resuming). */
+export const CSV_HELP = `
+CSV files (--csv FILE):
+  A header row is required; names match case-insensitively, spaces and hyphens count as underscores.
+  One row per parcel. Rows sharing shipment_reference form one shipment (parcels in row order); rows of
+  one shipment sharing parcel_reference form one parcel, each row's item_* columns adding one item.
+  Columns:
+    shipment   shipment_reference (required) order_reference delivery_service_key brand location_code
+               despatch_date delivery_instructions recipient_vat_number recipient_eori_number
+               recipient_ukims_number container_reference
+    recipient  to_name to_company_name to_telephone to_email_address to_line_1 to_line_2 to_line_3
+               to_city to_county to_postcode to_country (ISO code, or a name such as "United Kingdom")
+    parcel     parcel_reference packaging_type_key weight (g) length width depth (cm) value
+    item       item_sku item_line_id item_short_description item_full_description item_country_of_origin
+               item_harmonised_code item_weight item_value item_quantity
+    custom     custom_fields.KEY (shipment) parcel_custom_fields.KEY (parcel)
+  A shipment- or parcel-level value may be left blank on later rows, but must not differ.
+  Unknown columns are refused with a "did you mean"; --map FILE.json renames headers (a null target ignores
+  a column; {"columns": {…}, "ignore_unknown": true} ignores the rest), --allow-unknown-columns ignores them.
+  The whole file is checked first: every problem is listed as "row N, column C: rule" and nothing is sent.
+  Carrier length limits (address lines ~40 characters, shipment_reference 30) are warned about, not refused.
+
+  --preset shopify reads Admin → Orders → Export as it is: one shipment per order Name, one parcel with the
+  line items as items (quantity, name, price, sku); lines that need no shipping (gift cards) are left out.
+  Orders that are cancelled, need no shipping, or have no shipping address are left out and listed
+  (JSON: status "skipped" with a reason) - an address is never guessed. An empty Shipping Name uses the
+  Shipping Company (with a warning). Exports have no weights: --default-weight G or --packaging KEY, else the
+  account's default packaging applies.
+
+  Resuming: a journal in the output dir (.ship-journal-<file>-<hash of file path and API URL>.jsonl) records
+  each shipment. Rerun the same command after a crash, kill or Ctrl-C: created shipments are skipped, the rest
+  are sent, none twice. A run against another API (test vs live) uses its own journal.
+  Failed rows go to FILE.failed.csv with an error column; fix them and run that file.
+  With --json, one line per shipment: {"row","shipment_reference","status":"created"|"skipped"|"failed",
+  "id","tracking_reference","tracking_references","labels","error","fields"}. Exit 3 when some failed.`;
+
+function parseFormat(v: string): string {
+  const u = v.trim().toUpperCase();
+  if (u !== 'ZPL' && u !== 'PDF' && u !== 'PNG') throw new InvalidArgumentError('must be ZPL, PDF or PNG.');
+  return u;
+}
+
+function positiveInt(flag: string, v: string, max: number): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1 || n > max) throw new UsageError(`${flag}: "${v}" must be a whole number from 1 to ${max}`);
+  return n;
+}
+
+interface CreateFlags extends ShipmentInputOptions {
+  format: string;
+  outputDir: string;
+  labels: boolean;
+  merge?: string;
+  printer?: string;
+  preflight: boolean;
+  print?: boolean;
+  printToUser?: string;
+  printerKey?: string;
+  dryRun?: boolean;
+  yes?: boolean;
+  concurrency: string;
+  results?: string;
+}
+
+function declare(cmd: Command, ctx: Ctx): Command {
+  addShipmentInputOptions(cmd, 'create')
+    .option('--format <format>', 'label format: ZPL, PDF or PNG (any case)', parseFormat, 'ZPL')
+    .option('-o, --output-dir <dir>', 'where label files go (one per parcel, named after the shipment reference)', './labels')
+    .option('--no-labels', 'do not write label files')
+    .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF)')
+    .option('--printer <tcp://host:port|name>', 'send the ZPL labels to a thermal printer (raw port 9100), in input order')
+    .option('--no-preflight', 'skip asking the printer for its status (~HS) before the first label')
+    .option('--print', 'ask the desktop printing application to print the labels (print_labels)')
+    .option('--print-to-user <id>', 'with --print: the user whose printing application prints')
+    .option('--printer-key <key>', 'with --print: the printer key of the print server application')
+    .option('--dry-run', 'validate and show what would be sent (with --json: the request bodies); send nothing')
+    .option('-y, --yes', 'do not ask for confirmation before a bulk run on a terminal')
+    .option('--concurrency <n>', 'with --csv: requests in flight at once', '8')
+    .option('--results <file.csv>', 'with --csv: write every input row back with status, tracking reference, label paths, error')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  ship create --reference ORDER-1001 --service RM_TRACKED_24 --to-name "Ada Lovelace" --to-line1 "1 High St" \\
+    --to-city London --to-postcode "SW1A 1AA" --to-country GB --weight 1200 --length 30 --width 20 --depth 10
+  ship create --file shipment.json --format PDF -o labels/
+  ship create --csv orders.csv --printer tcp://10.0.0.50:9100
+  ship create --csv orders_export.csv --preset shopify --default-weight 1000 --dry-run
+  ship create --csv orders.csv --yes --json --results results.csv > created.ndjson
+${CSV_HELP}`,
+    )
+    .action(async (flags: CreateFlags) => {
+      const concurrency = positiveInt('--concurrency', flags.concurrency, 64);
+      const { run } = await import('./run.js');
+      await run(ctx, {
+        ...flags,
+        format: flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG',
+        concurrency,
+      });
+    });
+  return cmd;
+}
+
+/** Registers `ship create` and `ship shipments create`. */
+export function registerCreate(program: Command, ctx: Ctx): void {
+  declare(program.command('create').description('Create shipments and labels: from flags, from --file shipment.json, or in bulk from --csv'), ctx);
+  const shipments = program
+    .command('shipments')
+    .description('Shipments (alias group: `ship shipments create` is `ship create`)')
+    .addHelpText('after', '\nExamples:\n  ship shipments create --csv orders.csv --dry-run');
+  declare(shipments.command('create').description('Same as `ship create`'), ctx);
+}

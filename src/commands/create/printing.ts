@@ -1,0 +1,27 @@
+// --printer for create: resolve the printer and ask it for its status before the first label (~HS preflight),
+// then send each shipment's ZPL files in input order. A raw port gives no acknowledgement: labels are "sent".
+import { readFile } from 'node:fs/promises';
+import type { Ctx } from '../../context.js';
+import type { PrinterTarget } from '../../printer/index.js';
+
+/** Resolves --printer (address or profile name) and runs the preflight; undefined without --printer. */
+export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight: boolean }): Promise<PrinterTarget | undefined> {
+  if (!o.printer) return undefined;
+  const { resolvePrinter, preflight } = await import('../../printer/index.js');
+  const target = await resolvePrinter(ctx, o.printer);
+  if (!target) return undefined;
+  if (o.preflight) await preflight(target);
+  return target;
+}
+
+/** Sends label files to the printer, one after another, unchanged. */
+export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[]): Promise<number> {
+  if (paths.length === 0) return 0;
+  const { sendLabels } = await import('../../printer/index.js');
+  async function* bytes() {
+    for (const p of paths) yield await readFile(p);
+  }
+  const n = await sendLabels(target, bytes());
+  ctx.out.debug(`sent ${n} label${n === 1 ? '' : 's'} to ${target.name ?? target.url}`);
+  return n;
+}

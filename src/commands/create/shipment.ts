@@ -1,0 +1,137 @@
+// Creating one shipment and keeping what a person or script needs afterwards: tracking references per parcel,
+// label files written to the output dir, and — when an earlier attempt's outcome is unknown — finding out
+// whether the shipment exists (and fetching its labels) instead of creating it twice.
+import type { Api, ShipmentResponse } from '../../api/index.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
+import { LabelNamer, writeLabels, type LabelFormat } from '../../labels/index.js';
+import type { ShipmentBody } from '../../shipment-input/build.js';
+
+/** The small JSON summary of a created shipment (kept in the resume journal; no label bytes). */
+export interface Created {
+  shipment_reference: string;
+  id?: string;
+  /** Of the shipment or its first parcel. */
+  tracking_reference?: string;
+  /** One per parcel, in parcel order. */
+  tracking_references: string[];
+  carrier?: string;
+  service?: string;
+  price?: string;
+  /** Label files written, one per parcel, in parcel order. */
+  labels: string[];
+  /** Why labels could not be fetched for a shipment found to exist already. */
+  label_error?: string;
+}
+
+/** How labels are kept. */
+export interface LabelPolicy {
+  dir: string;
+  format: LabelFormat;
+  /** false with --no-labels. */
+  write: boolean;
+  namer: LabelNamer;
+}
+
+const FORMATS: LabelFormat[] = ['ZPL', 'PDF', 'PNG'];
+
+function contentOf(r: { zpl?: string | null; pdf?: string | null; png?: string | string[] | null }, f: LabelFormat): string[] {
+  if (f === 'ZPL') return r.zpl ? [r.zpl] : [];
+  if (f === 'PDF') return r.pdf ? [r.pdf] : [];
+  const png = r.png;
+  if (!png) return [];
+  return (Array.isArray(png) ? png : [png]).filter((p) => p !== '');
+}
+
+/**
+ * The labels in a create response, one per parcel, in the requested format — or, when that one is empty
+ * (print_labels: the desktop application picks the format), in whichever format the service sent.
+ */
+export function labelsOf(res: ShipmentResponse[], requested: LabelFormat): { format: LabelFormat; contents: string[] } {
+  for (const f of [requested, ...FORMATS.filter((x) => x !== requested)]) {
+    const contents = res.flatMap((r) => contentOf(r, f));
+    if (contents.length) return { format: f, contents };
+  }
+  return { format: requested, contents: [] };
+}
+
+/** The summary of a create response, with the label files written. */
+export function summarize(ref: string, res: ShipmentResponse[], labels: string[]): Created {
+  const first = res[0];
+  const out: Created = {
+    shipment_reference: first?.shipment_reference ?? ref,
+    tracking_references: res.map((r) => r.tracking_reference).filter((t): t is string => Boolean(t)),
+    labels,
+  };
+  if (first?.id) out.id = first.id;
+  if (first?.tracking_reference) out.tracking_reference = first.tracking_reference;
+  if (first?.carrier) out.carrier = first.carrier;
+  if (first?.service_name) out.service = first.service_name;
+  if (first?.price !== undefined && first.price !== null) out.price = String(first.price);
+  return out;
+}
+
+/**
+ * Writes a response's labels (if any, and if wanted); returns the file paths. Plain synchronous writes (temp
+ * file + rename, so no reader sees half a label): measured cheaper in CPU than the thread pool for small
+ * files, and CPU is what a bulk run competes for.
+ */
+export function keepLabels(ref: string, res: ShipmentResponse[], policy: LabelPolicy): string[] {
+  if (!policy.write) return [];
+  const { format, contents } = labelsOf(res, policy.format);
+  if (contents.length === 0) return [];
+  return writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer });
+}
+
+/** POST /shipments, then the label files. A failure after the POST leaves the outcome for settle() to find. */
+export async function createShipment(api: Api, body: ShipmentBody, policy: LabelPolicy, signal?: AbortSignal): Promise<{ created: Created; response: ShipmentResponse[] }> {
+  const ref = String(body.shipment_reference);
+  const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal });
+  const paths = keepLabels(ref, response, policy);
+  return { created: summarize(ref, response, paths), response };
+}
+
+/** The API's way of saying a shipment with this reference exists already. */
+export function isDuplicateReference(err: unknown): boolean {
+  if (!(err instanceof ValidationError)) return false;
+  const msgs = [...(err.fields.shipment_reference ?? []), ...(Object.keys(err.fields).length ? [] : [err.message])];
+  return msgs.some((m) => /already (been )?taken|already exists/i.test(m));
+}
+
+/**
+ * Whether a shipment exists (GET /shipments/:ref/events; 404 means it was never created). When it does, its
+ * parcels' labels are fetched and written, so a run killed between the POST and the label files still ends
+ * with every label on disk. A label that cannot be fetched does not make the shipment "absent".
+ */
+export async function findShipment(
+  api: Api,
+  ref: string,
+  policy: LabelPolicy,
+  signal?: AbortSignal,
+): Promise<{ status: 'absent' } | { status: 'done'; result: Created }> {
+  let events;
+  try {
+    events = await api.shipments.events(ref, { signal });
+  } catch (e) {
+    if (e instanceof NotFoundError) return { status: 'absent' };
+    throw e;
+  }
+  const tracking = Object.keys(events);
+  const result: Created = { shipment_reference: ref, tracking_references: tracking, labels: [] };
+  if (tracking[0]) result.tracking_reference = tracking[0];
+  if (policy.write && tracking.length) {
+    try {
+      const contents: string[] = [];
+      let format = policy.format;
+      for (const t of tracking) {
+        const labels = await api.parcels.label(t, { format: policy.format }, { signal });
+        const got = labelsOf(labels as unknown as ShipmentResponse[], policy.format);
+        format = got.format;
+        contents.push(...got.contents);
+      }
+      if (contents.length) result.labels = writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer });
+    } catch (e) {
+      result.label_error = `labels not fetched: ${(e as Error).message}`;
+    }
+  }
+  return { status: 'done', result };
+}

@@ -1,0 +1,100 @@
+// `ship create` for one shipment (flags or --file): validate, create, write the labels, print the parcels.
+import type { ShipmentResponse } from '../../api/index.js';
+import { classifyFailure } from '../../bulk/runner.js';
+import type { Ctx } from '../../context.js';
+import { ValidationError } from '../../errors.js';
+import { LabelNamer } from '../../labels/index.js';
+import { mergePdfs } from '../../labels/index.js';
+import { loadSingleShipment } from '../../shipment-input/index.js';
+import { printDryRun, problemText } from './render.js';
+import { extraFields, type CreateOptions } from './run.js';
+import { createShipment, findShipment, isDuplicateReference, type Created, type LabelPolicy } from './shipment.js';
+import { preparePrinter, printLabelFiles } from './printing.js';
+
+/** Creates one shipment and prints its parcels (table), tracking references (--quiet) or JSON (--json). */
+export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
+  const input = await loadSingleShipment(ctx, o, { purpose: 'create', extra: extraFields(o) });
+  for (const w of input.warnings) ctx.out.warn(problemText(w));
+  const ref = String(input.body.shipment_reference);
+  if (o.dryRun) {
+    const parcels = input.body.parcels ?? [];
+    await printDryRun(ctx, [{ reference: ref, body: input.body, parcels: parcels.length, items: parcels.reduce((n, p) => n + (p.items?.length ?? 0), 0) }], { jsonLines: false });
+    ctx.out.info('Dry run: valid, nothing sent.');
+    return;
+  }
+
+  const api = await ctx.api();
+  const printer = await preparePrinter(ctx, o);
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer() };
+  let created: Created;
+  let response: ShipmentResponse[] | undefined;
+  try {
+    ({ created, response } = await createShipment(api, input.body, policy));
+  } catch (e) {
+    if (isDuplicateReference(e)) {
+      const err = e as ValidationError;
+      err.hint = `a shipment ${ref} exists already: \`ship track ${ref}\` shows it; to change it, \`ship cancel ${ref}\` and create it again`;
+      throw err;
+    }
+    // The request may have been processed although no answer came back: look before anyone retries.
+    if (!classifyFailure(e).unknownOutcome) throw e;
+    let found;
+    try {
+      found = await findShipment(api, ref, policy);
+    } catch {
+      found = undefined;
+    }
+    if (found?.status !== 'done') {
+      if (e instanceof Error && found === undefined) {
+        (e as Error & { hint?: string }).hint = `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`;
+      }
+      throw e;
+    }
+    ctx.out.warn(`the create request ended in an error (${(e as Error).message}), but shipment ${ref} exists: using it`);
+    created = found.result;
+  }
+
+  if (created.label_error) ctx.out.warn(created.label_error);
+  if (printer) await printLabelFiles(ctx, printer, created.labels);
+  if (o.merge && created.labels.length) {
+    await mergePdfs(created.labels, o.merge);
+    ctx.out.info(`Labels merged into ${o.merge}`);
+  }
+
+  if (ctx.mode.json) {
+    if (response) {
+      ctx.out.json(
+        response.map((r, i) => {
+          const { zpl: _z, pdf: _p, png: _g, ...rest } = r;
+          return { ...rest, label_path: created.labels[i] ?? null };
+        }),
+      );
+    } else {
+      ctx.out.json(created.tracking_references.map((t, i) => ({ shipment_reference: ref, tracking_reference: t, label_path: created.labels[i] ?? null })));
+    }
+    return;
+  }
+  if (ctx.mode.quiet) {
+    for (const t of created.tracking_references) ctx.out.line(t);
+    return;
+  }
+  const n = Math.max(created.tracking_references.length, response?.length ?? 0);
+  const price = created.price ? `, price ${created.price}` : '';
+  ctx.out.success(`Created shipment ${ref}: ${n} parcel${n === 1 ? '' : 's'}${created.carrier ? `, ${created.carrier}` : ''}${created.service ? ` ${created.service}` : ''}${price}`);
+  const rows = Array.from({ length: n }, (_, i) => ({
+    n: i + 1,
+    parcel: response?.[i]?.parcel_reference ?? '',
+    tracking: response?.[i]?.tracking_reference ?? created.tracking_references[i] ?? '',
+    carrier: response?.[i]?.carrier ?? created.carrier ?? '',
+    service: response?.[i]?.service_name ?? created.service ?? '',
+    label: created.labels[i] ?? (o.labels ? '' : '(not written)'),
+  }));
+  await ctx.out.table(rows, [
+    { header: '#', value: (r) => r.n, align: 'right' },
+    { header: 'Parcel', value: (r) => r.parcel },
+    { header: 'Tracking', value: (r) => r.tracking },
+    { header: 'Carrier', value: (r) => r.carrier },
+    { header: 'Service', value: (r) => r.service },
+    { header: 'Label', value: (r) => r.label },
+  ]);
+}

@@ -1,0 +1,89 @@
+// `ship quote`: builds the shipment exactly as create would (shared input code), asks for quotes, and prints
+// them cheapest first with the recommended service marked.
+import type { Ctx } from '../../context.js';
+import { loadSingleShipment } from '../../shipment-input/index.js';
+import type { ShipmentInputOptions } from '../../shipment-input/options.js';
+import { problemText } from '../create/render.js';
+
+/** A service quote as the API sends it (api-spec "Service quote"); money as `0.00` strings. */
+export interface ServiceQuote {
+  carrier?: string | null;
+  carrier_account?: string | null;
+  service_name?: string | null;
+  full_service_name?: string | null;
+  service_key: string;
+  base_price?: string | null;
+  additional_parcel_price?: string | null;
+  surcharges?: string | null;
+  fuel_surcharge?: string | null;
+  total_price?: string | null;
+  estimated_delivery_date?: string | null;
+}
+
+/** `data` of POST /shipments/get-services. */
+export interface ServiceQuotes {
+  recommended_service?: ServiceQuote | null;
+  services: ServiceQuote[];
+}
+
+/** One row of the quote table. */
+export interface QuoteRow extends ServiceQuote {
+  recommended: boolean;
+}
+
+function price(v: string | null | undefined): number {
+  const n = Number(v);
+  return v === null || v === undefined || v === '' || !Number.isFinite(n) ? Number.POSITIVE_INFINITY : n;
+}
+
+/** The quotes sorted by total price (the API's order as tie-break), with the recommended one flagged. */
+export function quoteRows(q: ServiceQuotes): QuoteRow[] {
+  const rec = q.recommended_service;
+  const isRec = (s: ServiceQuote) =>
+    !!rec && s.service_key === rec.service_key && (rec.carrier_account == null || s.carrier_account == null || s.carrier_account === rec.carrier_account);
+  const rows = q.services.map((s, i) => ({ s, i }));
+  rows.sort((a, b) => price(a.s.total_price) - price(b.s.total_price) || a.i - b.i);
+  const out = rows.map(({ s }) => ({ ...s, recommended: isRec(s) }));
+  // The recommended service should be in the list; if the API sent it only as recommended_service, show it too.
+  if (rec && !out.some((r) => r.recommended)) {
+    out.push({ ...rec, recommended: true });
+    out.sort((a, b) => price(a.total_price) - price(b.total_price));
+  }
+  return out;
+}
+
+/** Quotes the shipment and prints the table (or the API data with --json). */
+export async function run(ctx: Ctx, o: ShipmentInputOptions): Promise<void> {
+  const input = await loadSingleShipment(ctx, o, { purpose: 'quote' });
+  for (const w of input.warnings) ctx.out.warn(problemText(w));
+  const api = await ctx.api();
+  const quotes = (await api.shipments.getServices(input.body as Parameters<typeof api.shipments.getServices>[0])) as unknown as ServiceQuotes;
+  if (ctx.mode.json) {
+    ctx.out.json(quotes);
+    return;
+  }
+  const rows = quoteRows(quotes);
+  if (ctx.mode.quiet) {
+    const best = rows.find((r) => r.recommended) ?? rows[0];
+    if (best) ctx.out.line(best.service_key);
+    return;
+  }
+  if (rows.length === 0) {
+    ctx.out.info('No delivery service can take this shipment.');
+    return;
+  }
+  const tty = ctx.io.stdoutIsTTY;
+  await ctx.out.table(rows, [
+    { header: '', value: (r) => (r.recommended ? (tty ? '★' : 'recommended') : '') },
+    { header: 'Service key', value: (r) => r.service_key },
+    { header: 'Carrier', value: (r) => r.carrier },
+    { header: 'Service', value: (r) => r.service_name ?? r.full_service_name },
+    { header: 'Base', value: (r) => r.base_price, align: 'right' },
+    { header: 'Extra parcel', value: (r) => r.additional_parcel_price, align: 'right' },
+    { header: 'Surcharges', value: (r) => r.surcharges, align: 'right' },
+    { header: 'Fuel', value: (r) => r.fuel_surcharge, align: 'right' },
+    { header: 'Total', value: (r) => r.total_price, align: 'right' },
+    { header: 'Estimated delivery', value: (r) => r.estimated_delivery_date },
+  ]);
+  if (tty) ctx.out.info('★ recommended by your routing rules (or the cheapest service that meets the requirements)');
+}

@@ -1,0 +1,80 @@
+// Groups CSV rows into shipments (shared shipment_reference), parcels (shared parcel_reference) and items,
+// and enforces the contract's rule that shipment- and parcel-level values agree between rows.
+import type { InputProblem } from '../errors.js';
+import { newDraft, type Cell, type ParcelDraft, type ShipmentDraft } from '../shipment-input/draft.js';
+import { columnDef } from './columns.js';
+
+/** One CSV row translated to contract columns (only non-blank cells), ready to be grouped. */
+export interface CanonicalRow {
+  row: number;
+  cells: Map<string, Cell>;
+  /** Rows with the same key in one shipment form one parcel; defaults to the parcel_reference cell. */
+  parcelKey?: string;
+  /** The row only carries shipment-level values (a preset's line that needs no shipping). */
+  noParcel?: boolean;
+  /** Preset facts merged into the draft's meta (first non-blank wins). */
+  meta?: Record<string, string>;
+}
+
+/** Collects rows into shipment drafts in first-appearance order; problems name the row and the user's column. */
+export class ShipmentGrouper {
+  readonly drafts = new Map<string, ShipmentDraft>();
+  readonly problems: InputProblem[] = [];
+  rowCount = 0;
+
+  constructor(private readonly labelFor: (column: string) => string) {}
+
+  /** Adds one row. */
+  add(r: CanonicalRow): void {
+    this.rowCount++;
+    const refCell = r.cells.get('shipment_reference');
+    if (!refCell) {
+      this.problems.push({ row: r.row, column: this.labelFor('shipment_reference'), message: 'is required (it groups rows into shipments)' });
+      return;
+    }
+    const ref = refCell.value;
+    let draft = this.drafts.get(ref);
+    if (!draft) {
+      draft = newDraft(ref, r.row);
+      this.drafts.set(ref, draft);
+    }
+    draft.rows.push(r.row);
+    if (r.meta) for (const [k, v] of Object.entries(r.meta)) if (v && !draft.meta.has(k)) draft.meta.set(k, v);
+
+    const parcelCells = new Map<string, Cell>();
+    const itemCells = new Map<string, Cell>();
+    for (const [col, cell] of r.cells) {
+      const level = columnDef(col)?.level;
+      if (level === 'shipment') this.merge(draft.cells, col, cell, 'shipment');
+      else if (level === 'parcel') parcelCells.set(col, cell);
+      else if (level === 'item') itemCells.set(col, cell);
+    }
+    if (r.noParcel) return;
+
+    const key = r.parcelKey ?? r.cells.get('parcel_reference')?.value;
+    let parcel: ParcelDraft | undefined = key === undefined ? undefined : draft.parcels.find((p) => p.key === key);
+    if (parcel) {
+      for (const [col, cell] of parcelCells) this.merge(parcel.cells, col, cell, 'parcel');
+      parcel.rows?.push(r.row);
+    } else {
+      parcel = { key, firstRow: r.row, rows: [r.row], cells: parcelCells, items: [] };
+      draft.parcels.push(parcel);
+    }
+    if (itemCells.size) parcel.items.push({ row: r.row, cells: itemCells });
+  }
+
+  /** Records a value, or a problem when an earlier row of the same shipment/parcel says something else. */
+  private merge(cells: Map<string, Cell>, col: string, cell: Cell, level: 'shipment' | 'parcel'): void {
+    const prev = cells.get(col);
+    if (!prev) {
+      cells.set(col, cell);
+      return;
+    }
+    if (prev.value === cell.value) return;
+    this.problems.push({
+      row: cell.row,
+      column: cell.column,
+      message: `"${cell.value}" differs from "${prev.value}" in row ${prev.row} of the same ${level} (leave it blank on later rows, or make them agree)`,
+    });
+  }
+}

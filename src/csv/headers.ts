@@ -1,0 +1,169 @@
+// Header rows: normalising names, applying a --map file, and naming unknown columns with a "did you mean".
+import type { InputProblem } from '../errors.js';
+import { COLUMN_NAMES, columnDef, PARCEL_CUSTOM_PREFIX, SHIPMENT_CUSTOM_PREFIX } from './columns.js';
+
+/**
+ * A header as the contract matches it: trimmed, lower-case, spaces and hyphens as underscores. In
+ * `custom_fields.KEY` / `parcel_custom_fields.KEY` only the prefix is normalised; KEY is the account's own key.
+ */
+export function normalizeHeader(header: string): string {
+  const h = header.replace(/^\uFEFF/, '').trim();
+  const norm = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  const dot = h.indexOf('.');
+  if (dot > 0) {
+    const prefix = norm(h.slice(0, dot + 1));
+    if (prefix === SHIPMENT_CUSTOM_PREFIX || prefix === PARCEL_CUSTOM_PREFIX) return prefix + h.slice(dot + 1).trim();
+  }
+  return norm(h);
+}
+
+/** A parsed --map file: source header → contract column, or null to ignore that column. */
+export interface HeaderMapping {
+  columns: Record<string, string | null>;
+  /** Ignore (with a warning) any column neither known nor mapped, instead of refusing the file. */
+  ignoreUnknown?: boolean;
+}
+
+/** Where each column of the file goes. */
+export interface HeaderBinding {
+  /** 0-based position in the file. */
+  index: number;
+  /** The header as the user wrote it (used in every message). */
+  label: string;
+  /** The contract column, or null when the column is ignored. */
+  column: string | null;
+}
+
+/** Result of matching a header row against the contract. */
+export interface ResolvedHeader {
+  bindings: HeaderBinding[];
+  problems: InputProblem[];
+  warnings: InputProblem[];
+  /** Contract column → the user's header for it. */
+  labels: Map<string, string>;
+}
+
+// Names other systems use for our columns; only used to suggest, never to guess silently.
+const SYNONYMS: Record<string, string> = {
+  reference: 'shipment_reference', order_id: 'order_reference', order_number: 'order_reference',
+  order: 'order_reference', name: 'to_name', recipient: 'to_name', company: 'to_company_name',
+  phone: 'to_telephone', telephone: 'to_telephone', email: 'to_email_address', address1: 'to_line_1',
+  address_1: 'to_line_1', address_line_1: 'to_line_1', address2: 'to_line_2', address_line_2: 'to_line_2',
+  city: 'to_city', town: 'to_city', county: 'to_county', state: 'to_county', province: 'to_county',
+  postcode: 'to_postcode', zip: 'to_postcode', postal_code: 'to_postcode', country: 'to_country',
+  service: 'delivery_service_key', service_key: 'delivery_service_key', sku: 'item_sku', quantity: 'item_quantity',
+  qty: 'item_quantity', description: 'item_short_description', packaging: 'packaging_type_key',
+};
+
+// Columns ship itself writes into FILE.failed.csv, ignored when such a file is run again.
+const RESERVED_IGNORED = new Set(['error', 'ship_error']);
+
+/** Edit distance, for suggestions. */
+function distance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0];
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j];
+      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = tmp;
+    }
+  }
+  return prev[b.length];
+}
+
+/** The contract column a mistyped header most likely meant, if any is close. */
+export function suggestColumn(header: string): string | undefined {
+  const h = normalizeHeader(header);
+  if (SYNONYMS[h]) return SYNONYMS[h];
+  let best: string | undefined;
+  let bestD = Infinity;
+  for (const name of COLUMN_NAMES) {
+    const d = Math.min(distance(h, name), name.startsWith('to_') ? distance(h, name.slice(3)) + 1 : Infinity);
+    if (d < bestD) {
+      bestD = d;
+      best = name;
+    }
+  }
+  return best && bestD <= Math.max(2, Math.floor(h.length / 4)) ? best : undefined;
+}
+
+/** Reads and checks a --map file's JSON (already parsed); throws a message naming the bad entry. */
+export function parseMapping(json: unknown): HeaderMapping {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error('must be a JSON object of "their header": "our column"');
+  const obj = json as Record<string, unknown>;
+  const hasColumns = 'columns' in obj && typeof obj.columns === 'object' && obj.columns !== null;
+  const source = (hasColumns ? obj.columns : obj) as Record<string, unknown>;
+  const columns: Record<string, string | null> = {};
+  for (const [from, to] of Object.entries(source)) {
+    if (from === '$comment' || from === '$schema') continue;
+    if (to === null || to === '') {
+      columns[from] = null;
+      continue;
+    }
+    if (typeof to !== 'string') throw new Error(`"${from}": the target must be a column name or null`);
+    const target = normalizeHeader(to);
+    if (!columnDef(target)) {
+      const s = suggestColumn(to);
+      throw new Error(`"${from}": "${to}" is not a column${s ? ` (did you mean ${s}?)` : ''}`);
+    }
+    columns[from] = target;
+  }
+  return { columns, ignoreUnknown: hasColumns ? obj.ignore_unknown === true : false };
+}
+
+/** Matches a file's header row against the contract's columns, after the optional mapping. */
+export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping; allowUnknown?: boolean } = {}): ResolvedHeader {
+  const problems: InputProblem[] = [];
+  const warnings: InputProblem[] = [];
+  const bindings: HeaderBinding[] = [];
+  const labels = new Map<string, string>();
+  const mapExact = new Map<string, string | null>();
+  const mapNorm = new Map<string, string | null>();
+  for (const [from, to] of Object.entries(opts.mapping?.columns ?? {})) {
+    mapExact.set(from.trim(), to);
+    mapNorm.set(normalizeHeader(from), to);
+  }
+  const ignoreUnknown = opts.allowUnknown || opts.mapping?.ignoreUnknown;
+  const unknown: string[] = [];
+
+  header.forEach((raw, index) => {
+    const label = raw.replace(/^\uFEFF/, '').trim();
+    let column: string | null | undefined;
+    if (mapExact.has(label)) column = mapExact.get(label);
+    else if (mapNorm.has(normalizeHeader(label))) column = mapNorm.get(normalizeHeader(label));
+    else {
+      const n = normalizeHeader(label);
+      if (columnDef(n)) column = n;
+    }
+    if (column === undefined) {
+      if (label === '' || RESERVED_IGNORED.has(normalizeHeader(label))) {
+        // An unnamed column (a trailing comma) carries nothing; `error` is the column FILE.failed.csv adds,
+        // so a fixed failed file can be run as it is.
+        column = null;
+      } else if (ignoreUnknown) {
+        column = null;
+        unknown.push(label);
+      } else {
+        const s = suggestColumn(label);
+        problems.push({ row: 1, column: label, message: `unknown column${s ? ` (did you mean ${s}?)` : ''}` });
+        column = null;
+      }
+    }
+    if (column) {
+      const first = labels.get(column);
+      if (first !== undefined) {
+        problems.push({ row: 1, column: label, message: `is the same column as "${first}" (${column}); keep one of them` });
+        column = null;
+      } else labels.set(column, label);
+    }
+    bindings.push({ index, label, column });
+  });
+
+  if (unknown.length) warnings.push({ row: 1, message: `ignoring unknown columns: ${unknown.join(', ')}` });
+  if (!labels.has('shipment_reference')) {
+    problems.push({ row: 1, column: 'shipment_reference', message: 'required column is missing (rows are grouped into shipments by it)' });
+  }
+  return { bindings, problems, warnings, labels };
+}

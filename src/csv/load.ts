@@ -1,0 +1,317 @@
+// Reads a whole CSV (streamed), groups it into shipments, builds each request body and validates it against the
+// API's rules — all before anything is sent. Every problem is collected, located by row and the user's column.
+import { InputError, type InputProblem } from '../errors.js';
+import { buildShipment, type Defaults, type ShipmentBody } from '../shipment-input/build.js';
+import type { ShipmentDraft } from '../shipment-input/draft.js';
+import { checkLengths, type RequestIssue } from '../shipment-input/validate.js';
+import { ShipmentGrouper } from './group.js';
+import type { BoundLayout, Layout } from './presets/index.js';
+import { readCsv, type CsvRecord, type CsvSource } from './reader.js';
+
+/** A shipment that passed validation: its request body and the rows it came from. */
+export interface PreparedShipment {
+  reference: string;
+  /** First row of the shipment (what JSON lines report as `row`). */
+  row: number;
+  rows: number[];
+  body: ShipmentBody;
+  parcels: number;
+  items: number;
+  /** For each of `rows`: the 0-based parcel it belongs to, or -1 (a row that made no parcel). */
+  rowParcels: number[];
+}
+
+/** A validated shipment kept as its JSON text (a third of the memory of the object; parsed again to send). */
+export interface CompactShipment extends Omit<PreparedShipment, 'body'> {
+  json: string;
+}
+
+/** A shipment a preset left out on purpose (e.g. a Shopify order without a shipping address). */
+export interface ExcludedShipment {
+  reference: string;
+  row: number;
+  rows: number[];
+  reason: string;
+}
+
+/** Everything known about a file once it is validated. */
+export interface LoadedCsv {
+  header: string[];
+  /** The validated shipments, in the order they first appear (with `keep: true`, the default). */
+  shipments: PreparedShipment[];
+  /** The same as JSON text (with `keep: 'json'`): what a bulk run sends, held compactly. */
+  compact: CompactShipment[];
+  /** How many shipments, parcels and items passed validation (also with `keep: false`). */
+  counts: { shipments: number; parcels: number; items: number };
+  excluded: ExcludedShipment[];
+  warnings: InputProblem[];
+  notes: string[];
+  /** Data rows read (blank lines excluded). */
+  rowCount: number;
+  /** The user's name for a contract column in this file (their header, the preset's column, or the contract name). */
+  labelFor(column: string): string;
+  /**
+   * Reads the file again, row by row, with each row's shipment reference: FILE.failed.csv and --results are
+   * written this way, so the rows themselves never have to be held in memory. Files only (not stdin).
+   */
+  eachRecord(fn: (rec: CsvRecord, shipmentReference: string | undefined) => void | Promise<void>): Promise<void>;
+  /**
+   * Reads the (already validated) file again and yields each shipment's request body as soon as its last row
+   * is read — the same bodies, without holding them all: a bulk run streams its tasks from here.
+   */
+  stream(): AsyncGenerator<PreparedShipment>;
+}
+
+/** Options of loadCsv. */
+export interface LoadCsvOptions {
+  source: CsvSource;
+  layout: Layout;
+  /** Fills blank columns (e.g. --default-weight, --service); the Origin names the flag. */
+  defaults?: Defaults;
+  /** The API's request rules (validateShipmentRequest), as a list of issues with dotted paths. */
+  validate?: (body: ShipmentBody) => RequestIssue[];
+  delimiter?: string;
+  /** Display name of the file in messages. */
+  name?: string;
+  /** Only this shipment_reference is built and validated (quote picks one shipment of a file). */
+  only?: string;
+  /**
+   * Keep the validated bodies: as objects in `shipments` (true, the default), as JSON text in `compact`
+   * ('json': a bulk run's choice), or not at all (false: stream() builds them again from the file).
+   */
+  keep?: boolean | 'json';
+}
+
+function rowParcels(draft: ShipmentDraft): number[] {
+  const of = new Map<number, number>();
+  draft.parcels.forEach((p, i) => {
+    for (const r of p.rows ?? (p.firstRow !== undefined ? [p.firstRow] : [])) of.set(r, i);
+  });
+  return draft.rows.map((r) => of.get(r) ?? -1);
+}
+
+const byRow = (a: InputProblem, b: InputProblem) => (a.row ?? 0) - (b.row ?? 0);
+
+/** Reads the header and binds the layout; throws InputError for an empty file. */
+async function openRecords(opts: LoadCsvOptions, name: string) {
+  const records = readCsv(opts.source, { delimiter: opts.delimiter });
+  const first = await records.next();
+  if (first.done) throw new InputError(`${name} is empty: a header row is required`, [{ row: 1, message: 'missing header row' }]);
+  return { records, header: first.value.values };
+}
+
+/** What finishing one shipment gave: a body, or a preset's exclusion, plus any problems and warnings. */
+type Finished =
+  | { kind: 'shipment'; shipment: PreparedShipment; problems: InputProblem[]; warnings: InputProblem[] }
+  | { kind: 'excluded'; excluded: ExcludedShipment; warnings: InputProblem[] }
+  | { kind: 'invalid'; reference: string; rows: number[]; problems: InputProblem[]; warnings: InputProblem[] };
+
+/** Builds (and, when asked, validates) one complete shipment draft. */
+function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOptions, validate: boolean): Finished {
+  const fin = layout.finalize?.(draft) ?? {};
+  const warnings = [...(fin.warnings ?? [])];
+  if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };
+  const built = buildShipment(draft, { labelFor: layout.labelFor, defaults: opts.defaults });
+  const problems = [...built.problems];
+  if (validate) {
+    const seen = new Set(problems.map((p) => `${p.row}\u0000${p.column}`));
+    for (const issue of opts.validate?.(built.body) ?? []) {
+      const at = built.locate(issue.path);
+      const key = `${at.row}\u0000${at.column}`;
+      if (seen.has(key)) continue; // our own message for this cell is the more precise one
+      seen.add(key);
+      problems.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: issue.message });
+    }
+    for (const w of checkLengths(built.body)) {
+      const at = built.locate(w.path);
+      warnings.push({ row: at.row, column: at.column, message: w.message });
+    }
+  }
+  if (problems.length) return { kind: 'invalid', reference: draft.reference, rows: draft.rows, problems, warnings };
+  return {
+    kind: 'shipment',
+    shipment: {
+      reference: draft.reference,
+      row: draft.firstRow ?? 0,
+      rows: draft.rows,
+      body: built.body,
+      parcels: built.parcels,
+      items: built.items,
+      rowParcels: rowParcels(draft),
+    },
+    problems,
+    warnings,
+  };
+}
+
+/**
+ * Groups the records into shipments and finishes each one as soon as its last row has been read (when
+ * `lastRow` is known), otherwise at the end. Row-level problems (grouping, consistency) go to `rowProblems`.
+ */
+async function* walk(
+  records: AsyncIterable<CsvRecord>,
+  layout: BoundLayout,
+  opts: LoadCsvOptions,
+  lastRow: Map<string, number> | undefined,
+  validate: boolean,
+  rowProblems: InputProblem[],
+  counter?: { rows: number },
+): AsyncGenerator<Finished> {
+  const grouper = new ShipmentGrouper(layout.labelFor);
+  const finish = (draft: ShipmentDraft): Finished | undefined => {
+    grouper.drafts.delete(draft.reference);
+    if (opts.only !== undefined && draft.reference !== opts.only) return undefined;
+    return finishDraft(draft, layout, opts, validate);
+  };
+  for await (const rec of records) {
+    const row = layout.toRow(rec, rowProblems);
+    if (!row) continue;
+    grouper.add(row);
+    const ref = row.cells.get('shipment_reference')?.value;
+    if (ref !== undefined && lastRow?.get(ref) === rec.row) {
+      const f = finish(grouper.drafts.get(ref)!);
+      if (f) yield f;
+    }
+  }
+  // Without a first pass (stdin), every shipment finishes here.
+  for (const draft of [...grouper.drafts.values()]) {
+    const f = finish(draft);
+    if (f) yield f;
+  }
+  rowProblems.push(...grouper.problems);
+  if (counter) counter.rows = grouper.rowCount;
+}
+
+/**
+ * Validates a CSV file completely. Throws InputError listing every problem (`row N, column C: rule`); otherwise
+ * returns the request bodies, in the order shipments first appear in the file.
+ *
+ * Memory stays small for large files: a first pass only notes each shipment's last row; the second pass builds
+ * and validates each shipment as soon as its last row has been read, and drops its draft. With `keep: false`
+ * not even the bodies are kept: stream() builds them again for sending. (A stream source is read once.)
+ */
+export async function loadCsv(opts: LoadCsvOptions): Promise<LoadedCsv> {
+  const name = opts.name ?? ('path' in opts.source ? opts.source.path : opts.source.name);
+  const keep = opts.keep ?? true;
+  const pass = await openRecords(opts, name);
+  const header = pass.header;
+  const layout = opts.layout.bind(header);
+  if (layout.problems.length) {
+    await pass.records.return(undefined);
+    throw new InputError(`${name}: the header row has problems`, layout.problems, {
+      hint: 'columns are listed under "ship create --csv" in `ship create --help`; --map FILE.json renames other headers',
+    });
+  }
+  const isFile = 'path' in opts.source;
+  if (!keep && !isFile) throw new Error('loadCsv: keep: false needs a file source');
+
+  // Pass 1 (files only): the last row of each shipment, so pass 2 knows when a shipment is complete.
+  let lastRow: Map<string, number> | undefined;
+  let records = pass.records;
+  if (isFile) {
+    lastRow = new Map();
+    const scratch: InputProblem[] = [];
+    const at = layout.referenceIndex;
+    for await (const rec of records) {
+      // Only the reference matters here; read it straight from its column when the layout says where it is.
+      const ref = at !== undefined ? rec.values[at] || undefined : layout.toRow(rec, scratch)?.cells.get('shipment_reference')?.value;
+      if (ref !== undefined) lastRow.set(ref, rec.row);
+      scratch.length = 0;
+    }
+    records = (await openRecords(opts, name)).records;
+  }
+
+  const problems: InputProblem[] = [];
+  const warnings: InputProblem[] = [...layout.warnings];
+  const shipments: PreparedShipment[] = [];
+  const compact: CompactShipment[] = [];
+  const excluded: ExcludedShipment[] = [];
+  const counts = { shipments: 0, parcels: 0, items: 0 };
+  const counter = { rows: 0 };
+  let onlyRows: Set<number> | undefined;
+  for await (const f of walk(records, layout, opts, lastRow, true, problems, counter)) {
+    warnings.push(...f.warnings);
+    if (f.kind === 'excluded') {
+      excluded.push(f.excluded);
+      continue;
+    }
+    if (opts.only !== undefined) onlyRows = new Set(f.kind === 'shipment' ? f.shipment.rows : f.rows);
+    if (f.kind === 'invalid') {
+      problems.push(...f.problems);
+      continue;
+    }
+    counts.shipments++;
+    counts.parcels += f.shipment.parcels;
+    counts.items += f.shipment.items;
+    if (keep === 'json') {
+      const { body, ...rest } = f.shipment;
+      compact.push({ ...rest, json: JSON.stringify(body) });
+    } else if (keep) shipments.push(f.shipment);
+  }
+
+  let kept = problems;
+  if (opts.only !== undefined) {
+    const rows = onlyRows ?? new Set<number>();
+    kept = problems.filter((p) => p.row !== undefined && rows.has(p.row));
+  }
+  if (kept.length) {
+    // Row by row, and within a row in the file's column order, as the user reads the file.
+    const col = new Map(header.map((h, i) => [h.replace(/^\uFEFF/, '').trim(), i]));
+    const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? 1e6) : -1);
+    kept.sort((a, b) => byRow(a, b) || colOf(a) - colOf(b));
+    const rows = new Set(kept.map((p) => p.row)).size;
+    throw new InputError(
+      `${name}: ${kept.length} problem${kept.length === 1 ? '' : 's'} in ${rows} row${rows === 1 ? '' : 's'}; nothing was sent`,
+      kept,
+    );
+  }
+  warnings.sort(byRow);
+  // Shipments finish at their last row; report them in the order they first appear.
+  shipments.sort((a, b) => a.row - b.row);
+  compact.sort((a, b) => a.row - b.row);
+  excluded.sort((a, b) => a.row - b.row);
+  return {
+    header,
+    shipments,
+    compact,
+    counts,
+    excluded,
+    warnings,
+    notes: layout.notes,
+    rowCount: counter.rows,
+    labelFor: layout.labelFor,
+    eachRecord: (fn) => eachRecord(opts, name, layout, fn),
+    stream: () => streamShipments(opts, name, layout, lastRow),
+  };
+}
+
+/** The validated shipments again, built from a fresh read of the file (no validation: loadCsv did that). */
+async function* streamShipments(
+  opts: LoadCsvOptions,
+  name: string,
+  layout: BoundLayout,
+  lastRow: Map<string, number> | undefined,
+): AsyncGenerator<PreparedShipment> {
+  if (!('path' in opts.source)) throw new Error('stream() needs a file: spool stdin to a file first');
+  const { records } = await openRecords(opts, name);
+  for await (const f of walk(records, layout, opts, lastRow, false, [])) {
+    if (f.kind === 'shipment') yield f.shipment;
+  }
+}
+
+/** Streams the file again (after loadCsv), handing each data row with the shipment it belongs to. */
+async function eachRecord(
+  opts: LoadCsvOptions,
+  name: string,
+  layout: BoundLayout,
+  fn: (rec: CsvRecord, shipmentReference: string | undefined) => void | Promise<void>,
+): Promise<void> {
+  if (!('path' in opts.source)) throw new Error('eachRecord needs a file: spool stdin to a file first');
+  const { records } = await openRecords(opts, name);
+  const scratch: InputProblem[] = [];
+  for await (const rec of records) {
+    const row = layout.toRow(rec, scratch);
+    scratch.length = 0;
+    if (row) await fn(rec, row.cells.get('shipment_reference')?.value);
+  }
+}

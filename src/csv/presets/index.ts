@@ -1,0 +1,81 @@
+// How a file's rows become contract columns: the plain contract layout (with an optional --map), or a preset
+// that reads another system's export as it is (--preset shopify).
+import type { InputProblem } from '../../errors.js';
+import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
+import type { CanonicalRow } from '../group.js';
+import { resolveHeader, type HeaderMapping } from '../headers.js';
+import type { CsvRecord } from '../reader.js';
+
+/** What a preset decides about a grouped shipment: send it, or leave it out with a reason. */
+export interface Finalized {
+  /** Why the shipment is left out (reported to the user, never sent). */
+  exclude?: string;
+  warnings?: InputProblem[];
+}
+
+/** A layout bound to one file's header row. */
+export interface BoundLayout {
+  /** Header problems (unknown or missing columns); non-empty means the file is refused. */
+  problems: InputProblem[];
+  warnings: InputProblem[];
+  /** Notes for the user about how the file is read (stderr). */
+  notes: string[];
+  /** The user's name for a contract column (their header, the preset's source column, or the contract name). */
+  labelFor(column: string): string;
+  /** Translates one data row; null for a row that carries nothing (blank line). */
+  toRow(rec: CsvRecord, problems: InputProblem[]): CanonicalRow | null;
+  /** Last word on each shipment once all its rows are in. */
+  finalize?(draft: ShipmentDraft): Finalized;
+  /** Position of the column holding the shipment reference, when it is a plain column (a fast path for big files). */
+  referenceIndex?: number;
+}
+
+/** A file layout: binds to a header row. */
+export interface Layout {
+  bind(header: string[]): BoundLayout;
+}
+
+/** The contract's own layout, after an optional --map. */
+export function contractLayout(opts: { mapping?: HeaderMapping; allowUnknown?: boolean } = {}): Layout {
+  return {
+    bind(header) {
+      const resolved = resolveHeader(header, opts);
+      const notes: string[] = [];
+      const lower = new Set(header.map((h) => h.trim().toLowerCase()));
+      if (lower.has('lineitem name') && lower.has('shipping address1')) notes.push('this looks like a Shopify orders export: add --preset shopify');
+      return {
+        problems: resolved.problems,
+        warnings: resolved.warnings,
+        notes,
+        labelFor: (column) => resolved.labels.get(column) ?? column,
+        referenceIndex: resolved.bindings.find((b) => b.column === 'shipment_reference')?.index,
+        toRow(rec, problems) {
+          if (rec.values.every((v) => v === '')) return null;
+          if (rec.values.length > header.length && rec.values.slice(header.length).some((v) => v !== '')) {
+            problems.push({ row: rec.row, message: `has ${rec.values.length} values but the header has ${header.length} columns` });
+          }
+          const cells = new Map<string, Cell>();
+          for (const b of resolved.bindings) {
+            if (!b.column) continue;
+            const v = rec.values[b.index] ?? '';
+            if (v !== '') cells.set(b.column, { value: v, row: rec.row, column: b.label });
+          }
+          return { row: rec.row, cells };
+        },
+      };
+    },
+  };
+}
+
+/** The named presets of `--preset`. */
+export const PRESETS = ['shopify'] as const;
+/** A name `--preset` accepts. */
+export type PresetName = (typeof PRESETS)[number];
+
+/** Loads a preset's layout by name. */
+export async function presetLayout(name: PresetName): Promise<Layout> {
+  switch (name) {
+    case 'shopify':
+      return (await import('./shopify.js')).shopifyLayout();
+  }
+}

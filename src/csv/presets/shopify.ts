@@ -1,0 +1,133 @@
+// --preset shopify: reads a Shopify orders export (Admin → Orders → Export) exactly as Shopify writes it.
+//
+// Decisions (also in `ship create --help`):
+// - One shipment per order `Name` (e.g. "#1005"), used as shipment_reference and order_reference.
+// - Each line item becomes one item (quantity, name → short description, price → value per item, sku) of a single
+//   parcel per order; the parcel's value is the sum of its items. Lines with `Lineitem requires shipping` = false
+//   (gift cards, digital goods) are left out.
+// - The recipient is the Shipping * columns and the order's Email. Shopify writes order-level columns on an order's
+//   first row only, which the grouping rules already allow.
+// - Orders are left out, and listed, when they are cancelled, have no line that requires shipping, or have no
+//   shipping address at all: an address is never guessed (not even from the billing address).
+// - An address with an empty Shipping Name but a Shipping Company uses the company as the recipient name (the
+//   API requires a name; the company is who the carrier asks for); a warning says so. With neither, the order
+//   fails validation like any other missing field.
+// - Exports carry no weights: parcels get --default-weight / --packaging when given, otherwise the account's
+//   default packaging type applies.
+// - The order's Currency is sent as customs_declaration.currency_code, since the item prices are in it.
+import type { InputProblem } from '../../errors.js';
+import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
+import type { CanonicalRow } from '../group.js';
+import type { BoundLayout, Finalized, Layout } from './index.js';
+
+/** Contract column ← Shopify column. */
+const FIELDS: Array<[string, string]> = [
+  ['shipment_reference', 'Name'],
+  ['order_reference', 'Name'],
+  ['to_email_address', 'Email'],
+  ['to_name', 'Shipping Name'],
+  ['to_company_name', 'Shipping Company'],
+  ['to_line_1', 'Shipping Address1'],
+  ['to_line_2', 'Shipping Address2'],
+  ['to_city', 'Shipping City'],
+  ['to_county', 'Shipping Province'],
+  ['to_postcode', 'Shipping Zip'],
+  ['to_country', 'Shipping Country'],
+  ['to_telephone', 'Shipping Phone'],
+  ['item_quantity', 'Lineitem quantity'],
+  ['item_short_description', 'Lineitem name'],
+  ['item_value', 'Lineitem price'],
+  ['item_sku', 'Lineitem sku'],
+];
+const REQUIRED = ['Name', 'Lineitem quantity', 'Lineitem name', 'Lineitem price', 'Shipping Address1', 'Shipping City', 'Shipping Zip', 'Shipping Country'];
+const ADDRESS = ['to_line_1', 'to_line_2', 'to_city', 'to_postcode', 'to_country'];
+
+/** The Shopify orders-export layout. */
+export function shopifyLayout(): Layout {
+  return {
+    bind(header: string[]): BoundLayout {
+      const index = new Map<string, number>();
+      header.forEach((h, i) => {
+        const key = h.replace(/^\uFEFF/, '').trim().toLowerCase();
+        if (!index.has(key)) index.set(key, i);
+      });
+      const col = (name: string) => index.get(name.toLowerCase());
+      const problems: InputProblem[] = REQUIRED.filter((n) => col(n) === undefined).map((n) => ({
+        row: 1,
+        column: n,
+        message: 'missing: this is not a Shopify orders export (or not the standard export header)',
+      }));
+      const labels = new Map(FIELDS.map(([c, s]) => [c, s]));
+      const requiresShipping = col('Lineitem requires shipping');
+      const cancelledAt = col('Cancelled at');
+      const currency = col('Currency');
+
+      return {
+        problems,
+        warnings: [],
+        notes: [],
+        labelFor: (column) => labels.get(column) ?? column,
+        referenceIndex: col('Name'),
+        toRow(rec): CanonicalRow | null {
+          if (rec.values.every((v) => v === '')) return null;
+          const cells = new Map<string, Cell>();
+          const get = (i: number | undefined) => (i === undefined ? '' : (rec.values[i] ?? ''));
+          for (const [column, source] of FIELDS) {
+            const v = get(col(source));
+            if (v !== '') cells.set(column, { value: v, row: rec.row, column: source });
+          }
+          const shipping = get(requiresShipping).toLowerCase() !== 'false';
+          if (!shipping) for (const c of [...cells.keys()]) if (c.startsWith('item_')) cells.delete(c);
+          return {
+            row: rec.row,
+            cells,
+            parcelKey: 'order',
+            noParcel: !shipping,
+            meta: { cancelled: get(cancelledAt), currency: get(currency), currencyRow: get(currency) ? String(rec.row) : '' },
+          };
+        },
+        finalize: finalizeOrder,
+      };
+    },
+  };
+}
+
+/** Leaves out orders that cannot be shipped, fills the recipient name from the company, and totals the parcel. */
+function finalizeOrder(draft: ShipmentDraft): Finalized {
+  const cancelled = draft.meta.get('cancelled');
+  if (cancelled) return { exclude: `order cancelled (${cancelled})` };
+  if (draft.parcels.length === 0) return { exclude: 'no line item requires shipping' };
+  if (!ADDRESS.some((c) => draft.cells.has(c))) return { exclude: 'no shipping address' };
+
+  const warnings: InputProblem[] = [];
+  const company = draft.cells.get('to_company_name');
+  if (!draft.cells.has('to_name') && company) {
+    draft.cells.set('to_name', company);
+    warnings.push({
+      row: company.row,
+      column: 'Shipping Name',
+      message: `empty; order ${draft.reference} is addressed to the company "${company.value}"`,
+    });
+  }
+  for (const parcel of draft.parcels) {
+    if (parcel.cells.has('value')) continue;
+    let cents = 0;
+    let ok = parcel.items.length > 0;
+    for (const item of parcel.items) {
+      const price = item.cells.get('item_value')?.value ?? '';
+      const qty = item.cells.get('item_quantity')?.value ?? '1';
+      if (!/^\d+(\.\d{1,2})?$/.test(price) || !/^\d+$/.test(qty)) ok = false;
+      else cents += Math.round(Number(price) * 100) * Number(qty);
+    }
+    if (ok) parcel.cells.set('value', { value: (cents / 100).toFixed(2), row: parcel.firstRow, column: 'Lineitem price' });
+  }
+  const currency = draft.meta.get('currency');
+  if (currency) {
+    draft.extras.push({
+      path: 'customs_declaration.currency_code',
+      value: currency,
+      origin: { row: Number(draft.meta.get('currencyRow')) || draft.firstRow, column: 'Currency' },
+    });
+  }
+  return { warnings };
+}

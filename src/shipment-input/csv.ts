@@ -1,0 +1,70 @@
+// The CSV input of create and quote: turns --csv/--map/--preset/--delimiter and the blank-filling flags into a
+// loadCsv() call (streamed, fully validated before anything is sent).
+import type { Ctx } from '../context.js';
+import { UsageError } from '../errors.js';
+import { parseMapping } from '../csv/headers.js';
+import { loadCsv, type LoadedCsv } from '../csv/load.js';
+import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
+import type { CsvSource } from '../csv/reader.js';
+import { csvDefaultsFromFlags } from './flags.js';
+import { readInputText } from './read.js';
+import type { ShipmentInputOptions } from './options.js';
+import { apiValidator } from './validate.js';
+
+/** The layout the flags ask for: a preset, the contract's columns after a --map file, or the plain contract. */
+export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layout> {
+  if (o.preset) {
+    if (!(PRESETS as readonly string[]).includes(o.preset)) throw new UsageError(`--preset: unknown preset "${o.preset}" (known: ${PRESETS.join(', ')})`);
+    return presetLayout(o.preset as PresetName);
+  }
+  if (o.map) {
+    const text = await readInputText(ctx, o.map);
+    let mapping;
+    try {
+      mapping = parseMapping(JSON.parse(text));
+    } catch (e) {
+      throw new UsageError(`--map ${o.map}: ${(e as Error).message}`, { hint: 'see examples/mapping.json' });
+    }
+    return contractLayout({ mapping, allowUnknown: o.allowUnknownColumns });
+  }
+  return contractLayout({ allowUnknown: o.allowUnknownColumns });
+}
+
+/** Copies stdin to a temporary file, so a piped CSV can be read in two passes and again for the row files. */
+async function spoolStdin(ctx: Ctx): Promise<string> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { createWriteStream } = await import('node:fs');
+  const { pipeline } = await import('node:stream/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'ship-stdin-'));
+  const path = join(dir, 'stdin.csv');
+  await pipeline(ctx.io.stdin, createWriteStream(path));
+  spooled.push(() => rm(dir, { recursive: true, force: true }));
+  return path;
+}
+const spooled: Array<() => Promise<void>> = [];
+
+/** Removes temporary copies of stdin made by loadCsvInput (call when the command is done with the rows). */
+export async function disposeCsvInput(): Promise<void> {
+  for (const f of spooled.splice(0)) await f().catch(() => undefined);
+}
+
+/** Reads and validates the --csv file completely; throws InputError listing every problem. */
+export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { only?: string; keep?: boolean | 'json' } = {}): Promise<LoadedCsv> {
+  const path = o.csv!;
+  const source: CsvSource = path === '-' ? { path: await spoolStdin(ctx) } : { path };
+  let delimiter = o.delimiter;
+  if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
+  if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);
+  return loadCsv({
+    source,
+    layout: await layoutFor(ctx, o),
+    defaults: csvDefaultsFromFlags(o),
+    validate: await apiValidator(),
+    delimiter,
+    only: opts.only,
+    keep: opts.keep,
+    name: path === '-' ? 'stdin' : path,
+  });
+}

@@ -1,0 +1,142 @@
+// One shipment for `ship create` / `ship quote`, from flags, from --file (JSON body), or picked from --csv:
+// built, converted and validated the same way whatever the source, with problems naming the flag, the JSON
+// field or the CSV row and column.
+import type { Ctx } from '../context.js';
+import { InputError, UsageError, type InputProblem } from '../errors.js';
+import { columnDef } from '../csv/columns.js';
+import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.js';
+import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
+import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
+import { readInputText } from './read.js';
+import { apiValidator, checkLengths, type RequestIssue } from './validate.js';
+
+export { readInputText };
+
+/** A request field set from a run-level flag (e.g. --format → format), added to every body. */
+export interface ExtraField {
+  path: string;
+  value: unknown;
+  flag: string;
+}
+
+/** One validated shipment body and what the user should hear about it. */
+export interface SingleShipment {
+  body: ShipmentBody;
+  warnings: InputProblem[];
+  /** Where it came from, for messages ("flags", "shipment.json", "orders.csv row 4"). */
+  source: string;
+}
+
+function toProblems(issues: RequestIssue[], locate: (path: string) => { row?: number; column: string }): InputProblem[] {
+  const seen = new Set<string>();
+  const out: InputProblem[] = [];
+  for (const i of issues) {
+    const at = locate(i.path);
+    const key = `${at.row}\u0000${at.column}\u0000${i.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: i.message });
+  }
+  return out;
+}
+
+/**
+ * Builds and validates the one shipment the flags describe. For quote a missing --reference gets a placeholder
+ * (the API requires one, and a quote creates nothing). Throws InputError with every problem.
+ */
+export async function loadSingleShipment(
+  ctx: Ctx,
+  o: ShipmentInputOptions,
+  opts: { purpose: 'create' | 'quote'; extra?: ExtraField[] },
+): Promise<SingleShipment> {
+  const kind = inputKind(o);
+  const validate = await apiValidator();
+  const extra = opts.extra ?? [];
+  const placeholder = () => `QUOTE-${ctx.clock.now().toISOString().replace(/\D/g, '').slice(0, 14)}`;
+
+  if (kind === 'csv') {
+    const { loadCsvInput, disposeCsvInput } = await import('./csv.js');
+    const loaded = await loadCsvInput(ctx, o, { only: o.shipment }).finally(disposeCsvInput);
+    if (loaded.shipments.length === 0) {
+      const why = loaded.excluded.length ? `: ${loaded.excluded.map((e) => `${e.reference} (${e.reason})`).join(', ')}` : '';
+      throw new UsageError(o.shipment ? `${o.csv} has no shipment "${o.shipment}" to use${why}` : `${o.csv} holds no shipment to use${why}`);
+    }
+    if (loaded.shipments.length > 1) {
+      const refs = loaded.shipments.slice(0, 5).map((s) => s.reference).join(', ');
+      throw new UsageError(`${o.csv} holds ${loaded.shipments.length} shipments (${refs}${loaded.shipments.length > 5 ? ', …' : ''}): pick one with --shipment REF`);
+    }
+    const s = loaded.shipments[0];
+    for (const e of extra) setPath(s.body, e.path, e.value);
+    return { body: s.body, warnings: loaded.warnings, source: `${o.csv} row ${s.row}` };
+  }
+
+  if (kind === 'file') {
+    const name = o.file === '-' ? 'stdin' : o.file!;
+    const text = await readInputText(ctx, o.file!);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      throw new InputError(`${name} is not valid JSON`, [{ message: (e as Error).message }]);
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      throw new InputError(`${name} must hold one shipment request (a JSON object)`, [{ message: 'expected a JSON object like examples/shipment.json' }]);
+    }
+    if ((o.parcel?.length ?? 0) > 0 || o.parcels || o.item?.length || o.weight || o.length || o.width || o.depth || o.value || o.packaging) {
+      throw new UsageError('parcel and item flags cannot be combined with --file: the file lists the parcels');
+    }
+    const b = body as ShipmentBody;
+    const fromFlag = new Map<string, string>();
+    const problems: InputProblem[] = [];
+    for (const [key, flag, col] of SHIPMENT_FLAGS) {
+      const v = o[key];
+      if (typeof v !== 'string' || v.trim() === '') continue;
+      const def = columnDef(col)!;
+      const r = convertCell(def, v);
+      if (!r.ok) problems.push({ column: flag, message: r.message });
+      else {
+        setPath(b, def.path, r.value);
+        fromFlag.set(def.path, flag);
+      }
+    }
+    for (const kv of o.customField ?? []) {
+      const eq = kv.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--custom-field "${kv}": expected KEY=VALUE`);
+      setPath(b, `custom_fields.${kv.slice(0, eq).trim()}`, kv.slice(eq + 1).trim());
+    }
+    if (opts.purpose === 'quote' && (b.shipment_reference === undefined || b.shipment_reference === '')) b.shipment_reference = placeholder();
+    for (const e of extra) {
+      setPath(b, e.path, e.value);
+      fromFlag.set(e.path, e.flag);
+    }
+    const locate = (path: string) => ({ column: fromFlag.get(path) ?? `${path || '(body)'} in ${name}` });
+    problems.push(...toProblems(validate(b), locate));
+    if (problems.length) throw new InputError(`${name}: the shipment request has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
+    const warnings = checkLengths(b).map((w) => ({ column: locate(w.path).column, message: w.message }));
+    return { body: b, warnings, source: name };
+  }
+
+  const draft = draftFromFlags(o);
+  if (!draft.cells.has('shipment_reference')) {
+    if (opts.purpose === 'create') {
+      throw new UsageError('--reference is required: your unique reference for the shipment', {
+        hint: 'or create from a request body (--file shipment.json) or in bulk (--csv orders.csv)',
+      });
+    }
+    draft.cells.set('shipment_reference', { value: placeholder(), column: '--reference' });
+  }
+  const built = buildShipment(draft, { labelFor: flagForColumn, defaults: csvDefaultsFromFlags({}) });
+  const fromFlag = new Map<string, string>();
+  for (const e of extra) {
+    setPath(built.body, e.path, e.value);
+    fromFlag.set(e.path, e.flag);
+  }
+  const locate = (path: string) => (fromFlag.has(path) ? { column: fromFlag.get(path)! } : built.locate(path));
+  const seen = new Set(built.problems.map((p) => p.column));
+  const problems = [...built.problems, ...toProblems(validate(built.body), locate).filter((p) => !seen.has(p.column))];
+  if (problems.length) {
+    throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
+  }
+  const warnings = checkLengths(built.body).map((w) => ({ column: locate(w.path).column, message: w.message }));
+  return { body: built.body, warnings, source: 'flags' };
+}

@@ -1,0 +1,42 @@
+// Checks on a built request body beyond conversion: the API's own rules (validateShipmentRequest, with dotted
+// paths) and the carriers' text-length limits, which are warned about, never refused.
+import type { ShipmentBody } from './build.js';
+
+/** One problem with a request body at a dotted API path (`parcels.0.items.1.sku`). */
+export interface RequestIssue {
+  path: string;
+  message: string;
+}
+
+/** Carrier limits seen in real integrations (api-notes.md): not API rules, so only warnings. */
+const LIMITS: Array<{ path: string; max: number; what: string }> = [
+  { path: 'shipment_reference', max: 30, what: 'some carriers cap the shipment reference at 30 characters' },
+  { path: 'to_address.name', max: 40, what: 'carriers often cut names and address lines at about 40 characters' },
+  { path: 'to_address.company_name', max: 40, what: 'carriers often cut names and address lines at about 40 characters' },
+  { path: 'to_address.line_1', max: 40, what: 'carriers often cut address lines at about 40 characters' },
+  { path: 'to_address.line_2', max: 40, what: 'carriers often cut address lines at about 40 characters' },
+  { path: 'to_address.line_3', max: 40, what: 'carriers often cut address lines at about 40 characters' },
+  { path: 'to_address.city', max: 40, what: 'carriers often cut address lines at about 40 characters' },
+];
+
+/** Text values longer than a carrier is likely to print, as warnings at their request paths. */
+export function checkLengths(body: ShipmentBody): RequestIssue[] {
+  const out: RequestIssue[] = [];
+  for (const l of LIMITS) {
+    const [a, b] = l.path.split('.');
+    const v = b === undefined ? body[a] : (body[a] as Record<string, unknown> | undefined)?.[b];
+    if (typeof v === 'string' && [...v].length > l.max) {
+      out.push({ path: l.path, message: `${[...v].length} characters long; ${l.what}` });
+    }
+  }
+  return out;
+}
+
+/** The API layer's request rules as a plain issue list (loaded on first use: zod is not needed by --help). */
+export async function apiValidator(): Promise<(body: ShipmentBody) => RequestIssue[]> {
+  const { validateShipmentRequest } = await import('../api/validate.js');
+  return (body) => {
+    const r = validateShipmentRequest(body);
+    return r.ok ? [] : r.issues;
+  };
+}

@@ -1,0 +1,400 @@
+// `ship create` in-process against the sandbox, behind a recording proxy: what is sent, what is printed,
+// what lands on disk.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runShip } from '../../helpers/run.js';
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { startRecordingProxy, type RecordingProxy } from './recording-proxy.js';
+
+const EXAMPLES = resolve(import.meta.dirname, '../../../examples');
+let sb: TestSandbox;
+let proxy: RecordingProxy;
+let env: Record<string, string>;
+let work: string;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  proxy = await startRecordingProxy(sb.baseUrl);
+  env = { SHIP_BASE_URL: proxy.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: await sb.login(), SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-')) };
+});
+afterAll(async () => {
+  await proxy?.close();
+  await sb?.close();
+});
+beforeEach(() => {
+  proxy.requests.length = 0;
+  work = mkdtempSync(join(tmpdir(), 'ship-create-'));
+});
+
+const ship = (args: string[], opts: { stdin?: string; tty?: boolean } = {}) => runShip(args, { env, ...opts });
+const ADDRESS = ['--to-name', 'Ada Lovelace', '--to-line1', '12 St James\'s Square', '--to-city', 'London', '--to-postcode', 'SW1Y 4JH', '--to-country', 'United Kingdom'];
+
+describe('ship create from flags', () => {
+  it('sends exactly the flags, writes one label per parcel and prints the parcels', async () => {
+    const r = await ship([
+      'create', '--reference', 'FLAGS-1', '--order-reference', 'WEB-1', '--service', 'DPD_NEXT_DAY', ...ADDRESS,
+      '--to-phone', '07700 900001', '--custom-field', 'gift_message=Hello, Ada', '--parcel', 'weight=1200,length=30,width=20,depth=10,reference=P1',
+      '--parcel', 'weight=800,packaging=SMALL_BOX', '--item', 'sku=MUG-001,description="Mug, large",quantity=2,value=10.00', '--item', 'parcel=2,description=Tee,quantity=1,value=15,origin=Portugal',
+      '-o', work,
+    ]);
+    expect(r.stderr).toContain('Created shipment FLAGS-1: 2 parcels');
+    expect(r.code).toBe(0);
+    expect(proxy.creates()).toEqual([
+      {
+        shipment_reference: 'FLAGS-1',
+        order_reference: 'WEB-1',
+        delivery_service_key: 'DPD_NEXT_DAY',
+        to_address: { name: 'Ada Lovelace', telephone: '07700 900001', line_1: "12 St James's Square", city: 'London', postcode: 'SW1Y 4JH', country: 'GB' },
+        custom_fields: { gift_message: 'Hello, Ada' },
+        parcels: [
+          { reference: 'P1', weight: 1200, length: 30, width: 20, depth: 10, items: [{ sku: 'MUG-001', short_description: 'Mug, large', item_value: 10, item_quantity: 2 }] },
+          { packaging_type_key: 'SMALL_BOX', weight: 800, items: [{ short_description: 'Tee', country_of_origin: 'PT', item_value: 15, item_quantity: 1 }] },
+        ],
+        format: 'ZPL',
+      },
+    ]);
+    const lines = r.stdout.trim().split('\n').map((l) => l.split('\t'));
+    expect(lines).toHaveLength(2);
+    expect(lines.map((l) => [l[0], l[5]])).toEqual([
+      ['1', join(work, 'FLAGS-1_1.zpl')],
+      ['2', join(work, 'FLAGS-1_2.zpl')],
+    ]);
+    for (const l of lines) expect(readFileSync(l[5], 'utf8')).toMatch(/\^XA[\s\S]*\^XZ/);
+    // The tracking references printed are the ones the service knows.
+    const events: any = await (await fetch(`${sb.baseUrl}/shipments/FLAGS-1/events`, { headers: { 'x-service-api-key': sb.apiKey, 'x-service-token': env.SHIP_TOKEN } })).json();
+    expect(Object.keys(events.data).sort()).toEqual(lines.map((l) => l[2]).sort());
+  });
+
+  it('--quiet prints only the tracking references; --json the created parcels without label bytes', async () => {
+    const q = await ship(['create', '--reference', 'FLAGS-Q', ...ADDRESS, '--weight', '500', '--parcels', '2', '-o', work, '--quiet']);
+    expect(q.code).toBe(0);
+    expect(q.stdout.trim().split('\n')).toHaveLength(2);
+    for (const t of q.stdout.trim().split('\n')) expect(t).toMatch(/^[A-Z0-9]+$/);
+    expect(proxy.creates()[0].parcels).toEqual([{ weight: 500 }, { weight: 500 }]);
+
+    const j = await ship(['create', '--reference', 'FLAGS-J', ...ADDRESS, '--weight', '500', '-o', work, '--json', '--format', 'pdf']);
+    expect(j.code).toBe(0);
+    const out = JSON.parse(j.stdout);
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ shipment_reference: 'FLAGS-J', label_path: join(work, 'FLAGS-J_1.pdf') });
+    expect(out[0].tracking_reference).toBeTruthy();
+    expect(out[0]).not.toHaveProperty('pdf');
+    expect(readFileSync(join(work, 'FLAGS-J_1.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('names the flag of every problem and sends nothing', async () => {
+    const r = await ship(['create', '--reference', 'BAD^1', '--to-name', 'Ann', '--to-line1', 'x\\y', '--to-country', 'FRA', '--weight', '1.5', '-o', work]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error: the shipment has 6 problems; nothing was sent');
+    expect(r.stderr).toContain('--reference: must not contain a backslash (\\) or caret (^)');
+    expect(r.stderr).toContain('--to-line1: must not contain a backslash (\\) or caret (^)');
+    expect(r.stderr).toContain('--to-country: must be a two-letter ISO 3166-1 country code, not "FRA" (did you mean FR?)');
+    expect(r.stderr).toContain('--weight: must be a whole number of grammes, not "1.5"');
+    expect(r.stderr).toContain('--to-city: is required');
+    expect(r.stderr).toContain('--to-postcode: is required');
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('when the answer to the create is lost, finds the shipment instead of failing or creating it twice', async () => {
+    proxy.dropNextCreates = 1;
+    const r = await ship(['create', '--reference', 'LOST-1', ...ADDRESS, '--weight', '500', '-o', work, '--quiet']);
+    expect(r.stderr).toContain('but shipment LOST-1 exists: using it');
+    expect(r.code).toBe(0);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['LOST-1']);
+    const tracking = r.stdout.trim();
+    expect(tracking).toMatch(/^[A-Z0-9]+$/);
+    // The label came from GET /parcels/:ref/label, since the create answer never arrived.
+    expect(proxy.requests.some((x) => x.path.startsWith(`/v1.2/parcels/${tracking}/label`))).toBe(true);
+    expect(readFileSync(join(work, 'LOST-1_1.zpl'), 'utf8')).toMatch(/\^XA/);
+  });
+
+  it('requires --reference', async () => {
+    const r = await ship(['create', ...ADDRESS, '--weight', '100']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--reference is required');
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('explains a duplicate reference', async () => {
+    expect((await ship(['create', '--reference', 'DUP-1', ...ADDRESS, '--weight', '100', '-o', work])).code).toBe(0);
+    const r = await ship(['create', '--reference', 'DUP-1', ...ADDRESS, '--weight', '100', '-o', work]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/already been taken/);
+    expect(r.stderr).toContain('ship track DUP-1');
+  });
+});
+
+describe('ship create --file', () => {
+  it('sends the file as it is (plus --format), flags overriding its fields', async () => {
+    const file = JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8'));
+    const r = await ship(['create', '--file', join(EXAMPLES, 'shipment.json'), '--reference', 'FILE-1', '-o', work]);
+    expect(r.stderr).toContain('Created shipment FILE-1: 2 parcels');
+    expect(r.code).toBe(0);
+    expect(proxy.creates()).toEqual([{ ...file, shipment_reference: 'FILE-1', format: 'ZPL' }]);
+    expect(readdirSync(work).filter((f) => !f.startsWith('.')).sort()).toEqual(['FILE-1_1.zpl', 'FILE-1_2.zpl']);
+  });
+
+  it('reads stdin with "-" and reports JSON field paths', async () => {
+    const body = { shipment_reference: 'STDIN-1', to_address: { name: 'A', line_1: '1', city: 'B', country: 'gbr' }, parcels: [{ weight: -1 }] };
+    const r = await ship(['create', '--file', '-'], { stdin: JSON.stringify(body) });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('to_address.postcode in stdin: is required');
+    expect(r.stderr).toContain('to_address.country in stdin: must be a two-letter ISO 3166-1 country code');
+    expect(r.stderr).toContain('parcels.0.weight in stdin: must be greater than 0');
+    const bad = await ship(['create', '--file', '-'], { stdin: '{ nope' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('stdin is not valid JSON');
+    expect(proxy.requests).toEqual([]);
+  });
+});
+
+describe('ship create --csv', () => {
+  it('creates the example file, then a rerun skips every shipment without sending anything', async () => {
+    const csv = join(EXAMPLES, 'orders.csv');
+    const r = await ship(['create', '--csv', csv, '-o', work, '--json']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.row, l.shipment_reference, l.status])).toEqual([
+      [2, 'ORD-1001', 'created'], [3, 'ORD-1002', 'created'], [5, 'ORD-1003', 'created'], [8, 'ORD-1004', 'created'],
+      [10, 'ORD-1005', 'created'], [12, 'ORD-1006', 'created'], [14, 'ORD-1007', 'created'], [15, 'ORD-1008', 'created'],
+      [18, 'ORD-1009', 'created'], [19, 'ORD-1010', 'created'],
+    ]);
+    expect(lines[1].labels).toEqual([join(work, 'ORD-1002_1.zpl'), join(work, 'ORD-1002_2.zpl')]);
+    expect(lines[7].tracking_references).toHaveLength(3);
+    for (const l of lines) for (const p of l.labels) expect(existsSync(p)).toBe(true);
+    expect(proxy.creates()).toHaveLength(10);
+    expect(proxy.creates().find((b) => b.shipment_reference === 'ORD-1004').to_address.country).toBe('DE');
+
+    proxy.requests.length = 0;
+    const again = await ship(['create', '--csv', csv, '-o', work, '--json']);
+    expect(again.code).toBe(0);
+    const second = again.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(second.map((l) => l.status)).toEqual(Array(10).fill('skipped'));
+    expect(second[1].tracking_references).toEqual(lines[1].tracking_references);
+    expect(proxy.creates()).toEqual([]);
+  });
+
+  it('keeps one journal per API; against another URL a duplicate reference is recognised and settled, not failed', async () => {
+    const csv = join(work, 'dup.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nDUPB-1,Ann,1 St,London,E1 1AA,GB,100\nDUPB-1,,,,,,200\n');
+    const first = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--json']);
+    expect(first.code).toBe(0);
+    const created = JSON.parse(first.stdout.trim());
+    // Same server, another base URL (no proxy): a fresh journal, so the shipment is sent again…
+    const r = await runShip(['create', '--csv', csv, '-o', join(work, 'l2'), '--json'], { env: { ...env, SHIP_BASE_URL: sb.baseUrl } });
+    expect(r.code).toBe(0);
+    const line = JSON.parse(r.stdout.trim());
+    // …and the API's "already been taken" answer is settled via GET /shipments/:ref/events, labels fetched.
+    expect(line).toMatchObject({ shipment_reference: 'DUPB-1', status: 'skipped', reason: 'already exists' });
+    expect([...line.tracking_references].sort()).toEqual([...created.tracking_references].sort());
+    expect(line.labels).toHaveLength(2);
+    for (const p of line.labels) expect(readFileSync(p, 'utf8')).toMatch(/\^XA/);
+    expect(readdirSync(join(work, 'l2')).filter((f) => f.startsWith('.ship-journal-'))).toHaveLength(1);
+    expect(readdirSync(join(work, 'l')).filter((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'))).toHaveLength(1);
+  });
+
+  it('a rerun after the rows changed still skips what was created, and says it changed', async () => {
+    const csv = join(work, 'change.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nCHG-1,Ann,1 St,London,E1 1AA,GB,100\n');
+    expect((await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--json'])).code).toBe(0);
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nCHG-1,Ann,1 St,London,E1 1AA,GB,900\nCHG-2,Bob,2 St,Leeds,LS1 1AA,GB,200\n');
+    proxy.requests.length = 0;
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--json']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status, l.changed ?? false])).toEqual([['CHG-1', 'skipped', true], ['CHG-2', 'created', false]]);
+    expect(r.stderr).toContain('CHG-1 was created by an earlier run from different values');
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['CHG-2']);
+  });
+
+  it('writes FILE.failed.csv and --results, and exits 3 when some fail', async () => {
+    const csv = join(work, 'mixed.csv');
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key',
+        'MIX-1,Ann,1 High St,London,E1 1AA,GB,1000,RM_TRACKED_48',
+        'MIX-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,NO_SUCH_SERVICE',
+        'MIX-3,Cy,3 High St,York,YO1 1AA,GB,900,',
+        'MIX-3,,,,,,800,',
+      ].join('\n') + '\n',
+    );
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--results', join(work, 'results.csv'), '--json']);
+    expect(r.code).toBe(3);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status])).toEqual([['MIX-1', 'created'], ['MIX-2', 'failed'], ['MIX-3', 'created']]);
+    expect(lines[1].fields).toHaveProperty('delivery_service_key');
+    const failed = readFileSync(join(work, 'mixed.failed.csv'), 'utf8').trim().split('\n');
+    expect(failed[0]).toBe('shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,error');
+    expect(failed).toHaveLength(2);
+    // The API's field message, told in the file's terms.
+    expect(failed[1]).toMatch(/^MIX-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,NO_SUCH_SERVICE,"row 3, column delivery_service_key: .*invalid/);
+    expect(lines[1].error).toMatch(/^row 3, column delivery_service_key: /);
+    const results = readFileSync(join(work, 'results.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    expect(results[0].slice(-5)).toEqual(['status', 'id', 'tracking_reference', 'label_paths', 'error']);
+    expect(results.slice(1).map((c) => [c[0], c[8]])).toEqual([['MIX-1', 'created'], ['MIX-2', 'failed'], ['MIX-3', 'created'], ['MIX-3', 'created']]);
+    // Each row of a multi-parcel shipment carries its own parcel's tracking reference and label.
+    expect(results[3][10]).toBe(lines[2].tracking_references[0]);
+    expect(results[4][10]).toBe(lines[2].tracking_references[1]);
+    expect(results[4][11]).toBe(join(work, 'labels', 'MIX-3_2.zpl'));
+
+    // Fix the failed file and run it as it is (its `error` column is ignored).
+    const failedPath = join(work, 'mixed.failed.csv');
+    writeFileSync(failedPath, readFileSync(failedPath, 'utf8').replace('NO_SUCH_SERVICE', 'RM_TRACKED_48'));
+    proxy.requests.length = 0;
+    const fixed = await ship(['create', '--csv', failedPath, '-o', join(work, 'labels'), '--json']);
+    expect(fixed.code).toBe(0);
+    expect(fixed.stdout.trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['created']);
+    expect(proxy.creates().map((b) => [b.shipment_reference, b.delivery_service_key])).toEqual([['MIX-2', 'RM_TRACKED_48']]);
+  });
+
+  it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
+    const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run', '--json']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(10);
+    expect(lines[0]).toMatchObject({ row: 2, shipment_reference: 'ORD-1001', status: 'valid', request: { shipment_reference: 'ORD-1001', format: 'ZPL' } });
+    expect(proxy.requests).toEqual([]);
+    const table = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run']);
+    expect(table.stdout.split('\n')[1]).toBe('3\tORD-1002\t2\t2\t3100\tM4 6BD Manchester GB\tDPD_NEXT_DAY');
+    expect(table.stderr).toContain('Dry run: 10 shipments (14 parcels) valid; nothing sent.');
+  });
+
+  it('lists skipped Shopify orders as JSON lines and creates the shippable ones', async () => {
+    const r = await ship(['create', '--csv', resolve(import.meta.dirname, '../../fixtures/shopify-orders-export.csv'), '--preset', 'shopify', '-o', work, '--json', '--default-weight', '900']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.status === 'skipped')).toHaveLength(17);
+    expect(lines.find((l) => l.shipment_reference === '#1001')).toEqual({ row: 2, shipment_reference: '#1001', status: 'skipped', reason: 'no shipping address' });
+    expect(lines.filter((l) => l.status === 'created').map((l) => l.shipment_reference)).toEqual(['#1005', '#1013']);
+    expect(proxy.creates().map((b) => [b.shipment_reference, b.parcels[0].weight])).toEqual([['#1005', 900], ['#1013', 900]]);
+    expect(r.stderr).toContain('row 11, column Shipping Name: empty; order #1005 is addressed to the company "Receiving Department"');
+  });
+
+  it('reads a piped CSV (--csv -) and writes --results for it', async () => {
+    const text = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nIN-1,Ann,1 St,London,E1 1AA,GB,100\nIN-2,Bob,2 St,Leeds,LS1 1AA,GB,200\n';
+    const r = await ship(['create', '--csv', '-', '-o', join(work, 'l'), '--results', join(work, 'r.csv'), '--quiet'], { stdin: text });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(2);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['IN-1', 'IN-2']);
+    const rows = readFileSync(join(work, 'r.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
+    expect(rows.slice(1).map((c) => [c[0], c[7], c[9]])).toEqual([
+      ['IN-1', 'created', r.stdout.trim().split('\n')[0]],
+      ['IN-2', 'created', r.stdout.trim().split('\n')[1]],
+    ]);
+  });
+
+  it('on a terminal with --yes: no question, and a table of results at the end', async () => {
+    const csv = join(work, 'ask.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nASK-1,Ann,1 St,London,E1 1AA,GB,100\nASK-1,,,,,,200\n');
+    const yes = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--yes'], { tty: true });
+    expect(yes.code).toBe(0);
+    expect(yes.stderr).not.toContain('Create 1 shipment');
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['ASK-1']);
+    expect(yes.stdout).toMatch(/ASK-1.*created/);
+    expect(yes.stdout).toContain(join(work, 'l', 'ASK-1_2.zpl'));
+  });
+
+  it('renames another system\'s headers with --map (examples/mapping.json), naming their own columns in problems', async () => {
+    const header = 'Order Number,Customer PO,Carrier Service,Ship To Name,Ship To Company,Ship To Phone,Ship To Email,Ship To Address 1,Ship To Address 2,Ship To City,Ship To State,Ship To Zip,Ship To Country,Carton ID,Carton Type,Carton Weight (g),Product Code,Product Description,Qty Shipped,Unit Price,Country of Manufacture,HS Code,Gift Note,Picker,Pick Time';
+    const good = join(work, 'wms.csv');
+    writeFileSync(
+      good,
+      [
+        header,
+        'WMS-1,PO-1,RM_TRACKED_48,Ann Smith,,07700 900100,ann@example.com,1 High St,,London,,E1 1AA,UK,C1,SMALL_BOX,800,MUG-001,Ceramic mug,1,10.00,GB,6912002310,,jo,10:01',
+        'WMS-1,,,,,,,,,,,,,C1,,,BOOK-042,Printed book,1,14.99,GB,4901990000,,jo,10:02',
+        'WMS-2,PO-2,DPD_CLASSIC_EU,Jean Dupont,,+33 1 00 00 00 00,jean@example.com,2 Rue de Rivoli,,Paris,,75001,France,C2,MEDIUM_BOX,1500,CANDLE-LG,Soy wax candle,1,25.00,France,3406000000,Joyeux Noël,al,10:05',
+      ].join('\n') + '\n',
+    );
+    const r = await ship(['create', '--csv', good, '--map', join(EXAMPLES, 'mapping.json'), '-o', join(work, 'l'), '--json']);
+    expect(r.code).toBe(0);
+    expect(proxy.creates()).toEqual([
+      {
+        shipment_reference: 'WMS-1', order_reference: 'PO-1', delivery_service_key: 'RM_TRACKED_48',
+        to_address: { name: 'Ann Smith', telephone: '07700 900100', email_address: 'ann@example.com', line_1: '1 High St', city: 'London', postcode: 'E1 1AA', country: 'GB' },
+        parcels: [{ reference: 'C1', packaging_type_key: 'SMALL_BOX', weight: 800, items: [
+          { sku: 'MUG-001', short_description: 'Ceramic mug', country_of_origin: 'GB', harmonised_code: '6912002310', item_value: 10, item_quantity: 1 },
+          { sku: 'BOOK-042', short_description: 'Printed book', country_of_origin: 'GB', harmonised_code: '4901990000', item_value: 14.99, item_quantity: 1 },
+        ] }],
+        format: 'ZPL',
+      },
+      {
+        shipment_reference: 'WMS-2', order_reference: 'PO-2', delivery_service_key: 'DPD_CLASSIC_EU',
+        to_address: { name: 'Jean Dupont', telephone: '+33 1 00 00 00 00', email_address: 'jean@example.com', line_1: '2 Rue de Rivoli', city: 'Paris', postcode: '75001', country: 'FR' },
+        custom_fields: { gift_message: 'Joyeux Noël' },
+        parcels: [{ reference: 'C2', packaging_type_key: 'MEDIUM_BOX', weight: 1500, items: [
+          { sku: 'CANDLE-LG', short_description: 'Soy wax candle', country_of_origin: 'FR', harmonised_code: '3406000000', item_value: 25, item_quantity: 1 },
+        ] }],
+        format: 'ZPL',
+      },
+    ]);
+    proxy.requests.length = 0;
+    const bad = join(work, 'wms-bad.csv');
+    writeFileSync(bad, `${header}\nWMS-3,PO-3,,Bo,,,,3 St,,York,,,Narnia,C3,,heavy,,,1,1.00,,,,x,y\n`);
+    const e = await ship(['create', '--csv', bad, '--map', join(EXAMPLES, 'mapping.json')]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toContain('row 2, column Ship To Zip: is required');
+    expect(e.stderr).toContain('row 2, column Ship To Country: must be a two-letter ISO 3166-1 country code; "Narnia" is not a country name we know');
+    expect(e.stderr).toContain('row 2, column Carton Weight (g): must be a whole number of grammes, not "heavy"');
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('merges PDF labels in input order with --merge', async () => {
+    const csv = join(work, 'two.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nM-1,Ann,1 St,London,E1 1AA,GB,100\nM-2,Bob,2 St,Leeds,LS1 1AA,GB,100\nM-2,,,,,,200\n');
+    const merged = join(work, 'all.pdf');
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--format', 'PDF', '--merge', merged]);
+    expect(r.code).toBe(0);
+    const { PDFDocument } = await import('pdf-lib');
+    const doc = await PDFDocument.load(readFileSync(merged));
+    let pages = 0;
+    for (const f of ['M-1_1.pdf', 'M-2_1.pdf', 'M-2_2.pdf']) pages += (await PDFDocument.load(readFileSync(join(work, 'l', f)))).getPageCount();
+    expect(doc.getPageCount()).toBe(pages);
+  });
+
+  it('asks the printer for its status first and refuses (sending nothing) when it is out of paper', async () => {
+    const server: Server = createServer((sock) => {
+      sock.on('data', (d) => {
+        // ~HS answer: string 1 field 2 = paper out.
+        if (d.toString('latin1').includes('~HS')) sock.write('\x02030,1,0,0000,000,0,0,0,000,0,0,0\x03\r\n\x02000,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '-o', work, '--printer', `tcp://127.0.0.1:${port}`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/is not ready: paper \(labels\) out/);
+      expect(proxy.creates()).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('sends ZPL labels to a raw-socket printer unchanged and in input order', async () => {
+    const received: Buffer[] = [];
+    const server: Server = createServer((sock) => {
+      const parts: Buffer[] = [];
+      sock.on('data', (d) => parts.push(d));
+      sock.on('end', () => received.push(Buffer.concat(parts)));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const csv = join(work, 'print.csv');
+      writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nP-1,Ann,1 St,London,E1 1AA,GB,100\nP-2,Bob,2 St,Leeds,LS1 1AA,GB,100\nP-2,,,,,,200\nP-3,Cy,3 St,York,YO1 1AA,GB,300\n');
+      const r = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--printer', `tcp://127.0.0.1:${port}`, '--no-preflight', '--concurrency', '3']);
+      expect(r.code).toBe(0);
+      await new Promise((res) => setTimeout(res, 100));
+      const expected = ['P-1_1.zpl', 'P-2_1.zpl', 'P-2_2.zpl', 'P-3_1.zpl'].map((f) => readFileSync(join(work, 'l', f)));
+      expect(Buffer.concat(received).equals(Buffer.concat(expected))).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,27 @@
+// Failures the API reports at send time (dotted field paths) are told in the file's own rows and columns.
+import { describe, expect, it } from 'vitest';
+import { fingerprint, locateField } from '../../../src/commands/create/bulk.js';
+
+const labels: Record<string, string> = { weight: 'Carton Weight (g)', item_sku: 'Product Code', to_postcode: 'Zip' };
+const labelFor = (c: string) => labels[c] ?? c;
+// A shipment from rows 7, 8, 9: rows 7 and 8 are parcel 0, row 9 is parcel 1.
+const result = { task: { key: 'S', rows: [7, 8, 9], input: { json: '{}', parcels: 2, rowParcels: [0, 0, 1] } }, index: 0, status: 'failed', attempts: 1 } as never;
+
+describe('locateField', () => {
+  it('points shipment fields at the first row, parcel and item fields at their parcel\'s first row', () => {
+    expect(locateField(result, 'to_address.postcode', labelFor)).toEqual({ row: 7, column: 'Zip' });
+    expect(locateField(result, 'delivery_service_key', labelFor)).toEqual({ row: 7, column: 'delivery_service_key' });
+    expect(locateField(result, 'parcels.1.weight', labelFor)).toEqual({ row: 9, column: 'Carton Weight (g)' });
+    expect(locateField(result, 'parcels.0.items.1.sku', labelFor)).toEqual({ row: 7, column: 'Product Code' });
+    expect(locateField(result, 'parcels.0.custom_fields.fragile', labelFor)).toEqual({ row: 7, column: 'parcel_custom_fields.fragile' });
+    expect(locateField(result, 'something_new', labelFor)).toEqual({ row: 7, column: 'something_new' });
+  });
+});
+
+describe('fingerprint', () => {
+  it('is stable for equal text and differs for different text', () => {
+    expect(fingerprint('{"a":1}')).toBe(fingerprint('{"a":1}'));
+    expect(fingerprint('{"a":1}')).not.toBe(fingerprint('{"a":2}'));
+    expect(fingerprint('')).toMatch(/^[0-9a-z]+$/);
+  });
+});

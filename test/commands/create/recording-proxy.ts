@@ -1,0 +1,83 @@
+// A loopback proxy in front of the sandbox that records every request (method, path, JSON body), so tests can
+// assert on exactly what `ship` sent — or that it sent nothing.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as the proxy saw it. */
+export interface Recorded {
+  method: string;
+  path: string;
+  body: any;
+}
+
+/** A running recording proxy. */
+export interface RecordingProxy {
+  /** Base URL to give `ship` (same path as the target's, e.g. http://127.0.0.1:PORT/v1.2). */
+  baseUrl: string;
+  requests: Recorded[];
+  /** Bodies of POST /shipments, in arrival order. */
+  creates(): any[];
+  /** The next N successful POST /shipments are forwarded, then the client's connection is cut: created, answer lost. */
+  dropNextCreates: number;
+  close(): Promise<void>;
+}
+
+/** Starts a proxy on 127.0.0.1:0 forwarding to `targetBaseUrl` (e.g. the sandbox's http://127.0.0.1:N/v1.2). */
+export async function startRecordingProxy(targetBaseUrl: string): Promise<RecordingProxy> {
+  const target = new URL(targetBaseUrl);
+  const requests: Recorded[] = [];
+  const self = { dropNextCreates: 0 } as RecordingProxy;
+  const server: Server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    let body: unknown = undefined;
+    if (raw.length) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        body = raw.toString('utf8');
+      }
+    }
+    requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body });
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding'].includes(k)) headers[k] = v;
+    }
+    try {
+      const up = await fetch(`${target.origin}${req.url}`, {
+        method: req.method,
+        headers,
+        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : raw,
+      });
+      const out = Buffer.from(await up.arrayBuffer());
+      const isCreate = req.method === 'POST' && /\/shipments$/.test((req.url ?? '').split('?')[0]);
+      if (isCreate && up.status < 300 && self.dropNextCreates > 0) {
+        self.dropNextCreates--;
+        req.socket.destroy();
+        return;
+      }
+      const h: Record<string, string> = {};
+      up.headers.forEach((v, k) => {
+        if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding', 'keep-alive'].includes(k)) h[k] = v;
+      });
+      res.writeHead(up.status, h);
+      res.end(out);
+    } catch {
+      req.socket.destroy();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  Object.assign(self, {
+    baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
+    requests,
+    creates: () => requests.filter((r) => r.method === 'POST' && /\/shipments$/.test(r.path.split('?')[0])).map((r) => r.body),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections?.();
+        server.close(() => r());
+      }),
+  });
+  return self;
+}

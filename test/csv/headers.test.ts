@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeHeader, parseMapping, resolveHeader, suggestColumn } from '../../src/csv/headers.js';
+
+describe('normalizeHeader', () => {
+  it('matches case-insensitively with spaces and hyphens as underscores', () => {
+    expect(normalizeHeader('Shipment Reference')).toBe('shipment_reference');
+    expect(normalizeHeader('  TO-LINE-1 ')).toBe('to_line_1');
+    expect(normalizeHeader('item  short - description')).toBe('item_short_description');
+    expect(normalizeHeader('\uFEFFshipment_reference')).toBe('shipment_reference');
+  });
+  it('normalises only the prefix of custom field columns, keeping the key as written', () => {
+    expect(normalizeHeader('Custom Fields.Gift Message')).toBe('custom_fields.Gift Message');
+    expect(normalizeHeader('PARCEL-CUSTOM-FIELDS.fragile')).toBe('parcel_custom_fields.fragile');
+  });
+});
+
+describe('resolveHeader', () => {
+  it('binds known columns and keeps the user header as the label', () => {
+    const r = resolveHeader(['Shipment Reference', 'To Postcode', 'custom_fields.priority']);
+    expect(r.problems).toEqual([]);
+    expect(r.bindings.map((b) => b.column)).toEqual(['shipment_reference', 'to_postcode', 'custom_fields.priority']);
+    expect(r.labels.get('to_postcode')).toBe('To Postcode');
+  });
+  it('refuses unknown columns with a did-you-mean, and a missing shipment_reference', () => {
+    const r = resolveHeader(['reference', 'to_postcod', 'colour']);
+    expect(r.problems).toEqual([
+      { row: 1, column: 'reference', message: 'unknown column (did you mean shipment_reference?)' },
+      { row: 1, column: 'to_postcod', message: 'unknown column (did you mean to_postcode?)' },
+      { row: 1, column: 'colour', message: 'unknown column' },
+      { row: 1, column: 'shipment_reference', message: expect.stringContaining('required column is missing') },
+    ]);
+  });
+  it('refuses two headers that mean the same column', () => {
+    const r = resolveHeader(['shipment_reference', 'To Name', 'to-name']);
+    expect(r.problems).toEqual([{ row: 1, column: 'to-name', message: 'is the same column as "To Name" (to_name); keep one of them' }]);
+  });
+  it('ignores unknown columns with a warning when asked to', () => {
+    const r = resolveHeader(['shipment_reference', 'colour', ''], { allowUnknown: true });
+    expect(r.problems).toEqual([]);
+    expect(r.warnings).toEqual([{ row: 1, message: 'ignoring unknown columns: colour' }]);
+  });
+  it('applies a mapping (exact or normalised header), with null ignoring a column', () => {
+    const mapping = parseMapping({ 'Order No': 'shipment_reference', 'Post Code': 'to-postcode', Notes: null });
+    const r = resolveHeader(['order no', 'Post Code', 'Notes', 'to_city'], { mapping });
+    expect(r.problems).toEqual([]);
+    expect(r.bindings.map((b) => [b.label, b.column])).toEqual([
+      ['order no', 'shipment_reference'],
+      ['Post Code', 'to_postcode'],
+      ['Notes', null],
+      ['to_city', 'to_city'],
+    ]);
+  });
+});
+
+describe('parseMapping', () => {
+  it('accepts the {columns, ignore_unknown} form', () => {
+    expect(parseMapping({ columns: { A: 'weight' }, ignore_unknown: true })).toEqual({ columns: { A: 'weight' }, ignoreUnknown: true });
+  });
+  it('names a bad target with a suggestion', () => {
+    expect(() => parseMapping({ Zip: 'postcode' })).toThrow('"Zip": "postcode" is not a column (did you mean to_postcode?)');
+    expect(() => parseMapping([])).toThrow(/JSON object/);
+  });
+  it('suggests columns for common other names', () => {
+    expect(suggestColumn('Zip')).toBe('to_postcode');
+    expect(suggestColumn('to_line1')).toBe('to_line_1');
+    expect(suggestColumn('completely different')).toBeUndefined();
+  });
+});

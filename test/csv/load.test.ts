@@ -1,0 +1,177 @@
+// Grouping rows into shipments/parcels/items, the consistency rule, conversions, and mapping each problem
+// (ours or the API's) back to the row and the user's column.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import { parseMapping } from '../../src/csv/headers.js';
+import { loadCsv } from '../../src/csv/load.js';
+import { contractLayout } from '../../src/csv/presets/index.js';
+import { apiValidator } from '../../src/shipment-input/validate.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ship-csv-'));
+let n = 0;
+function csv(text: string): string {
+  const p = join(dir, `f${++n}.csv`);
+  writeFileSync(p, text);
+  return p;
+}
+async function load(text: string, opts: { mapping?: unknown; delimiter?: string } = {}) {
+  return loadCsv({
+    source: { path: csv(text) },
+    layout: contractLayout({ mapping: opts.mapping ? parseMapping(opts.mapping) : undefined }),
+    validate: await apiValidator(),
+    delimiter: opts.delimiter,
+  });
+}
+async function problems(text: string) {
+  try {
+    await load(text);
+  } catch (e) {
+    if (e instanceof InputError) return e.problems;
+    throw e;
+  }
+  throw new Error('expected an InputError');
+}
+
+const ADDR = 'to_name,to_line_1,to_city,to_postcode,to_country';
+
+describe('grouping', () => {
+  it('groups rows into multi-parcel, multi-item shipments in row order, with exact request bodies', async () => {
+    const r = await load(
+      [
+        `shipment_reference,order_reference,${ADDR},parcel_reference,weight,length,width,depth,value,item_sku,item_short_description,item_quantity,item_value,item_country_of_origin,custom_fields.gift_message,parcel_custom_fields.fragile`,
+        'S1,O-1,Ada,1 High St,London,SW1A 1AA,United Kingdom,P1,1000,30,20,10,25.50,MUG-1,Mug,2,5.25,GB,Hi there,true',
+        'S1,,,,,,,P1,,,,,,TEE-1,Tee,1,15.00,Portugal,,',
+        'S2,O-2,Bob,2 Rue,Paris,75001,FR,,500,,,,,,,,,,,',
+        'S1,,,,,,,P2,700,,,,,SOCK-1,Socks,3,4.00,IT,,false',
+        'S2,,,,,,,,600,,,,,,,,,,,',
+      ].join('\n'),
+    );
+    expect(r.rowCount).toBe(5);
+    expect(r.shipments.map((s) => [s.reference, s.row, s.rows, s.parcels, s.items])).toEqual([
+      ['S1', 2, [2, 3, 5], 2, 3],
+      ['S2', 4, [4, 6], 2, 0],
+    ]);
+    expect(r.shipments[0].rowParcels).toEqual([0, 0, 1]);
+    expect(r.shipments[0].body).toEqual({
+      shipment_reference: 'S1',
+      order_reference: 'O-1',
+      to_address: { name: 'Ada', line_1: '1 High St', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+      custom_fields: { gift_message: 'Hi there' },
+      parcels: [
+        {
+          reference: 'P1', weight: 1000, length: 30, width: 20, depth: 10, value: 25.5,
+          custom_fields: { fragile: 'true' },
+          items: [
+            { sku: 'MUG-1', short_description: 'Mug', country_of_origin: 'GB', item_value: 5.25, item_quantity: 2 },
+            { sku: 'TEE-1', short_description: 'Tee', country_of_origin: 'PT', item_value: 15, item_quantity: 1 },
+          ],
+        },
+        { reference: 'P2', weight: 700, custom_fields: { fragile: 'false' }, items: [{ sku: 'SOCK-1', short_description: 'Socks', country_of_origin: 'IT', item_value: 4, item_quantity: 3 }] },
+      ],
+    });
+    expect(r.shipments[1].body.parcels).toEqual([{ weight: 500 }, { weight: 600 }]);
+    const seen: Array<[number, string | undefined, string]> = [];
+    await r.eachRecord((rec, ref) => {
+      seen.push([rec.row, ref, rec.values[8]]);
+    });
+    expect(seen).toEqual([[2, 'S1', '1000'], [3, 'S1', ''], [4, 'S2', '500'], [5, 'S1', '700'], [6, 'S2', '600']]);
+  });
+
+  it('counts rows as a spreadsheet does: quoted newlines stay in one row, blank lines count but are skipped', async () => {
+    const r = await load(`shipment_reference,${ADDR},delivery_instructions,weight\nA,Ann,"1 High St",London,E1 1AA,GB,"ring\ntwice",100\n\nB,Bo,2 Low St,Leeds,LS1 1AA,GB,,bad\n`).catch((e) => e);
+    expect(r).toBeInstanceOf(InputError);
+    expect(r.problems).toEqual([{ row: 4, column: 'weight', message: 'must be a whole number of grammes, not "bad"' }]);
+  });
+
+  it('detects ; and tab delimiters from the header', async () => {
+    const semi = await load(`shipment_reference;${ADDR.replace(/,/g, ';')};weight\nA;Ann;"1, High St";London;E1 1AA;GB;100\n`);
+    expect(semi.shipments[0].body.to_address).toMatchObject({ line_1: '1, High St' });
+    const tab = await load(`shipment_reference\t${ADDR.replace(/,/g, '\t')}\nA\tAnn\t1 High St\tLondon\tE1 1AA\tDE\n`);
+    expect(tab.shipments[0].body.to_address).toMatchObject({ country: 'DE' });
+  });
+
+  it('reports a shipment- or parcel-level value that differs between rows (blank later rows are fine)', async () => {
+    const p = await problems(
+      [
+        `shipment_reference,${ADDR},delivery_service_key,parcel_reference,weight,item_sku`,
+        'S1,Ann,1 High St,London,E1 1AA,GB,RM48,P1,100,A',
+        'S1,,,,,,,P1,,B',
+        'S1,Anne,,,,,RM24,P1,200,C',
+        'S1,,,,,GB,,P2,300,D',
+      ].join('\n'),
+    );
+    expect(p).toEqual([
+      { row: 4, column: 'to_name', message: '"Anne" differs from "Ann" in row 2 of the same shipment (leave it blank on later rows, or make them agree)' },
+      { row: 4, column: 'delivery_service_key', message: '"RM24" differs from "RM48" in row 2 of the same shipment (leave it blank on later rows, or make them agree)' },
+      { row: 4, column: 'weight', message: '"200" differs from "100" in row 2 of the same parcel (leave it blank on later rows, or make them agree)' },
+    ]);
+  });
+
+  it('requires shipment_reference on every row', async () => {
+    expect(await problems(`shipment_reference,${ADDR}\n,Ann,1 High St,London,E1 1AA,GB\n`)).toEqual([
+      { row: 2, column: 'shipment_reference', message: 'is required (it groups rows into shipments)' },
+    ]);
+  });
+});
+
+describe('problems name the row and the user\'s column', () => {
+  it('maps API paths (to_address.*, parcels.N.*, parcels.N.items.M.*) back to rows and columns', async () => {
+    const p = await problems(
+      [
+        'Shipment Reference,To Name,To Line 1,To City,To Postcode,To Country,Parcel Reference,Weight,Item Value,Item Quantity',
+        'S1,Ann,1 High St,London,,GB,P1,100,1.00,1',
+        'S1,,,,,,P1,,2.555,1',
+        'S1,,,,,,P2,0,3.00,0',
+        'S2,Bob,2 St^,Leeds,LS1 1AA,GBR,,100,,',
+      ].join('\n'),
+    );
+    expect(p).toEqual([
+      { row: 2, column: 'To Postcode', message: 'is required' },
+      { row: 3, column: 'Item Value', message: 'must have at most 2 decimal places, not "2.555"' },
+      { row: 4, column: 'Weight', message: 'must be greater than 0' },
+      { row: 4, column: 'Item Quantity', message: 'must be greater than 0' },
+      { row: 5, column: 'To Line 1', message: 'must not contain a backslash (\\) or caret (^): the API rejects both' },
+      { row: 5, column: 'To Country', message: 'must be a two-letter ISO 3166-1 country code, not "GBR" (did you mean GB?)' },
+    ]);
+  });
+
+  it('names a column missing from the file by its contract name, on the shipment\'s first row', async () => {
+    expect(await problems('shipment_reference,to_name,to_line_1,to_city,to_country\nS1,Ann,1 High St,London,GB\n')).toEqual([
+      { row: 2, column: 'to_postcode', message: 'is required' },
+    ]);
+  });
+
+  it('names the mapped (original) header', async () => {
+    const e = await load('Order,Zip,Name,Street,Town,Land\nS1,,Ann,1 High St,London,GB\n', {
+      mapping: { Order: 'shipment_reference', Zip: 'to_postcode', Name: 'to_name', Street: 'to_line_1', Town: 'to_city', Land: 'to_country' },
+    }).catch((x) => x);
+    expect(e.problems).toEqual([{ row: 2, column: 'Zip', message: 'is required' }]);
+  });
+
+  it('converts dates and refuses impossible ones', async () => {
+    const ok = await load(`shipment_reference,${ADDR},despatch_date\nA,Ann,1 St,London,E1 1AA,GB,2026-12-01\nB,Bo,2 St,Leeds,LS1 1AA,GB,2026-12-01 14:30\n`);
+    expect(ok.shipments.map((s) => s.body.despatch_date)).toEqual(['2026-12-01 00:00:00', '2026-12-01 14:30:00']);
+    expect(await problems(`shipment_reference,${ADDR},despatch_date\nA,Ann,1 St,London,E1 1AA,GB,2026-02-30\n`)).toEqual([
+      { row: 2, column: 'despatch_date', message: 'must be a date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, not "2026-02-30"' },
+    ]);
+  });
+
+  it('warns (does not refuse) about carrier length limits', async () => {
+    const r = await load(`shipment_reference,${ADDR}\nA-VERY-LONG-SHIPMENT-REFERENCE-0001,Ann,${'x'.repeat(45)},London,E1 1AA,GB\n`);
+    expect(r.shipments).toHaveLength(1);
+    expect(r.warnings).toEqual([
+      { row: 2, column: 'shipment_reference', message: '35 characters long; some carriers cap the shipment reference at 30 characters' },
+      { row: 2, column: 'to_line_1', message: '45 characters long; carriers often cut address lines at about 40 characters' },
+    ]);
+  });
+
+  it('refuses a file without a header and a malformed quote with its row', async () => {
+    await expect(load('')).rejects.toMatchObject({ problems: [{ row: 1, message: 'missing header row' }] });
+    const e = await load(`shipment_reference,${ADDR}\nA,Ann,1 St,London,E1 1AA,GB\nB,"Bo"x,2 St,Leeds,LS1 1AA,GB\n`).catch((x) => x);
+    expect(e).toBeInstanceOf(InputError);
+    expect(e.problems[0].row).toBe(3);
+  });
+});

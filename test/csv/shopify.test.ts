@@ -1,0 +1,102 @@
+// --preset shopify on a genuine Shopify orders export (test/fixtures, copied byte for byte from the shared samples).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCsv } from '../../src/csv/load.js';
+import { presetLayout } from '../../src/csv/presets/index.js';
+import type { Cell } from '../../src/shipment-input/draft.js';
+import { apiValidator } from '../../src/shipment-input/validate.js';
+
+const FIXTURE = resolve(import.meta.dirname, '../fixtures/shopify-orders-export.csv');
+
+async function loadShopify(path: string, defaults?: Map<string, Cell>) {
+  return loadCsv({ source: { path }, layout: await presetLayout('shopify'), validate: await apiValidator(), defaults });
+}
+
+describe('--preset shopify', () => {
+  it('ships exactly the two orders that have an address and a line needing shipping', async () => {
+    const r = await loadShopify(FIXTURE);
+    expect(r.rowCount).toBe(40);
+    expect(r.shipments.map((s) => [s.reference, s.rows])).toEqual([
+      ['#1005', [11, 12]],
+      ['#1013', [31, 32]],
+    ]);
+    expect(r.shipments[0].body).toEqual({
+      shipment_reference: '#1005',
+      order_reference: '#1005',
+      to_address: {
+        // Shipping Name is empty: the company is who the carrier asks for.
+        name: 'Receiving Department',
+        company_name: 'Receiving Department',
+        telephone: '+16135550114',
+        email_address: 'karine.ruby@example.com',
+        line_1: "151 O'Connor St",
+        city: 'Ottawa',
+        county: 'ON',
+        postcode: 'K2P 2L8',
+        country: 'CA',
+      },
+      parcels: [
+        {
+          value: 1635.55,
+          items: [
+            { short_description: 'The Multi-location Snowboard', item_value: 738.83, item_quantity: 1 },
+            { short_description: 'The Videographer Snowboard', item_value: 896.72, item_quantity: 1 },
+          ],
+        },
+      ],
+      customs_declaration: { currency_code: 'EUR' },
+    });
+    // The gift card on #1013's first row is left out; its address (on that row) is kept.
+    expect(r.shipments[1].body.to_address).toMatchObject({ name: 'Karine Ruby', line_1: "Box 42 - 151 O'Connor St", postcode: 'K2P 2L8', country: 'CA' });
+    expect(r.shipments[1].body.parcels).toEqual([
+      { value: 25.59, items: [{ short_description: 'Selling Plans Ski Wax - Selling Plans Ski Wax', item_value: 25.59, item_quantity: 1 }] },
+    ]);
+    expect(r.warnings).toEqual([
+      { row: 11, column: 'Shipping Name', message: 'empty; order #1005 is addressed to the company "Receiving Department"' },
+    ]);
+  });
+
+  it('lists every other order with the reason it was left out', async () => {
+    const r = await loadShopify(FIXTURE);
+    const noAddress = ['#1001', '#1002', '#1003', '#1004', '#1006', '#1007', '#1010', '#1011', '#1012', '#1016', '#1019'];
+    const noShipping = ['#1008', '#1009', '#1014', '#1015', '#1017', '#1018'];
+    expect(r.excluded.filter((e) => e.reason === 'no shipping address').map((e) => e.reference)).toEqual(noAddress);
+    expect(r.excluded.filter((e) => e.reason === 'no line item requires shipping').map((e) => e.reference)).toEqual(noShipping);
+    expect(r.excluded).toHaveLength(17);
+    expect(r.excluded.find((e) => e.reference === '#1008')).toMatchObject({ row: 17, rows: [17, 18, 19, 20] });
+  });
+
+  it('fills weights from --default-weight', async () => {
+    const r = await loadShopify(FIXTURE, new Map([['weight', { value: '1500', column: '--default-weight' }]]));
+    expect(r.shipments.map((s) => s.body.parcels?.[0].weight)).toEqual([1500, 1500]);
+  });
+
+  it('leaves out cancelled orders, and reports a bad address in Shopify\'s own column names', async () => {
+    const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
+    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
+    writeFileSync(
+      p,
+      [
+        header,
+        '#2001,a@example.com,GBP,1,Mug,10.00,MUG-1,true,Ann Smith,,1 High St,,London,SW1A 1AA,,United Kingdom,,2026-01-02 10:00:00 +0000',
+        '#2002,b@example.com,GBP,2,Tee,15.00,TEE-1,true,Bob Jones,,2 High St,,Leeds,,,GBR,,',
+        '#2002,,,1,Sock,x,,true,,,,,,,,,,',
+      ].join('\n'),
+    );
+    const e = await loadShopify(p).catch((x) => x);
+    expect(e.problems).toEqual([
+      { row: 3, column: 'Shipping Zip', message: 'is required' },
+      { row: 3, column: 'Shipping Country', message: 'must be a two-letter ISO 3166-1 country code, not "GBR" (did you mean GB?)' },
+      { row: 4, column: 'Lineitem price', message: 'must be an amount like 12.50, not "x"' },
+    ]);
+  });
+
+  it('refuses a file that is not a Shopify export', async () => {
+    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'x.csv');
+    writeFileSync(p, 'shipment_reference,to_name\nA,B\n');
+    const e = await loadShopify(p).catch((x) => x);
+    expect(e.problems.map((x: { column: string }) => x.column)).toEqual(['Name', 'Lineitem quantity', 'Lineitem name', 'Lineitem price', 'Shipping Address1', 'Shipping City', 'Shipping Zip', 'Shipping Country']);
+  });
+});

@@ -1,0 +1,272 @@
+// Exactly-once proof for `ship create --csv` (issue 4, "Done when"): a 200-shipment run is SIGKILLed at several
+// points (always with requests in flight) and rerun until done; another run goes through sandbox faults
+// (503s, resets, latency) plus a proxy that loses responses AFTER the sandbox created the shipment.
+// Every reference must be created exactly once, and the journal must stay readable after every kill.
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/bulk/journal.js';
+import { ship } from '../helpers/bin.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let token: string;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  token = await sb.login();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+/**
+ * A recording proxy in front of the sandbox: counts successful POST /shipments per reference (what the server
+ * actually created), can drop a response after the server processed it, and calls onPost before forwarding.
+ */
+async function proxy(target: string, opts: { dropRate?: number; onPost?: (n: number) => void } = {}) {
+  const created = new Map<string, number>();
+  // POSTs of a reference the server had already created: an exactly-once client never sends one
+  // (it settles with GET first), whatever the server would answer.
+  const resentAfterCreated = new Map<string, number>();
+  let posts = 0;
+  let dropped = 0;
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    const isCreate = req.method === 'POST' && /\/shipments\/?$/.test(req.url ?? '');
+    if (isCreate) {
+      const ref = JSON.parse(body.toString('utf8')).shipment_reference as string;
+      if (created.has(ref)) resentAfterCreated.set(ref, (resentAfterCreated.get(ref) ?? 0) + 1);
+      posts++;
+      opts.onPost?.(posts);
+    }
+    let upstream: Response;
+    try {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+      upstream = await fetch(target + (req.url ?? '').replace(/^\/v1\.2/, ''), { method: req.method, headers, body: ['GET', 'HEAD'].includes(req.method ?? '') ? undefined : body });
+    } catch {
+      req.socket.destroy(); // the sandbox reset us: pass the reset on
+      return;
+    }
+    const text = Buffer.from(await upstream.arrayBuffer());
+    if (isCreate && upstream.status < 300) {
+      const ref = JSON.parse(body.toString('utf8')).shipment_reference as string;
+      created.set(ref, (created.get(ref) ?? 0) + 1);
+      if (opts.dropRate && Math.random() < opts.dropRate) {
+        dropped++;
+        req.socket.destroy(); // created on the server, but the client never hears of it
+        return;
+      }
+    }
+    const h: Record<string, string> = {};
+    upstream.headers.forEach((v, k) => {
+      if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(k)) h[k] = v;
+    });
+    res.writeHead(upstream.status, h);
+    res.end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1.2`,
+    created,
+    resentAfterCreated,
+    get posts() {
+      return posts;
+    },
+    get dropped() {
+      return dropped;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+function csvFile(dir: string, prefix: string, n: number): string {
+  const lines = ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,length,width,depth'];
+  for (let i = 1; i <= n; i++) lines.push(`${prefix}-${String(i).padStart(4, '0')},Customer ${i},${i} High Street,London,SW1A 1AA,GB,${500 + i},20,15,10`);
+  const path = join(dir, `${prefix}.csv`);
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
+/** Opens the journal as a rerun would; returns how many keys were left "sending" (outcome unknown). */
+async function journalReadable(outDir: string): Promise<number> {
+  const file = readdirSync(outDir).find((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'));
+  if (!file) return 0; // killed before the first record
+  const j = await Journal.open(join(outDir, file), { lock: false });
+  // At most the one line a kill can tear.
+  expect(j.ignoredLines).toBeLessThanOrEqual(1);
+  const inFlight = [...j.values()].filter((e) => e.state === 'sending').length;
+  await j.close();
+  return inFlight;
+}
+
+function assertExactlyOnce(created: Map<string, number>, resent: Map<string, number>, prefix: string, n: number): void {
+  expect([...resent]).toEqual([]);
+  const twice = [...created].filter(([, c]) => c > 1);
+  expect(twice).toEqual([]);
+  for (let i = 1; i <= n; i++) expect(created.get(`${prefix}-${String(i).padStart(4, '0')}`), `reference ${i}`).toBe(1);
+}
+
+function finalLines(stdout: unknown): Array<{ shipment_reference: string; status: string; labels?: string[] }> {
+  return String(stdout).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+describe('resume after SIGKILL', () => {
+  it('kills a 200-shipment run at several points; reruns create every shipment exactly once', async () => {
+    await sb.control('faults', { latency_ms: 15 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-resume-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'KILL', 200);
+    let kill: (() => void) | undefined;
+    let killAt = Infinity;
+    const p = await proxy(sb.url + '/v1.2', {
+      // Kill while this request is on its way to the server: its outcome is unknown to the journal.
+      onPost: (n) => {
+        if (n >= killAt) kill?.();
+      },
+    });
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '8'];
+    try {
+      let killed = 0;
+      let unknownAfterKill = 0;
+      for (const at of [10, 70, 140]) {
+        killAt = p.posts + (at - p.posts > 0 ? at - p.posts : 5);
+        const proc = ship(args, { env });
+        kill = () => proc.kill('SIGKILL');
+        const r = await proc;
+        kill = undefined;
+        if (r.signal === 'SIGKILL') killed++;
+        unknownAfterKill += await journalReadable(outDir);
+      }
+      expect(killed).toBeGreaterThanOrEqual(2);
+      // The kills hit requests in flight, so reruns had to settle unknown outcomes.
+      expect(unknownAfterKill).toBeGreaterThan(0);
+      killAt = Infinity;
+      let last;
+      for (let i = 0; i < 3; i++) {
+        last = await ship(args, { env });
+        if (last.exitCode === 0) break;
+      }
+      expect(last!.exitCode, String(last!.stderr)).toBe(0);
+      const lines = finalLines(last!.stdout);
+      expect(lines).toHaveLength(200);
+      expect(lines.every((l) => l.status === 'created' || l.status === 'skipped')).toBe(true);
+      expect(lines.filter((l) => l.status === 'skipped').length).toBeGreaterThan(100);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'KILL', 200);
+      // Every shipment ends with its label file, also those settled after a kill.
+      const files = new Set(readdirSync(outDir));
+      for (let i = 1; i <= 200; i++) expect(files.has(`KILL-${String(i).padStart(4, '0')}_1.zpl`), `label ${i}`).toBe(true);
+      await journalReadable(outDir);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 120_000);
+});
+
+describe('runs through faults', () => {
+  it('503s, resets, latency and lost responses: every reference created exactly once', async () => {
+    await sb.control('faults', { fail_rate: 0.1, status: 503, reset_rate: 0.05, latency_ms: 5 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-faults-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'FLT', 200);
+    const p = await proxy(sb.url + '/v1.2', { dropRate: 0.05 });
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token, SHIP_TIMEOUT: '5' };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '8'];
+    try {
+      let last;
+      for (let i = 0; i < 5; i++) {
+        last = await ship(args, { env });
+        await journalReadable(outDir);
+        if (last.exitCode === 0) break;
+        expect(last.exitCode, String(last.stderr)).toBe(3); // some failed this time: rerun
+      }
+      expect(last!.exitCode, String(last!.stderr)).toBe(0);
+      expect(p.dropped).toBeGreaterThan(0);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'FLT', 200);
+      const lines = finalLines(last!.stdout);
+      expect(lines).toHaveLength(200);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 120_000);
+});
+
+describe('Ctrl-C and the journal lock', () => {
+  it('SIGINT stops sending, lets in-flight finish, exits 130 with a clean journal; a second run meanwhile is refused', async () => {
+    await sb.control('faults', { latency_ms: 25 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-sigint-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'INT', 120);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
+    try {
+      const first = ship(args, { env });
+      // Wait until it is well under way.
+      const until = Date.now() + 15_000;
+      while (p.posts < 20 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      if (p.posts < 20) {
+        first.kill('SIGKILL');
+        const dead = await first;
+        throw new Error(`first run did not get going: posts=${p.posts} created=${p.created.size} ${String(dead.stderr)}`);
+      }
+      const second = await ship(args, { env });
+      expect(second.exitCode).toBe(1);
+      expect(second.stderr).toMatch(/another run is already using this journal: process \d+/);
+      first.kill('SIGINT');
+      const r = await first;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const lines = finalLines(r.stdout);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.length).toBeLessThan(120);
+      expect(String(r.stderr)).toMatch(/"interrupted":true/);
+      // Everything that started finished and was recorded: nothing is left with an unknown outcome.
+      expect(await journalReadable(outDir)).toBe(0);
+      const postsBefore = p.posts;
+      const rerun = await ship(args, { env });
+      expect(rerun.exitCode, String(rerun.stderr)).toBe(0);
+      const statuses = finalLines(rerun.stdout).map((l) => l.status);
+      expect(statuses.filter((s) => s === 'skipped')).toHaveLength(lines.length);
+      expect(p.posts - postsBefore).toBe(120 - lines.length);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'INT', 120);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+
+  it('a lock left by a killed run is taken over, with a warning', async () => {
+    await sb.control('faults', { latency_ms: 25 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-stale-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'STL', 30);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
+    try {
+      const first = ship(args, { env });
+      const until = Date.now() + 15_000;
+      while (p.posts < 5 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      first.kill('SIGKILL');
+      await first;
+      expect(readdirSync(outDir).some((f) => f.endsWith('.jsonl.lock'))).toBe(true);
+      const r = await ship(args, { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(r.stderr).toMatch(/taking over the journal lock of process \d+, which is no longer running/);
+      expect(readdirSync(outDir).some((f) => f.endsWith('.lock'))).toBe(false);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'STL', 30);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,182 @@
+// The built binary: `ship create --csv` against the sandbox, behind a proxy that records what was sent.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ship } from '../helpers/bin.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { startRecordingProxy, type RecordingProxy } from '../commands/create/recording-proxy.js';
+
+let sb: TestSandbox;
+let proxy: RecordingProxy;
+let env: Record<string, string>;
+let work: string;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  proxy = await startRecordingProxy(sb.baseUrl);
+  env = { SHIP_BASE_URL: proxy.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: await sb.login() };
+});
+afterAll(async () => {
+  await proxy?.close();
+  await sb?.close();
+});
+beforeEach(() => {
+  proxy.requests.length = 0;
+  work = mkdtempSync(join(tmpdir(), 'ship-e2e-create-'));
+});
+
+function file(name: string, text: string): string {
+  const p = join(work, name);
+  writeFileSync(p, text);
+  return p;
+}
+const jsonLines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+describe('ship create --csv (binary)', () => {
+  it('sends request bodies that match the columns exactly (multi-parcel, multi-item, custom fields)', async () => {
+    const csv = file(
+      'orders.csv',
+      [
+        'Shipment Reference,order_reference,delivery_service_key,to_name,to_company_name,to_telephone,to_email_address,to_line_1,to_line_2,to_line_3,to_city,to_county,to_postcode,to_country,delivery_instructions,recipient_eori_number,custom_fields.gift_message,parcel_reference,packaging_type_key,weight,length,width,depth,value,parcel_custom_fields.fragile,item_sku,item_line_id,item_short_description,item_full_description,item_country_of_origin,item_harmonised_code,item_weight,item_value,item_quantity',
+        'E2E-1,WEB-1,DPD_CLASSIC_EU,Lise Meitner,KWI,+49 30 1,lise@example.com,Thielallee 63,Dahlem,,Berlin,Berlin,14195,Germany,"Ring twice, then wait",DE123,"Viel Spaß, Lise",E2E-1-A,MEDIUM_BOX,1650,40,30,20,40.00,true,CANDLE-LG,L1,Soy wax candle,Large soy wax candle,France,3406000000,900,25.00,1',
+        'E2E-1,,,,,,,,,,,,,,,,,E2E-1-A,,,,,,,,TEE-BLK-M,L2,Cotton T-shirt,,PT,6109100010,200,15.00,1',
+        'E2E-1,,,,,,,,,,,,,,,,,E2E-1-B,SMALL_BOX,700,25,20,10,14.99,false,BOOK-042,L3,Printed book,,GB,4901990000,650,14.99,1',
+        'E2E-2,WEB-2,RM_TRACKED_48,Ada Lovelace,,,,12 St James\'s Square,,,London,,SW1Y 4JH,uk,,,,,,650,,,,,,,,,,,,,,',
+      ].join('\r\n') + '\r\n',
+    );
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(jsonLines(String(r.stdout)).map((l) => [l.row, l.shipment_reference, l.status, l.labels.length])).toEqual([
+      [2, 'E2E-1', 'created', 2],
+      [5, 'E2E-2', 'created', 1],
+    ]);
+    const sent = proxy.creates().sort((a, b) => a.shipment_reference.localeCompare(b.shipment_reference));
+    expect(sent).toEqual([
+      {
+        shipment_reference: 'E2E-1',
+        order_reference: 'WEB-1',
+        delivery_service_key: 'DPD_CLASSIC_EU',
+        delivery_instructions: 'Ring twice, then wait',
+        recipient_eori_number: 'DE123',
+        to_address: {
+          name: 'Lise Meitner', company_name: 'KWI', telephone: '+49 30 1', email_address: 'lise@example.com',
+          line_1: 'Thielallee 63', line_2: 'Dahlem', city: 'Berlin', county: 'Berlin', postcode: '14195', country: 'DE',
+        },
+        custom_fields: { gift_message: 'Viel Spaß, Lise' },
+        parcels: [
+          {
+            reference: 'E2E-1-A', packaging_type_key: 'MEDIUM_BOX', weight: 1650, length: 40, width: 30, depth: 20, value: 40,
+            custom_fields: { fragile: 'true' },
+            items: [
+              { sku: 'CANDLE-LG', item_line_id: 'L1', short_description: 'Soy wax candle', full_description: 'Large soy wax candle', country_of_origin: 'FR', harmonised_code: '3406000000', item_weight: 900, item_value: 25, item_quantity: 1 },
+              { sku: 'TEE-BLK-M', item_line_id: 'L2', short_description: 'Cotton T-shirt', country_of_origin: 'PT', harmonised_code: '6109100010', item_weight: 200, item_value: 15, item_quantity: 1 },
+            ],
+          },
+          {
+            reference: 'E2E-1-B', packaging_type_key: 'SMALL_BOX', weight: 700, length: 25, width: 20, depth: 10, value: 14.99,
+            custom_fields: { fragile: 'false' },
+            items: [{ sku: 'BOOK-042', item_line_id: 'L3', short_description: 'Printed book', country_of_origin: 'GB', harmonised_code: '4901990000', item_weight: 650, item_value: 14.99, item_quantity: 1 }],
+          },
+        ],
+        format: 'ZPL',
+      },
+      {
+        shipment_reference: 'E2E-2',
+        order_reference: 'WEB-2',
+        delivery_service_key: 'RM_TRACKED_48',
+        to_address: { name: 'Ada Lovelace', line_1: "12 St James's Square", city: 'London', postcode: 'SW1Y 4JH', country: 'GB' },
+        parcels: [{ weight: 650 }],
+        format: 'ZPL',
+      },
+    ]);
+    // Labels as the API sent them, one per parcel.
+    const zpl = readFileSync(join(work, 'labels', 'E2E-1_2.zpl'), 'utf8');
+    expect(zpl).toMatch(/\^XA[\s\S]*\^XZ/);
+  });
+
+  it('reports every invalid row with row and column, exits 2, and sends nothing at all', async () => {
+    const csv = file(
+      'bad.csv',
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_short_description',
+        'B-1,Ann\\Smith,1 High St,London,E1 1AA,GB,100,Mug',
+        'B-2,Bob,2 High St^,Leeds,LS1 1AA,GB,100,Mug',
+        'B-3,Cy,3 High St,York,,GB,100,Mug',
+        'B-4,Dee,4 Rue,Paris,75001,FRA,100,Mug',
+        'B-5,Eve,5 High St,Bath,BA1 1AA,GB,100,Mug',
+        'B-5,Eva,5 High St,Bath,BA1 1AA,IE,200,Tea',
+        'B-6,Fay,6 High St,Hull,HU1 1AA,GB,100,Mug',
+      ].join('\n') + '\n',
+    );
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels')], { env });
+    expect(r.exitCode).toBe(2);
+    const err = String(r.stderr);
+    expect(err).toContain('bad.csv: 6 problems in 5 rows; nothing was sent');
+    for (const line of [
+      'row 2, column to_name: must not contain a backslash (\\) or caret (^)',
+      'row 3, column to_line_1: must not contain a backslash (\\) or caret (^)',
+      'row 4, column to_postcode: is required',
+      'row 5, column to_country: must be a two-letter ISO 3166-1 country code, not "FRA" (did you mean FR?)',
+      'row 7, column to_name: "Eva" differs from "Eve" in row 6 of the same shipment',
+      'row 7, column to_country: "IE" differs from "GB" in row 6 of the same shipment',
+    ]) {
+      expect(err).toContain(line);
+    }
+    expect(proxy.requests).toEqual([]);
+    expect(String(r.stdout)).toBe('');
+
+    const j = await ship(['create', '--csv', csv, '--json'], { env });
+    expect(j.exitCode).toBe(2);
+    const problems = JSON.parse(String(j.stderr).trim()).error.problems;
+    expect(problems.map((p: { row: number; column: string }) => `${p.row}:${p.column}`)).toEqual(['2:to_name', '3:to_line_1', '4:to_postcode', '5:to_country', '7:to_name', '7:to_country']);
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('reads a Shopify export as it is: ships what can be shipped, lists the rest', async () => {
+    const csv = resolve(import.meta.dirname, '../fixtures/shopify-orders-export.csv');
+    const r = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', join(work, 'labels'), '--json', '--results', join(work, 'results.csv')], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const lines = jsonLines(String(r.stdout));
+    expect(lines.filter((l) => l.status === 'created').map((l) => [l.row, l.shipment_reference])).toEqual([[11, '#1005'], [31, '#1013']]);
+    expect(lines.filter((l) => l.status === 'skipped').map((l) => l.reason)).toEqual([
+      ...Array(6).fill('no shipping address'), 'no line item requires shipping', 'no line item requires shipping',
+      ...Array(3).fill('no shipping address'), 'no line item requires shipping', 'no line item requires shipping',
+      'no shipping address', 'no line item requires shipping', 'no line item requires shipping', 'no shipping address',
+    ]);
+    expect(proxy.creates().map((b) => b.to_address.name).sort()).toEqual(['Karine Ruby', 'Receiving Department']);
+    const results = readFileSync(join(work, 'results.csv'), 'utf8').trim().split('\n');
+    expect(results).toHaveLength(41); // header + every input row
+  });
+
+  it('prints one text line per shipment without --json, and validates only with --dry-run', async () => {
+    const csv = file('two.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nT-1,Ann,1 St,London,E1 1AA,GB,100\nT-2,Bob,2 St,Leeds,LS1 1AA,GB,200\n');
+    const dry = await ship(['create', '--csv', csv, '--dry-run'], { env });
+    expect(dry.exitCode).toBe(0);
+    expect(String(dry.stdout).trim().split('\n')).toEqual(['2\tT-1\t1\t0\t100\tE1 1AA London GB\t(routing rules)', '3\tT-2\t1\t0\t200\tLS1 1AA Leeds GB\t(routing rules)']);
+    expect(proxy.requests).toEqual([]);
+
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels')], { env });
+    expect(r.exitCode).toBe(0);
+    const out = String(r.stdout).trim().split('\n').map((l) => l.split('\t'));
+    expect(out.map((c) => [c[0], c[1], c[3]])).toEqual([
+      ['created', 'T-1', join(work, 'labels', 'T-1_1.zpl')],
+      ['created', 'T-2', join(work, 'labels', 'T-2_1.zpl')],
+    ]);
+    expect(String(r.stderr)).toMatch(/Done: 2 shipments/);
+  });
+
+  it('writes PDF labels and merges them in input order (--format PDF --merge), and PNG labels', async () => {
+    const csv = file('pdf.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nPDF-1,Ann,1 St,London,E1 1AA,GB,100\nPDF-2,Bob,2 St,Leeds,LS1 1AA,GB,100\nPDF-2,,,,,,200\n');
+    const merged = join(work, 'all.pdf');
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--format', 'PDF', '--merge', merged], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    for (const f of ['PDF-1_1.pdf', 'PDF-2_1.pdf', 'PDF-2_2.pdf']) expect(readFileSync(join(work, 'labels', f)).subarray(0, 5).toString()).toBe('%PDF-');
+    const { PDFDocument } = await import('pdf-lib');
+    expect((await PDFDocument.load(readFileSync(merged))).getPageCount()).toBeGreaterThanOrEqual(3);
+
+    const png = await ship(['create', '--reference', 'PNG-1', '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'London', '--to-postcode', 'E1 1AA', '--to-country', 'GB', '--weight', '100', '--format', 'png', '-o', join(work, 'labels')], { env });
+    expect(png.exitCode, String(png.stderr)).toBe(0);
+    expect(readFileSync(join(work, 'labels', 'PNG-1_1.png')).subarray(1, 4).toString()).toBe('PNG');
+  });
+});

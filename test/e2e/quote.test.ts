@@ -1,0 +1,40 @@
+// The built binary: `ship quote` against the sandbox.
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ship } from '../helpers/bin.js';
+import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  env = await sb.authEnv();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+describe('ship quote (binary)', () => {
+  const FLAGS = ['--to-name', 'Ada', '--to-line1', '1 High St', '--to-city', 'London', '--to-postcode', 'SW1A 1AA', '--to-country', 'United Kingdom', '--weight', '1200', '--length', '30', '--width', '20', '--depth', '10'];
+
+  it('prints a table sorted by total price with the recommended service marked', async () => {
+    const r = await ship(['quote', ...FLAGS], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const rows = String(r.stdout).trim().split('\n').map((l) => l.split('\t'));
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    for (const row of rows) expect(row).toHaveLength(10);
+    const totals = rows.map((c) => Number(c[8]));
+    expect(totals).toEqual([...totals].sort((a, b) => a - b));
+    expect(rows.filter((c) => c[0] === 'recommended')).toHaveLength(1);
+    // Only services that take this parcel to GB are offered.
+    expect(rows.map((c) => c[1])).not.toContain('DPD_CLASSIC_EU');
+  });
+
+  it('--json prints the API data, and the CSV input picks one shipment', async () => {
+    const r = await ship(['quote', '--csv', resolve(import.meta.dirname, '../../examples/orders.csv'), '--shipment', 'ORD-1004', '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const data = JSON.parse(String(r.stdout));
+    expect(data.recommended_service.service_key).toBe('DPD_CLASSIC_EU');
+    for (const s of data.services) expect(s.total_price).toMatch(/^\d+\.\d{2}$/);
+  });
+});
