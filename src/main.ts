@@ -109,7 +109,7 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   }
   if (err instanceof InputError) {
     for (const p of err.problems) {
-      const where = [p.row !== undefined ? `row ${p.row}` : '', p.column ? `column ${p.column}` : ''].filter(Boolean).join(', ');
+      const where = problemLocation(p);
       stderr.write(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}\n`);
     }
   }
@@ -131,4 +131,11 @@ async function knownSecrets(ctx: Ctx): Promise<string[]> {
     clearTimeout(timer);
   }
   return out;
+}
+
+/** Where an input problem is, in the user's own terms: `row 4, column to_country`, `--to-postcode`, or `field parcels.0.weight`. */
+export function problemLocation(p: { row?: number; column?: string }): string {
+  if (p.row !== undefined) return p.column ? `row ${p.row}, column ${p.column}` : `row ${p.row}`;
+  if (!p.column) return '';
+  return p.column.startsWith('-') ? p.column : `field ${p.column}`;
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { problemLocation } from '../src/main.js';
+import { runShip } from './helpers/run.js';
+
+describe('problemLocation', () => {
+  it('names CSV rows and columns, flags, and JSON fields in the user’s own terms', () => {
+    expect(problemLocation({ row: 4, column: 'to_country' })).toBe('row 4, column to_country');
+    expect(problemLocation({ row: 4 })).toBe('row 4');
+    expect(problemLocation({ column: '--to-postcode' })).toBe('--to-postcode');
+    expect(problemLocation({ column: 'parcels.0.weight' })).toBe('field parcels.0.weight');
+    expect(problemLocation({})).toBe('');
+  });
+});
+
+describe('main', () => {
+  it('an unknown flag is a usage error (exit 2) with a pointer to --help on stderr and nothing on stdout', async () => {
+    const r = await runShip(['--no-such-flag']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/unknown option '--no-such-flag'/);
+    expect(r.stderr).toContain('--help');
+  });
+
+  it('--version prints the version alone on stdout', async () => {
+    const r = await runShip(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+  });
+});
