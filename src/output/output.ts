@@ -89,7 +89,12 @@ export class Output {
     const table = new Table({
       head: columns.map((col) => this.c.bold(col.header)),
       colAligns: columns.map((col) => col.align ?? 'left'),
-      style: { head: [], border: this.mode.color ? ['grey'] : [] },
+      style: {
+        head: [],
+        border: this.mode.color ? ['grey'] : [],
+        // Rule lines between rows only help when cells wrap onto several lines; otherwise they double a long listing.
+        compact: !widths && !cells.some((row) => row.some((c) => c.includes('\n'))),
+      },
       wordWrap: true,
       wrapOnWordBoundary: true,
       ...(widths ? { colWidths: widths } : {}),

@@ -29,6 +29,16 @@ describe('Output.table', () => {
   });
 });
 
+describe('Output.table rows', () => {
+  it('has no rule lines between rows when no cell wraps', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 120 };
+    const buf = io as ReturnType<typeof bufferIO>;
+    const rows = [{ a: 'x' }, { a: 'y' }, { a: 'z' }];
+    await new Output(io, mode).table(rows, [{ header: 'A', value: (r) => r.a }]);
+    expect(buf.out().trimEnd().split('\n')).toHaveLength(7); // top, header, rule, 3 rows, bottom
+  });
+});
+
 describe('fitColumns', () => {
   it('leaves natural widths alone when they fit', () => {
     expect(fitColumns([5, 10], 80)).toBeUndefined();
