@@ -10,37 +10,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
+import { BASE_ENV, ROOT, arg, startSandbox } from './lib.mjs';
 
-const root = resolve(import.meta.dirname, '..');
-const arg = (name, def) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? (typeof def === 'number' ? Number(process.argv[i + 1]) : process.argv[i + 1]) : def;
-};
-const BIN = resolve(arg('--bin', join(root, 'bin/ship.js')));
+const BIN = resolve(arg('--bin', join(ROOT, 'bin/ship.js')));
 const TOTAL = arg('--skus', 10_000);
 const RUNS = arg('--runs', 3);
 // Added per-request latency (sandbox fault injection) to stand for a real network; 0 is bare loopback.
 const LATENCIES = String(arg('--latency', '20')).split(',').map(Number).filter((n) => n > 0);
 const API_KEY = 'sandbox-api-key';
-
-/** Starts `ship sandbox --port 0` and resolves to its base URL (first stdout line) and the child. */
-function startSandbox() {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolveP, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error('sandbox did not start within 15s')), 15_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      resolveP({ child, baseUrl: line.trim() });
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-}
 
 async function json(res) {
   const text = await res.body.text();
@@ -54,7 +32,7 @@ function runShip(args, env) {
   return new Promise((resolveP) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, ['--import', probe, BIN, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: 'true', ...env },
+      env: { ...BASE_ENV, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let err = '';
@@ -75,7 +53,7 @@ function runShip(args, env) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const mb = (b) => (b === undefined ? 'n/a' : `${(b / 1024 / 1024).toFixed(1)} MB`);
 
-const { child: sandbox, baseUrl } = await startSandbox();
+const { child: sandbox, baseUrl } = await startSandbox(BIN, BASE_ENV);
 const origin = new URL(baseUrl).origin;
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 1 });
 const tmp = mkdtempSync(join(tmpdir(), 'ship-bench-skus-'));

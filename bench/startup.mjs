@@ -13,31 +13,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
+import { BASE_ENV, ROOT, arg, startSandbox } from './lib.mjs';
 
-const root = resolve(import.meta.dirname, '..');
-const arg = (name, def) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? (typeof def === 'number' ? Number(process.argv[i + 1]) : process.argv[i + 1]) : def;
-};
-const BIN = resolve(arg('--bin', join(root, 'bin/ship.js')));
+const BIN = resolve(arg('--bin', join(ROOT, 'bin/ship.js')));
 const RUNS = Math.max(1, arg('--runs', 15));
 const NO_COMPILE_CACHE = process.argv.includes('--no-compile-cache');
-const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', CI: 'true', ...(NO_COMPILE_CACHE ? { NODE_DISABLE_COMPILE_CACHE: '1' } : {}) };
-
-/** Starts `ship sandbox --port 0` and resolves to its base URL (first stdout line) and the child. */
-function startSandbox() {
-  const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], { env: baseEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolveP, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error('sandbox did not start within 15s')), 15_000);
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      resolveP({ child, baseUrl: line.trim() });
-    });
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-}
+const baseEnv = { ...BASE_ENV, ...(NO_COMPILE_CACHE ? { NODE_DISABLE_COMPILE_CACHE: '1' } : {}) };
 
 /** Runs one process to completion; resolves to its wall time in ms. A non-zero exit is an error. */
 function timed(args, env, input) {
@@ -61,7 +42,7 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const { child: sandbox, baseUrl } = await startSandbox();
+const { child: sandbox, baseUrl } = await startSandbox(BIN, baseEnv);
 const configDir = mkdtempSync(join(tmpdir(), 'ship-bench-startup-'));
 try {
   const env = { ...baseEnv, SHIP_BASE_URL: baseUrl, SHIP_API_KEY: 'sandbox-api-key', SHIP_CONFIG_DIR: configDir };

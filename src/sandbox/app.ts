@@ -3,7 +3,7 @@ import { WebhookDispatcher, type DispatcherOptions } from './webhooks.js';
 import { countryObject } from './countries.js';
 import { fmtDateTime, money } from './format.js';
 import { seedStore } from './seed.js';
-import type { AddressRec, BrandRec, ContainerRec, CustomFieldRec, LocationRec, ServiceRec, ShipmentRec, SkuRec, Store, UserRec } from './store.js';
+import type { AddressRec, BrandRec, ContainerRec, CustomFieldRec, LocationRec, ParcelRec, ServiceRec, ShipmentRec, SkuRec, Store, UserRec } from './store.js';
 
 /** What the application needs from the server's options. */
 export interface AppOptions {
@@ -219,15 +219,20 @@ export function containerTotals(app: SandboxApp, c: ContainerRec): { parcels: nu
 
 /** Parcel count, item count (sum of quantities), weight (g) and value (pence) of one shipment. */
 export function shipmentTotals(s: ShipmentRec): { parcels: number; items: number; weight: number; value: number } {
+  return parcelTotals(s.parcels);
+}
+
+/** Parcel count, item count (sum of quantities), weight (g) and value (pence) of parcels, stored or not yet. */
+export function parcelTotals(parcels: readonly Pick<ParcelRec, 'weight' | 'value' | 'items'>[]): { parcels: number; items: number; weight: number; value: number } {
   let items = 0;
   let weight = 0;
   let value = 0;
-  for (const p of s.parcels) {
+  for (const p of parcels) {
     weight += p.weight;
     value += p.value ?? 0;
     for (const it of p.items) items += it.item_quantity;
   }
-  return { parcels: s.parcels.length, items, weight, value };
+  return { parcels: parcels.length, items, weight, value };
 }
 
 /** Container object of responses. */

@@ -13,10 +13,11 @@ import {
   type ContainerDocInput,
   type DocAddress,
   type InvoiceInput,
+  type InvoiceItem,
   type LabelInput,
 } from './documents/index.js';
 import { money } from './format.js';
-import type { ContainerRec, CustomsRec, LabelFormat, LocationRec, ShipmentRec } from './store.js';
+import type { ContainerRec, CustomsRec, ItemRec, LabelFormat, LocationRec, ShipmentRec } from './store.js';
 
 function senderOf(loc: LocationRec | undefined): DocAddress {
   return {
@@ -86,24 +87,40 @@ export async function shipmentLabels(app: SandboxApp, s: ShipmentRec, format: La
   return { format, content: pngs };
 }
 
+/** The account's default customs declaration, under the given commercial invoice number. */
+export function defaultCustoms(invoiceNumber: string): CustomsRec {
+  return {
+    duty_method: 'DAP',
+    commercial_invoice_number: invoiceNumber,
+    insurance_value: 0,
+    freight_value: 0,
+    packing_value: 0,
+    handling_value: 0,
+    other_value: 0,
+    currency_code: 'GBP',
+    export_license_number: null,
+    export_certificate_number: null,
+    other_export_comments: null,
+    export_purpose: null,
+  };
+}
+
 /** The customs declaration of a shipment with account defaults filled in. */
 export function effectiveCustoms(s: ShipmentRec): CustomsRec {
-  return (
-    s.customs_declaration ?? {
-      duty_method: 'DAP',
-      commercial_invoice_number: s.order_reference ?? s.shipment_reference,
-      insurance_value: 0,
-      freight_value: 0,
-      packing_value: 0,
-      handling_value: 0,
-      other_value: 0,
-      currency_code: 'GBP',
-      export_license_number: null,
-      export_certificate_number: null,
-      other_export_comments: null,
-      export_purpose: null,
-    }
-  );
+  return s.customs_declaration ?? defaultCustoms(s.order_reference ?? s.shipment_reference);
+}
+
+/** One goods line of a commercial invoice. */
+function invoiceItem(it: ItemRec): InvoiceItem {
+  return {
+    description: it.full_description || it.short_description || it.sku || 'Goods',
+    quantity: it.item_quantity,
+    unit_value: money(it.item_value ?? 0),
+    weight_grams: it.item_weight ?? undefined,
+    harmonised_code: it.harmonised_code ?? undefined,
+    country_of_origin: it.country_of_origin ?? undefined,
+    sku: it.sku ?? undefined,
+  };
 }
 
 /** Renders a shipment's A4 commercial invoice as a PDF. */
@@ -111,17 +128,7 @@ export async function invoicePdf(app: SandboxApp, s: ShipmentRec): Promise<Buffe
   const c = effectiveCustoms(s);
   const items: InvoiceInput['items'] = [];
   for (const p of s.parcels) {
-    for (const it of p.items) {
-      items.push({
-        description: it.full_description || it.short_description || it.sku || 'Goods',
-        quantity: it.item_quantity,
-        unit_value: money(it.item_value ?? 0),
-        weight_grams: it.item_weight ?? undefined,
-        harmonised_code: it.harmonised_code ?? undefined,
-        country_of_origin: it.country_of_origin ?? undefined,
-        sku: it.sku ?? undefined,
-      });
-    }
+    for (const it of p.items) items.push(invoiceItem(it));
     if (p.items.length === 0) {
       items.push({ description: `Parcel ${p.reference}`, quantity: 1, unit_value: money(p.value ?? 0), weight_grams: p.weight });
     }
@@ -195,19 +202,7 @@ export async function containerInvoice(app: SandboxApp, c: ContainerRec): Promis
   const live = c.shipment_ids.map((id) => app.store.shipments.get(id)).filter((s): s is ShipmentRec => !!s && s.status !== 'cancelled');
   const first = live[0];
   const loc = app.store.locations.get(c.location_id);
-  const items: InvoiceInput['items'] = [];
-  for (const s of live)
-    for (const p of s.parcels)
-      for (const it of p.items)
-        items.push({
-          description: it.full_description || it.short_description || it.sku || 'Goods',
-          quantity: it.item_quantity,
-          unit_value: money(it.item_value ?? 0),
-          weight_grams: it.item_weight ?? undefined,
-          harmonised_code: it.harmonised_code ?? undefined,
-          country_of_origin: it.country_of_origin ?? undefined,
-          sku: it.sku ?? undefined,
-        });
+  const items = live.flatMap((s) => s.parcels.flatMap((p) => p.items.map(invoiceItem)));
   const pdf = await commercialInvoicePdf({
     invoice_number: c.reference,
     date: c.despatch_date,

@@ -106,18 +106,26 @@ export function str(e: Errors, v: unknown, path: string, o: Opt & { max?: number
   return v;
 }
 
-/** An integer (numbers or integer strings, as Laravel's `integer` rule accepts). */
-export function int(e: Errors, v: unknown, path: string, o: Opt & { min?: number; max?: number } = {}): number | undefined {
+/** A number sent as a number or as a string matching `pattern`, checked by `valid` and the bounds. */
+function numeric(
+  e: Errors,
+  v: unknown,
+  path: string,
+  o: Opt & { min?: number; max?: number },
+  pattern: RegExp,
+  valid: (n: number) => boolean,
+  invalid: (path: string) => string,
+): number | undefined {
   if (isBlank(v)) {
     if (o.required) e.add(path, msg.required(path));
     return undefined;
   }
   let n: number;
   if (typeof v === 'number') n = v;
-  else if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) n = Number(v);
+  else if (typeof v === 'string' && pattern.test(v)) n = Number(v);
   else n = NaN;
-  if (!Number.isInteger(n)) {
-    e.add(path, msg.integer(path));
+  if (!valid(n)) {
+    e.add(path, invalid(path));
     return undefined;
   }
   if (o.min !== undefined && n < o.min) {
@@ -131,29 +139,14 @@ export function int(e: Errors, v: unknown, path: string, o: Opt & { min?: number
   return n;
 }
 
+/** An integer (numbers or integer strings, as Laravel's `integer` rule accepts). */
+export function int(e: Errors, v: unknown, path: string, o: Opt & { min?: number; max?: number } = {}): number | undefined {
+  return numeric(e, v, path, o, /^\s*-?\d+\s*$/, Number.isInteger, msg.integer);
+}
+
 /** A decimal (numbers or numeric strings), rounded to 2 d.p. by callers where money. */
 export function num(e: Errors, v: unknown, path: string, o: Opt & { min?: number; max?: number } = {}): number | undefined {
-  if (isBlank(v)) {
-    if (o.required) e.add(path, msg.required(path));
-    return undefined;
-  }
-  let n: number;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(v)) n = Number(v);
-  else n = NaN;
-  if (!Number.isFinite(n)) {
-    e.add(path, msg.numeric(path));
-    return undefined;
-  }
-  if (o.min !== undefined && n < o.min) {
-    e.add(path, msg.min(path, o.min));
-    return undefined;
-  }
-  if (o.max !== undefined && n > o.max) {
-    e.add(path, msg.max(path, o.max));
-    return undefined;
-  }
-  return n;
+  return numeric(e, v, path, o, /^\s*-?(\d+\.?\d*|\.\d+)\s*$/, Number.isFinite, msg.numeric);
 }
 
 /** A boolean as Laravel's `boolean` rule accepts it: true, false, 1, 0, "1", "0" (and "true"/"false"). */

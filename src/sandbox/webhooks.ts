@@ -4,21 +4,13 @@
 import { randomUUID } from 'node:crypto';
 // Static on purpose: in the esbuild bundle a dynamic import of undici (CommonJS) exposes only `default`.
 import { request as undiciRequest } from 'undici';
+import { EVENT_KINDS, isEventKind, type EventKind } from '../webhooks/events.js';
 
-/** The eight event kinds of the API document. */
-export const WEBHOOK_EVENTS = [
-  'SHIPMENT_CREATED',
-  'SHIPMENT_CANCELLED',
-  'TRACKING_UPDATED',
-  'TRACKING_COLLECTED',
-  'TRACKING_IN_TRANSIT',
-  'TRACKING_OUT_FOR_DELIVERY',
-  'TRACKING_DELIVERED',
-  'TRACKING_DELIVERY_FAILED',
-] as const;
+/** The eight event kinds of the API document (one list, shared with `ship webhooks`). */
+export const WEBHOOK_EVENTS = EVENT_KINDS;
 
 /** One event kind. */
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export type WebhookEvent = EventKind;
 
 /** Payload encoding chosen per webhook. */
 export type WebhookFormat = 'json' | 'form';
@@ -241,13 +233,15 @@ const SPECIFIC_EVENT: Record<string, WebhookEvent> = {
   DELIVERY_FAILED: 'TRACKING_DELIVERY_FAILED',
 };
 
-function typeKey(t: string): string {
-  return t.trim().toUpperCase().replace(/[\s-]+/g, '_');
+/** The key of a tracking type (`In Transit` → `IN_TRANSIT`); an IN_TRANSIT event named "Out for delivery" is OUT_FOR_DELIVERY. */
+function stageKey(type: string, name?: string): string {
+  const key = type.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  return key === 'IN_TRANSIT' && name && /out for delivery/i.test(name) ? 'OUT_FOR_DELIVERY' : key;
 }
 
 /** True when `e` is one of the eight event kinds. */
 export function isWebhookEvent(e: unknown): e is WebhookEvent {
-  return typeof e === 'string' && (WEBHOOK_EVENTS as readonly string[]).includes(e);
+  return typeof e === 'string' && isEventKind(e);
 }
 
 /** True for SHIPMENT_CREATED / SHIPMENT_CANCELLED (payload per shipment); false for TRACKING_* (per parcel). */
@@ -260,17 +254,13 @@ export function isShipmentEvent(e: WebhookEvent): boolean {
  * Out for Delivery, Delivered and Delivery Failed. `name` lets an IN_TRANSIT event named "Out for delivery" count as such.
  */
 export function trackingEventsFor(type: string, name?: string): WebhookEvent[] {
-  let key = typeKey(type);
-  if (key === 'IN_TRANSIT' && name && /out for delivery/i.test(name)) key = 'OUT_FOR_DELIVERY';
-  const specific = SPECIFIC_EVENT[key];
+  const specific = SPECIFIC_EVENT[stageKey(type, name)];
   return specific ? ['TRACKING_UPDATED', specific] : ['TRACKING_UPDATED'];
 }
 
 /** The stage name carried in `tracking_event_type` (`IN_TRANSIT` → `In Transit`); unknown values pass through. */
 export function trackingStage(type: string, name?: string): string {
-  let key = typeKey(type);
-  if (key === 'IN_TRANSIT' && name && /out for delivery/i.test(name)) key = 'OUT_FOR_DELIVERY';
-  return TRACKING_STAGE[key] ?? type;
+  return TRACKING_STAGE[stageKey(type, name)] ?? type;
 }
 
 /** Builds the payload recipient object, splitting a full name into first and last name. */

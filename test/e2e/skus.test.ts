@@ -7,33 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { allSkus, apiCall, sandboxForFile, type ApiAuth } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
+const sb = await sandboxForFile();
+let env: ApiAuth;
 let dir: string;
 let proxy: http.Server;
 let proxyBase: string;
 const seen: string[] = [];
-
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${sb.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-async function allSkus(): Promise<any[]> {
-  const out: any[] = [];
-  for (let page = 1; ; page++) {
-    const r = await api('GET', `/skus?page=${page}`);
-    out.push(...r.body.data);
-    if (!r.body.links.next) return out;
-  }
-}
 
 /** Runs the binary through the recording proxy. */
 function shipVia(args: string[]) {
@@ -47,7 +28,6 @@ const csv = (name: string, text: string) => {
 };
 
 beforeAll(async () => {
-  sb = await startTestSandbox();
   const target = new URL(sb.baseUrl);
   proxy = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
@@ -66,10 +46,8 @@ beforeAll(async () => {
 afterAll(async () => {
   proxy?.closeAllConnections();
   await new Promise((r) => proxy?.close(r));
-  await sb?.close();
 });
 beforeEach(async () => {
-  await sb.reset();
   env = await sb.authEnv();
   dir = mkdtempSync(join(tmpdir(), 'ship-e2e-skus-'));
   seen.length = 0;
@@ -78,7 +56,7 @@ beforeEach(async () => {
 describe('ship skus (built binary)', () => {
   it('imports 100 SKUs of which 40 exist: 60 created, 40 updated, exactly one POST or PATCH each', async () => {
     await sb.control('seed/skus', { count: 40, prefix: 'E2E' });
-    const before = new Map((await allSkus()).map((s) => [s.sku, s]));
+    const before = new Map((await allSkus(env)).map((s) => [s.sku, s]));
     const rows = Array.from({ length: 100 }, (_, i) => {
       const n = String(i + 1).padStart(6, '0');
       return `E2E-${n},Imported ${i + 1},${100 + i},${i % 2 ? 'cn' : 'DE'},${i % 3 ? 'P' : 'non-packable'}`;
@@ -101,7 +79,7 @@ describe('ship skus (built binary)', () => {
     expect(posts).toHaveLength(60);
     expect(patches.map((p) => decodeURIComponent(p.split('/').pop()!)).sort()).toEqual(updated.sort());
 
-    const after = await allSkus();
+    const after = await allSkus(env);
     expect(after).toHaveLength(before.size + 60);
     const one = after.find((s) => s.sku === 'E2E-000001');
     expect(one).toMatchObject({ product_name: 'Imported 1', gross_weight: 100, item_handling: 'NON_PACKABLE' });
@@ -116,7 +94,7 @@ describe('ship skus (built binary)', () => {
   });
 
   it('refuses a file with bad rows before sending anything', async () => {
-    const before = await allSkus();
+    const before = await allSkus(env);
     const file = csv(
       'bad.csv',
       'sku,product_name,width,country_of_origin,item_handling,vat_rate\n' +
@@ -138,12 +116,12 @@ describe('ship skus (built binary)', () => {
     expect(err).toMatch(/row 7, column vat_rate/);
     expect(err).toMatch(/nothing was sent/);
     expect(seen).toEqual([]);
-    expect(await allSkus()).toEqual(before);
+    expect(await allSkus(env)).toEqual(before);
   });
 
   it('list --all streams every page (at least 4) in order', async () => {
     await sb.control('seed/skus', { count: 110, prefix: 'LIST' });
-    const expected = (await allSkus()).map((s) => s.sku);
+    const expected = (await allSkus(env)).map((s) => s.sku);
     expect(Math.ceil(expected.length / 30)).toBeGreaterThanOrEqual(4);
     const j = await shipVia(['skus', 'list', '--all', '--json']);
     expect(j.exitCode, String(j.stderr)).toBe(0);
@@ -158,8 +136,8 @@ describe('ship skus (built binary)', () => {
 
   it('export → import changes nothing; an edited cell changes only that attribute', async () => {
     await sb.control('seed/skus', { count: 70, prefix: 'RT' });
-    await api('POST', '/skus', { sku: '+44-SKU', product_name: '=cmd|calc', part_number: '-12', description_full: 'line one\nline "two", three', custom_fields: { hazard_class: '@x' } });
-    const before = await allSkus();
+    await apiCall(env, 'POST', '/skus', { sku: '+44-SKU', product_name: '=cmd|calc', part_number: '-12', description_full: 'line one\nline "two", three', custom_fields: { hazard_class: '@x' } });
+    const before = await allSkus(env);
     const out = join(dir, 'skus.csv');
     const e = await shipVia(['skus', 'export', '-o', out]);
     expect(e.exitCode, String(e.stderr)).toBe(0);
@@ -174,7 +152,7 @@ describe('ship skus (built binary)', () => {
     expect(statuses.filter((s) => s === 'updated')).toHaveLength(before.length);
     expect(seen.filter((s) => s.startsWith('PATCH '))).toHaveLength(before.length);
     const strip = (xs: any[]) => xs.map(({ updated_at: _u, ...rest }) => rest);
-    expect(strip(await allSkus())).toEqual(strip(before));
+    expect(strip(await allSkus(env))).toEqual(strip(before));
 
     // Edit one cell of one row: only that attribute of that SKU changes.
     const edited = text.replace(/^RT-000005,[^,\n]*,/m, 'RT-000005,Product five,');
@@ -182,7 +160,7 @@ describe('ship skus (built binary)', () => {
     writeFileSync(out, edited);
     const i2 = await shipVia(['skus', 'import', out]);
     expect(i2.exitCode, String(i2.stderr)).toBe(0);
-    const after = strip(await allSkus());
+    const after = strip(await allSkus(env));
     const expected = strip(before).map((s) => (s.sku === 'RT-000005' ? { ...s, product_name: 'Product five' } : s));
     expect(after).toEqual(expected);
   });

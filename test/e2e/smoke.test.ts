@@ -1,47 +1,16 @@
 // The built binary's `ship smoke` against the sandbox: a clean pass, the exit codes of a revoked token and of
 // injected faults, and a real SIGINT in the middle of a run — with no shipment left behind in any case
 // (checked through the sandbox's SHIPMENT_CREATED / SHIPMENT_CANCELLED webhooks).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startReceiver, type Receiver } from '../../src/webhooks/receiver.js';
-import { startProxy, type TestProxy } from '../commands/smoke/proxy.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { smokeHarness } from '../commands/smoke/harness.js';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let hooks: Receiver;
-let proxy: TestProxy;
-const seen: Array<{ event: string; ref: string }> = [];
+const { sb, proxy, leftBehind } = await smokeHarness();
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  proxy = await startProxy(sb.baseUrl);
-  hooks = await startReceiver({ host: '127.0.0.1', port: 0, onEvent: (e) => seen.push({ event: e.event, ref: String(e.payload.shipment_reference) }) });
-});
-afterAll(async () => {
-  await hooks?.close();
-  await proxy?.close();
-  await sb?.close();
-});
 beforeEach(async () => {
-  await sb.reset();
-  await sb.control('webhooks', { url: hooks.url, format: 'json', events: ['SHIPMENT_CREATED', 'SHIPMENT_CANCELLED'], retries: 0 });
-  seen.length = 0;
-  proxy.log.length = 0;
-  proxy.rule = () => undefined;
   env = await sb.authEnv();
 });
-
-/** References the sandbox reported created but never cancelled, once `created` creations were seen. */
-async function leftBehind(created: number): Promise<string[]> {
-  const end = Date.now() + 5000;
-  const refs = (e: string) => seen.filter((s) => s.event === e).map((s) => s.ref);
-  const left = () => refs('SHIPMENT_CREATED').filter((r) => !refs('SHIPMENT_CANCELLED').includes(r));
-  while (Date.now() < end && (refs('SHIPMENT_CREATED').length < created || left().length > 0)) await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, 50));
-  expect(refs('SHIPMENT_CREATED')).toHaveLength(created);
-  return left();
-}
 
 describe('ship smoke (built binary)', () => {
   it('passes against the sandbox with --test semantics via SHIP_BASE_URL, and cleans up', async () => {

@@ -5,27 +5,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { examplePayload } from '../../src/sandbox/webhooks.js';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxForFile } from '../helpers/sandbox.js';
 
 type Line = Record<string, any>;
 const TOKEN = 'e2e-webhook-token-1234';
 
-let sb: TestSandbox;
+const sb = await sandboxForFile();
 let auth: { SHIP_API_KEY: string; SHIP_TOKEN: string };
 const procs: Array<ReturnType<typeof ship>> = [];
 const servers: Server[] = [];
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb?.close();
-});
 beforeEach(async () => {
-  await sb.reset();
   auth = await sb.authEnv();
 });
 afterEach(async () => {

@@ -1,4 +1,5 @@
 // Starts the embedded sandbox in this process on a free loopback port, with helpers for logging in and control calls.
+import { afterAll, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 /** A running in-process sandbox plus shortcuts tests need. */
@@ -77,4 +78,48 @@ export async function startTestSandbox(opts: SandboxOptions = {}): Promise<TestS
       await control('reset');
     },
   };
+}
+
+/**
+ * One sandbox for the calling test file: started now, reset before each test, closed after the file's tests.
+ * Await it at the top level of the test file (`const sb = await sandboxForFile();`).
+ */
+export function sandboxForFile(opts: SandboxOptions = {}): Promise<TestSandbox> {
+  const started = startTestSandbox(opts);
+  // Registered before any await, so the hooks belong to the file being collected.
+  afterAll(async () => {
+    await (await started).close();
+  });
+  beforeEach(async () => {
+    await (await started).reset();
+  });
+  return started;
+}
+
+/** What a direct API call needs: the sandbox's base URL, its API key and a token (as `authEnv()` gives them). */
+export interface ApiAuth {
+  SHIP_BASE_URL: string;
+  SHIP_API_KEY: string;
+  SHIP_TOKEN: string;
+}
+
+/** Calls the sandbox's API directly (not through ship), for setting up and checking state; JSON in and out. */
+export async function apiCall(auth: ApiAuth, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${auth.SHIP_BASE_URL}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': auth.SHIP_API_KEY, 'x-service-token': auth.SHIP_TOKEN },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** Every SKU, read page by page straight from the sandbox. */
+export async function allSkus(auth: ApiAuth): Promise<any[]> {
+  const out: any[] = [];
+  for (let page = 1; ; page++) {
+    const r = await apiCall(auth, 'GET', `/skus?page=${page}`);
+    out.push(...r.body.data);
+    if (!r.body.links.next) return out;
+  }
 }

@@ -1,18 +1,9 @@
 // Conformance: Authentication, tokens, the response envelope, errors for unknown routes and bad bodies.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxForFile, startTestSandbox } from '../helpers/sandbox.js';
 import { call } from './client.js';
 
-let sb: TestSandbox;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-});
+const sb = await sandboxForFile();
 
 describe('API key (Authentication §1)', () => {
   it('401 with {message, data:null} when X-SERVICE-API-KEY is missing (Authentication §1)', async () => {

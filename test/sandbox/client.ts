@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestSandbox } from '../helpers/sandbox.js';
+import { beforeEach } from 'vitest';
+import type { SandboxOptions } from '../../src/sandbox/server.js';
+import { sandboxForFile, type TestSandbox } from '../helpers/sandbox.js';
 
 /** A response as the suite inspects it. */
 export interface Reply {
@@ -43,15 +45,34 @@ export async function call(sb: TestSandbox, method: string, path: string, body?:
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-/** A client bound to one sandbox and token. */
-export function client(sb: TestSandbox, token: string) {
+/** A client bound to one sandbox and a token (or a function giving the token to use at each call). */
+export function client(sb: TestSandbox, token: string | (() => string)) {
+  const t = typeof token === 'function' ? token : () => token;
   return {
-    get: (path: string, o: CallOptions = {}) => call(sb, 'GET', path, undefined, { token, ...o }),
-    post: (path: string, body?: unknown, o: CallOptions = {}) => call(sb, 'POST', path, body ?? {}, { token, ...o }),
-    put: (path: string, body?: unknown, o: CallOptions = {}) => call(sb, 'PUT', path, body ?? {}, { token, ...o }),
-    patch: (path: string, body?: unknown, o: CallOptions = {}) => call(sb, 'PATCH', path, body, { token, ...o }),
-    del: (path: string, o: CallOptions = {}) => call(sb, 'DELETE', path, undefined, { token, ...o }),
+    get: (path: string, o: CallOptions = {}) => call(sb, 'GET', path, undefined, { token: t(), ...o }),
+    post: (path: string, body?: unknown, o: CallOptions = {}) => call(sb, 'POST', path, body ?? {}, { token: t(), ...o }),
+    put: (path: string, body?: unknown, o: CallOptions = {}) => call(sb, 'PUT', path, body ?? {}, { token: t(), ...o }),
+    patch: (path: string, body?: unknown, o: CallOptions = {}) => call(sb, 'PATCH', path, body, { token: t(), ...o }),
+    del: (path: string, o: CallOptions = {}) => call(sb, 'DELETE', path, undefined, { token: t(), ...o }),
   };
+}
+
+/** A client of the suite. */
+export type Client = ReturnType<typeof client>;
+
+/**
+ * The suite's per-file setup: one sandbox for the file (see sandboxForFile), reset and logged in afresh before
+ * each test; `api` calls with the current test's token. Await it at the top level of the test file.
+ */
+export async function sandboxSuite(opts: SandboxOptions = {}): Promise<{ sb: TestSandbox; api: Client }> {
+  const started = sandboxForFile(opts);
+  let token = '';
+  // Registered before any await (after the reset of sandboxForFile, so the login survives it).
+  beforeEach(async () => {
+    token = await (await started).login();
+  });
+  const sb = await started;
+  return { sb, api: client(sb, () => token) };
 }
 
 /** A valid domestic shipment request; `over` replaces top-level fields. */

@@ -1,22 +1,10 @@
 // Conformance: /containers — the eight endpoints, generated references, consolidation services only, the
 // Open/Closed state machine, counts and limits, documents after close, delete rules (Containers; States: Container).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client, hasPoppler, pdfText, renderPdf, shipment } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { hasPoppler, pdfText, renderPdf, sandboxSuite, shipment } from './client.js';
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
 const clock = { now: new Date('2026-03-05T10:00:00Z') };
-beforeAll(async () => {
-  sb = await startTestSandbox({ clock: () => clock.now });
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-  api = client(sb, await sb.login());
-});
+const { sb, api } = await sandboxSuite({ clock: () => clock.now });
 
 const CONTAINER = { delivery_service_key: 'DPD_CONSOLIDATED_EU', clearance_country: 'FR', clearance_location: 'CDG' };
 const euParcel = (over: Record<string, unknown> = {}) => ({

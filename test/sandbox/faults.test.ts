@@ -1,21 +1,9 @@
 // Conformance of the fault injection control endpoint (cli-contract: POST /__sandbox/faults).
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxSuite } from './client.js';
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-  api = client(sb, await sb.login());
-});
+const { sb, api } = await sandboxSuite();
 
 describe('POST /__sandbox/faults', () => {
   it('fail_rate 1 with a status answers that status with the envelope on API routes', async () => {

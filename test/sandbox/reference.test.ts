@@ -1,21 +1,9 @@
 // Conformance: users, locations, brands, services, custom fields, packaging options (Endpoints: Users, locations,
 // brands, services; Custom fields; Packaging).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { client, sandboxSuite } from './client.js';
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-  api = client(sb, await sb.login());
-});
+const { sb, api } = await sandboxSuite();
 
 describe('GET /users (envelope exception)', () => {
   it('answers {data} without a message, each User with the documented fields', async () => {

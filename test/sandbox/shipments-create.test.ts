@@ -1,20 +1,8 @@
 // Conformance: POST /shipments — response shape, formats, validation rules, routing, packaging, SKUs, custom fields.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client, hasPoppler, intlShipment, pdfText, shipment } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { hasPoppler, intlShipment, pdfText, sandboxSuite, shipment } from './client.js';
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-  api = client(sb, await sb.login());
-});
+const { sb, api } = await sandboxSuite();
 
 const VALIDATION = 'The given data failed to pass validation.';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,21 +1,10 @@
 // Conformance: get-services quotes, cancel, events, labels, print, commercial invoice, and the tracking/shipment
 // state machines (States and transitions).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client, hasPoppler, intlShipment, pdfText, renderPdf, shipment } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { startTestSandbox } from '../helpers/sandbox.js';
+import { client, hasPoppler, intlShipment, pdfText, renderPdf, sandboxSuite, shipment } from './client.js';
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-  api = client(sb, await sb.login());
-});
+const { sb, api } = await sandboxSuite();
 
 describe('POST /shipments/get-services (Endpoints/Shipments; Service quote)', () => {
   it('answers recommended_service and services sorted ascending by total_price, with "0.00" strings', async () => {

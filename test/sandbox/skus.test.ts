@@ -1,21 +1,9 @@
 // Conformance: /skus — create, replace (PUT), partial update (PATCH), pagination (30 per page, links, meta, no
 // message), get by SKU number or ID, item_handling normalisation, active default (SKU; Endpoints/SKUs; Limits).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client } from './client.js';
+import { describe, expect, it } from 'vitest';
+import { sandboxSuite } from './client.js';
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb.close();
-});
-beforeEach(async () => {
-  await sb.reset();
-  api = client(sb, await sb.login());
-});
+const { sb, api } = await sandboxSuite();
 
 describe('POST /skus', () => {
   it('creates a SKU: active defaults to true, item_handling to PACKABLE, location to the default one', async () => {

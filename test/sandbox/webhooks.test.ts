@@ -3,8 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { client, shipment, waitFor } from './client.js';
+import { sandboxSuite, shipment, waitFor } from './client.js';
 
 interface Received {
   contentType: string;
@@ -13,8 +12,6 @@ interface Received {
   form: URLSearchParams | null;
 }
 
-let sb: TestSandbox;
-let api: ReturnType<typeof client>;
 let receiver: Server;
 let hookUrl: string;
 let received: Received[] = [];
@@ -22,7 +19,6 @@ let received: Received[] = [];
 let script: number[] = [];
 
 beforeAll(async () => {
-  sb = await startTestSandbox({ webhooks: { baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000, pauseAfterFailedEvents: 3, pauseAfterUnreachable: 3 } });
   receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -40,15 +36,15 @@ beforeAll(async () => {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 });
+// Registered before the sandbox's hooks, so it runs after the sandbox has closed (afterAll hooks run in reverse).
 afterAll(async () => {
-  await sb.close();
   await new Promise((r) => receiver.close(r));
 });
-beforeEach(async () => {
-  await sb.reset();
+
+const { sb, api } = await sandboxSuite({ webhooks: { baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 2000, pauseAfterFailedEvents: 3, pauseAfterUnreachable: 3 } });
+beforeEach(() => {
   received = [];
   script = [];
-  api = client(sb, await sb.login());
 });
 
 const deliveries = async () => (await sb.control('GET webhooks/deliveries')).data as any[];

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Forwarder, type ForwardReport } from '../../src/webhooks/forwarder.js';
+import { freePort } from '../helpers/net.js';
 
 interface Handler {
   url: string;
@@ -41,15 +42,6 @@ async function handler(status: (n: number, req: IncomingMessage) => number = () 
         server.close(() => r());
       }),
   };
-}
-
-/** A port nothing listens on (for a handler that is down at first). */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 const item = (i: number, type = 'application/json') => ({ body: Buffer.from(`{"n":${i}}`), contentType: type, meta: i });

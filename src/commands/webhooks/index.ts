@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import type { TriggerOptions } from './trigger.js';
 
 /** Registers `ship webhooks …`. */
 export function registerWebhooks(program: Command, ctx: Ctx): void {
@@ -79,32 +80,19 @@ Examples:
   ship webhooks trigger SHIPMENT_CREATED --to http://127.0.0.1:3000/webhooks --auth-token "$WEBHOOK_TOKEN"
   ship webhooks trigger TRACKING_DELIVERED --to http://127.0.0.1:3000/hook --format form --shipment-reference ORDER-1001`,
     )
-    .action(
-      async (
-        event: string,
-        flags: {
-          to: string;
-          authToken?: string;
-          format: 'json' | 'form';
-          shipmentReference?: string;
-          orderReference?: string;
-          parcelReference?: string;
-          requestToken?: string;
-        },
-      ) => {
-        const { run } = await import('./trigger.js');
-        await run(ctx, {
-          event,
-          to: flags.to,
-          authToken: flags.authToken ?? ctx.env.SHIP_WEBHOOK_TOKEN,
-          format: flags.format,
-          shipmentReference: flags.shipmentReference,
-          orderReference: flags.orderReference,
-          parcelReference: flags.parcelReference,
-          requestToken: flags.requestToken,
-        });
-      },
-    );
+    .action(async (event: string, flags: Omit<TriggerOptions, 'event' | 'timeoutMs'>) => {
+      const { run } = await import('./trigger.js');
+      await run(ctx, {
+        event,
+        to: flags.to,
+        authToken: flags.authToken ?? ctx.env.SHIP_WEBHOOK_TOKEN,
+        format: flags.format,
+        shipmentReference: flags.shipmentReference,
+        orderReference: flags.orderReference,
+        parcelReference: flags.parcelReference,
+        requestToken: flags.requestToken,
+      });
+    });
 }
 
 function parseIntFlag(flag: string, value: string, min: number, max: number): number {

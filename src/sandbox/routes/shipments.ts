@@ -1,11 +1,11 @@
 // /shipments: create (routing, packaging, SKU lookup, custom fields, containers), get-services (quotes), cancel,
 // events, print and commercial invoice.
 import { randomUUID } from 'node:crypto';
-import { containerTotals, presentAddress, presentLocation, type SandboxApp } from '../app.js';
+import { containerTotals, parcelTotals, presentAddress, presentLocation, type SandboxApp } from '../app.js';
 import { countryCodeOf } from '../countries.js';
 import { addBusinessDays, fmtDateTime, fmtDateTimeMinutes, money, parseDateTime } from '../format.js';
 import { HttpError, notFound, ok, type ApiRequest, type ApiResponse } from '../http.js';
-import { effectiveCustoms, invoicePdf, renderLabel, renderZpl, shipmentLabels } from '../labels.js';
+import { defaultCustoms, effectiveCustoms, invoicePdf, renderLabel, renderZpl, shipmentLabels } from '../labels.js';
 import { APP_NAME } from '../seed.js';
 import type {
   AddressRec,
@@ -28,36 +28,18 @@ import { failedCondition, type ParcelFacts } from './services.js';
 export const HOME_COUNTRY = 'GB';
 const FORMATS = ['ZPL', 'PDF', 'PNG'] as const;
 
-interface ParcelDraft {
-  reference: string;
-  packaging_type_key: string | null;
-  weight: number;
-  length: number;
-  width: number;
-  depth: number;
-  value: number | null;
-  items: ItemRec[];
-  custom_fields: Record<string, string>;
-  customs_declaration: Partial<CustomsRec> | null;
-}
+/** A validated parcel: the stored parcel's fields before it gets an id, a tracking reference and events. */
+type ParcelDraft = Omit<ParcelRec, 'id' | 'tracking_reference' | 'events'>;
+
+/** The request's fields a stored shipment takes over as they are. */
+type DraftFields =
+  | 'shipment_reference' | 'order_reference' | 'brand_id' | 'location_id' | 'despatch_date' | 'to_address' | 'delivery_instructions'
+  | 'custom_fields' | 'customs_declaration' | 'recipient_vat_number' | 'recipient_eori_number' | 'recipient_ukims_number' | 'format';
 
 /** A validated shipment request, before a service is chosen. */
-interface Draft {
-  shipment_reference: string;
-  order_reference: string | null;
+interface Draft extends Pick<ShipmentRec, DraftFields> {
   requested: ServiceRec | null;
   requestedField: string;
-  brand_id: string | null;
-  location_id: string;
-  despatch_date: string;
-  to_address: AddressRec;
-  delivery_instructions: string | null;
-  custom_fields: Record<string, string>;
-  customs_declaration: CustomsRec | null;
-  recipient_vat_number: string | null;
-  recipient_eori_number: string | null;
-  recipient_ukims_number: string | null;
-  format: LabelFormat;
   print_labels: boolean;
   print_to_user: UserRec | null;
   printer_key: string | null;
@@ -113,21 +95,7 @@ function parseCustoms(e: Errors, raw: unknown, path: string, partial: boolean, d
     out.export_purpose = purpose;
   }
   if (partial) return out;
-  return {
-    duty_method: 'DAP',
-    commercial_invoice_number: defaults.invoice,
-    insurance_value: 0,
-    freight_value: 0,
-    packing_value: 0,
-    handling_value: 0,
-    other_value: 0,
-    currency_code: 'GBP',
-    export_license_number: null,
-    export_certificate_number: null,
-    other_export_comments: null,
-    export_purpose: null,
-    ...out,
-  };
+  return { ...defaultCustoms(defaults.invoice), ...out };
 }
 
 function parseAddress(e: Errors, raw: unknown): AddressRec {
@@ -466,19 +434,12 @@ function checkContainer(app: SandboxApp, c: ContainerRec, d: Draft): void {
   const svc = app.store.servicesByKey.get(c.service_key);
   if (!svc) return;
   const t = containerTotals(app, c);
-  let items = 0;
-  let weight = 0;
-  let value = 0;
-  for (const p of d.parcels) {
-    weight += p.weight;
-    value += p.value ?? 0;
-    for (const it of p.items) items += it.item_quantity;
-  }
+  const add = parcelTotals(d.parcels);
   const over: string[] = [];
-  if (svc.max_parcels !== null && t.parcels + d.parcels.length > svc.max_parcels) over.push(`max parcels (${svc.max_parcels})`);
-  if (svc.max_items !== null && t.items + items > svc.max_items) over.push(`max items (${svc.max_items})`);
-  if (svc.max_weight !== null && t.weight + weight > svc.max_weight) over.push(`max weight (${svc.max_weight} g)`);
-  if (svc.max_value !== null && t.value + value > svc.max_value) over.push(`max value (${svc.max_value})`);
+  if (svc.max_parcels !== null && t.parcels + add.parcels > svc.max_parcels) over.push(`max parcels (${svc.max_parcels})`);
+  if (svc.max_items !== null && t.items + add.items > svc.max_items) over.push(`max items (${svc.max_items})`);
+  if (svc.max_weight !== null && t.weight + add.weight > svc.max_weight) over.push(`max weight (${svc.max_weight} g)`);
+  if (svc.max_value !== null && t.value + add.value > svc.max_value) over.push(`max value (${svc.max_value})`);
   if (over.length > 0) {
     throw new HttpError(400, VALIDATION_MESSAGE, {
       container_reference: over.map((o) => `The shipment does not fit in container ${c.reference}: it would exceed the container's ${o}.`),

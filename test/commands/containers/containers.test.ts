@@ -3,25 +3,18 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runShip } from '../../helpers/run.js';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { apiCall, sandboxForFile, type ApiAuth } from '../../helpers/sandbox.js';
 
 const CONSOLIDATION = 'DPD_CONSOLIDATED_EU';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
+const sb = await sandboxForFile();
+let env: ApiAuth;
 let dir: string;
 
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${sb.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+/** Direct API call to the sandbox (not through ship), for setting up and checking state. */
+const api = (method: string, path: string, body?: unknown) => apiCall(env, method, path, body);
 
 /** A shipment for the container through the API directly (these tests are about the containers commands). */
 function shipment(ref: string, container: string, parcel: { weight?: number; value?: number } = {}) {
@@ -73,14 +66,7 @@ async function fakePrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Pr
   };
 }
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(async () => {
-  await sb?.close();
-});
 beforeEach(async () => {
-  await sb.reset();
   env = await sb.authEnv();
   dir = mkdtempSync(join(tmpdir(), 'ship-containers-'));
 });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../../helpers/bin.js';
+import { freePort } from '../../helpers/net.js';
 import { runShip } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
@@ -29,14 +30,6 @@ interface Check {
   source?: string;
 }
 const byName = (checks: Check[], name: string) => checks.find((c) => c.name === name);
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function listenTcp(): Promise<number> {
   const s: TcpServer = createTcpServer((sock) => sock.end());

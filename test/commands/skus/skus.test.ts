@@ -2,34 +2,16 @@
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runShip } from '../../helpers/run.js';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { allSkus, apiCall, sandboxForFile, type ApiAuth } from '../../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
+const sb = await sandboxForFile();
+let env: ApiAuth;
 let dir: string;
 
 /** Direct API call to the sandbox (not through ship), for setting up and checking state. */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${sb.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-/** Every SKU, read page by page straight from the sandbox. */
-async function allSkus(): Promise<any[]> {
-  const out: any[] = [];
-  for (let page = 1; ; page++) {
-    const r = await api('GET', `/skus?page=${page}`);
-    out.push(...r.body.data);
-    if (!r.body.links.next) return out;
-  }
-}
+const api = (method: string, path: string, body?: unknown) => apiCall(env, method, path, body);
 
 const ship = (args: string[], opts: { stdin?: string; tty?: boolean } = {}) =>
   runShip(args, { env: { ...env, SHIP_CONFIG_DIR: dir, CI: opts.tty ? undefined : 'true' }, ...opts });
@@ -40,22 +22,14 @@ const file = (name: string, text: string) => {
   return p;
 };
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(async () => {
-  await sb?.close();
-});
 beforeEach(async () => {
-  await sb.reset();
   env = await sb.authEnv();
   dir = mkdtempSync(join(tmpdir(), 'ship-skus-'));
 });
 
 describe('skus list / get', () => {
   it('lists one page as TSV without a terminal, and as a JSON array', async () => {
-    const seeded = await allSkus();
+    const seeded = await allSkus(env);
     const r = await ship(['skus', 'list']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -67,7 +41,7 @@ describe('skus list / get', () => {
 
   it('--all streams every page in order as one JSON array or as NDJSON', async () => {
     for (let i = 0; i < 95; i++) await api('POST', '/skus', { sku: `L-${String(i).padStart(3, '0')}`, product_name: `P${i}` });
-    const expected = (await allSkus()).map((s) => s.sku);
+    const expected = (await allSkus(env)).map((s) => s.sku);
     expect(expected.length).toBeGreaterThan(90);
     const j = await ship(['skus', 'list', '--all', '--json']);
     expect(j.code).toBe(0);
@@ -91,7 +65,7 @@ describe('skus list / get', () => {
 
   it('streams a fixed-width table with one header on a terminal for --all', async () => {
     for (let i = 0; i < 40; i++) await api('POST', '/skus', { sku: `T-${String(i).padStart(2, '0')}`, product_name: `Table ${i}` });
-    const all = await allSkus();
+    const all = await allSkus(env);
     const r = await ship(['skus', 'list', '--all'], { tty: true });
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -178,7 +152,7 @@ describe('skus import', () => {
   });
 
   it('validates the whole file first: every problem with row and column, nothing sent', async () => {
-    const before = await allSkus();
+    const before = await allSkus(env);
     const f = file('bad.csv', 'sku,product_name,gross_weight,country_of_origin,active\nOK-1,Fine,10,GB,yes\nBAD-1,x,1.5,GB,yes\nBAD-2,y,3,GBR,perhaps\nOK-1,dup,1,GB,no\n');
     const r = await ship(['skus', 'import', f]);
     expect(r.code).toBe(2);
@@ -186,16 +160,16 @@ describe('skus import', () => {
     expect(r.stderr).toMatch(/row 4, column country_of_origin/);
     expect(r.stderr).toMatch(/row 4, column active/);
     expect(r.stderr).toMatch(/row 5, column sku: SKU OK-1 is already on row 2/);
-    expect(await allSkus()).toEqual(before);
+    expect(await allSkus(env)).toEqual(before);
   });
 
   it('--dry-run validates and sends nothing', async () => {
-    const before = await allSkus();
+    const before = await allSkus(env);
     const f = file('ok.csv', 'sku,product_name\nDRY-1,Dry\n');
     const r = await ship(['skus', 'import', f, '--dry-run']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/1 SKU row valid; nothing sent/);
-    expect(await allSkus()).toEqual(before);
+    expect(await allSkus(env)).toEqual(before);
   });
 
   it('reports rows the API refuses, writes FILE.failed.csv, exits 3, and a rerun skips the rows already done', async () => {
@@ -251,7 +225,7 @@ describe('skus import', () => {
 describe('skus export', () => {
   it('writes every SKU in the import format, and importing it back changes nothing', async () => {
     await api('POST', '/skus', { sku: '=HYPERLINK("x")', product_name: '-5 degrees', part_number: '@home', custom_fields: { hazard_class: '+1' }, value_ex_vat: 0 });
-    const before = await allSkus();
+    const before = await allSkus(env);
     const out = join(dir, 'export.csv');
     const e = await ship(['skus', 'export', '-o', out]);
     expect(e.code, e.stderr).toBe(0);
@@ -267,7 +241,7 @@ describe('skus export', () => {
     const statuses = i.stdout.trim().split('\n').map((l) => JSON.parse(l).status);
     expect(statuses.every((s) => s === 'updated')).toBe(true);
     expect(statuses).toHaveLength(before.length);
-    const after = await allSkus();
+    const after = await allSkus(env);
     const strip = (xs: any[]) => xs.map(({ updated_at: _u, ...rest }) => rest);
     expect(strip(after)).toEqual(strip(before));
   });
@@ -276,6 +250,6 @@ describe('skus export', () => {
     const r = await ship(['skus', 'export', '-o', '-']);
     expect(r.code).toBe(0);
     const rows = r.stdout.trim().split('\n');
-    expect(rows.length).toBe((await allSkus()).length + 1);
+    expect(rows.length).toBe((await allSkus(env)).length + 1);
   });
 });

@@ -1,59 +1,19 @@
 // `ship smoke` in-process against the sandbox: passing runs, failures with the right exit codes, and the
 // cleanup guarantee (checked through the sandbox's own SHIPMENT_CREATED / SHIPMENT_CANCELLED webhooks).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { run as smoke } from '../../../src/commands/smoke/run.js';
 import { createContext } from '../../../src/context.js';
 import { Interrupted } from '../../../src/errors.js';
-import { startReceiver, type Receiver } from '../../../src/webhooks/receiver.js';
 import { tempConfigDir } from '../../helpers/bin.js';
 import { bufferIO, runShip } from '../../helpers/run.js';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
-import { startProxy, type TestProxy } from './proxy.js';
+import { smokeHarness } from './harness.js';
 
-let sb: TestSandbox;
-let proxy: TestProxy;
-let hooks: Receiver;
-const lifecycle: Array<{ event: string; ref: string }> = [];
+const { sb, proxy, leftBehind } = await smokeHarness('smoke-hooks');
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  proxy = await startProxy(sb.baseUrl);
-  hooks = await startReceiver({
-    host: '127.0.0.1',
-    port: 0,
-    authToken: 'smoke-hooks',
-    onEvent: (e) => lifecycle.push({ event: e.event, ref: String(e.payload.shipment_reference) }),
-  });
-});
-afterAll(async () => {
-  await hooks?.close();
-  await proxy?.close();
-  await sb?.close();
-});
 beforeEach(async () => {
-  await sb.reset();
-  await sb.control('webhooks', { url: hooks.url, auth_token: 'smoke-hooks', format: 'json', events: ['SHIPMENT_CREATED', 'SHIPMENT_CANCELLED'], retries: 0 });
-  lifecycle.length = 0;
-  proxy.log.length = 0;
-  proxy.rule = () => undefined;
   env = { ...(await sb.authEnv()), SHIP_BASE_URL: proxy.baseUrl, SHIP_CONFIG_DIR: tempConfigDir() };
 });
-
-/** Waits for the sandbox's webhooks to settle, then returns the references created but never cancelled. */
-async function leftBehind(expectCreated: number, expectLeft = 0): Promise<string[]> {
-  const end = Date.now() + 5000;
-  const created = () => lifecycle.filter((l) => l.event === 'SHIPMENT_CREATED').map((l) => l.ref);
-  const cancelled = () => new Set(lifecycle.filter((l) => l.event === 'SHIPMENT_CANCELLED').map((l) => l.ref));
-  const left = () => created().filter((r) => !cancelled().has(r));
-  while (Date.now() < end && (created().length < expectCreated || left().length !== expectLeft)) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // Events that would arrive late (a cancel after all) get a moment to show up.
-  await new Promise((r) => setTimeout(r, 50));
-  expect(created()).toHaveLength(expectCreated);
-  return created().filter((r) => !cancelled().has(r));
-}
 
 describe('ship smoke', () => {
   it('passes every step against the sandbox and cancels its shipment (--json report)', async () => {
