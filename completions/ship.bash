@@ -2,7 +2,7 @@
 
 _ship_subs() {
   case "$1" in
-    "") echo 'create shipments quote cancel track label print invoice login logout whoami containers skus services locations brands users packaging custom-fields config completion webhooks smoke doctor sandbox' ;;
+    "") echo 'create shipments quote cancel track label print invoice login logout whoami containers skus services locations brands users packaging custom-fields config webhooks smoke doctor sandbox completion' ;;
     "shipments") echo 'create' ;;
     "containers") echo 'create show shipments label documents invoice close delete' ;;
     "skus") echo 'import list get create update export' ;;
@@ -58,13 +58,13 @@ _ship_opts() {
     "config use") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "config profiles") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "config path") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
-    "completion") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "webhooks") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "webhooks listen") echo '--host --port --auth-token --forward-to --events --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "webhooks trigger") echo '--to --auth-token --format --shipment-reference --order-reference --parcel-reference --request-token --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "smoke") echo '--format --keep --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "doctor") echo '--printer-timeout --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "sandbox") echo '--port --host --api-key --username --password --state --auto-advance --log-requests --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "completion") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
   esac
 }
 
@@ -114,13 +114,13 @@ _ship_value_opts() {
     "config use") echo '--profile --base-url --timeout' ;;
     "config profiles") echo '--profile --base-url --timeout' ;;
     "config path") echo '--profile --base-url --timeout' ;;
-    "completion") echo '--profile --base-url --timeout' ;;
     "webhooks") echo '--profile --base-url --timeout' ;;
     "webhooks listen") echo '--host --port --auth-token --forward-to --events --profile --base-url --timeout' ;;
     "webhooks trigger") echo '--to --auth-token --format --shipment-reference --order-reference --parcel-reference --request-token --profile --base-url --timeout' ;;
     "smoke") echo '--format --profile --base-url --timeout' ;;
     "doctor") echo '--printer-timeout --profile --base-url --timeout' ;;
     "sandbox") echo '--port --host --api-key --username --password --state --auto-advance --profile --base-url --timeout' ;;
+    "completion") echo '--profile --base-url --timeout' ;;
   esac
 }
 

@@ -3,7 +3,7 @@
 function __ship_subs
     switch "$argv[1]"
         case ''
-            printf '%s\n' 'create' 'shipments' 'quote' 'cancel' 'track' 'label' 'print' 'invoice' 'login' 'logout' 'whoami' 'containers' 'skus' 'services' 'locations' 'brands' 'users' 'packaging' 'custom-fields' 'config' 'completion' 'webhooks' 'smoke' 'doctor' 'sandbox'
+            printf '%s\n' 'create' 'shipments' 'quote' 'cancel' 'track' 'label' 'print' 'invoice' 'login' 'logout' 'whoami' 'containers' 'skus' 'services' 'locations' 'brands' 'users' 'packaging' 'custom-fields' 'config' 'webhooks' 'smoke' 'doctor' 'sandbox' 'completion'
         case 'shipments'
             printf '%s\n' 'create'
         case 'containers'
@@ -68,11 +68,11 @@ complete -c ship -n '__ship_is '\'''\''' -a 'users' -d 'List the users of the ac
 complete -c ship -n '__ship_is '\'''\''' -a 'packaging' -d 'Show packaging options and packaging types (GET /packaging-options)'
 complete -c ship -n '__ship_is '\'''\''' -a 'custom-fields' -d 'List custom fields (GET /custom-fields), or show one by key or ID'
 complete -c ship -n '__ship_is '\'''\''' -a 'config' -d 'Show and change profiles and settings in the config file (mode 0600)'
-complete -c ship -n '__ship_is '\'''\''' -a 'completion' -d 'Print a shell completion script'
 complete -c ship -n '__ship_is '\'''\''' -a 'webhooks' -d 'Receive the service'\''s outbound webhooks locally, or send example events to your own handler'
 complete -c ship -n '__ship_is '\'''\''' -a 'smoke' -d 'Check the integration end to end: token, services, quote, create, label, track, cancel (always cleans up)'
 complete -c ship -n '__ship_is '\'''\''' -a 'doctor' -d 'Check the local setup: config file, credentials, base URL, TLS, token, clock, printers (creates nothing)'
 complete -c ship -n '__ship_is '\'''\''' -a 'sandbox' -d 'Run the embedded sandbox: the whole API v1.2 on your machine, with a seeded account'
+complete -c ship -n '__ship_is '\'''\''' -a 'completion' -d 'Print a shell completion script'
 complete -c ship -n '__ship_is '\''create'\''' -l file -r -F -d 'the API'\''s own JSON request body (- for stdin); flags given as well override its fields'
 complete -c ship -n '__ship_is '\''create'\''' -l csv -r -F -d 'create shipments in bulk from a CSV file (see "CSV files" below)'
 complete -c ship -n '__ship_is '\''create'\''' -l map -r -F -d 'rename the CSV headers: {"Their header": "our_column", "Unused": null}'

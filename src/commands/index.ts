@@ -34,11 +34,11 @@ const registrations: Register[] = [
   registerSkus,
   registerReference,
   registerConfig,
-  registerCompletion,
   registerWebhooks,
   registerSmoke,
   registerDoctor,
   registerSandbox,
+  registerCompletion,
 ];
 
 /** Adds every command to the root program. */
