@@ -99,6 +99,54 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     await s.exited;
   });
 
+  it('the built binary delivers outbound webhooks (bundled HTTP client loads)', async () => {
+    const received: Array<Record<string, unknown>> = [];
+    const { createServer } = await import('node:http');
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as Record<string, unknown>);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const port = (receiver.address() as import('node:net').AddressInfo).port;
+    try {
+      const s = await startBinary(['sandbox', '--port', '0']);
+      const url = s.lines[0];
+      const origin = new URL(url).origin;
+      const json = { 'content-type': 'application/json' };
+      const sub = await fetch(`${origin}/__sandbox/webhooks`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, auth_token: 'hook-token', format: 'json', events: [] }),
+      });
+      expect(sub.status).toBeLessThan(300);
+      const headers = { ...json, 'x-service-api-key': 'sandbox-api-key' };
+      const login = await fetch(`${url}/tokens`, { method: 'POST', headers, body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }) });
+      const token = ((await login.json()) as { data: { token: string } }).data.token;
+      const created = await fetch(`${url}/shipments`, {
+        method: 'POST',
+        headers: { ...headers, 'x-service-token': token },
+        body: JSON.stringify({
+          shipment_reference: 'HOOK-BIN',
+          to_address: { name: 'Ada', line_1: '1 High St', city: 'Leeds', postcode: 'LS1 1AA', country: 'GB' },
+          parcels: [{ weight: 500, length: 10, width: 10, depth: 10 }],
+        }),
+      });
+      expect(created.status).toBe(201);
+      const deadline = Date.now() + 5000;
+      while (received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(received[0]).toMatchObject({ event: 'SHIPMENT_CREATED', shipment_reference: 'HOOK-BIN', auth_token: 'hook-token' });
+      s.child.kill('SIGTERM');
+      await s.exited;
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
   it('stops cleanly on SIGINT too (exit 0)', async () => {
     const s = await startBinary(['sandbox', '--port', '0']);
     s.child.kill('SIGINT');
