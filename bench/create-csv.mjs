@@ -9,9 +9,10 @@
 // kernel's high-water mark for that process; /usr/bin/time -v is used as a cross-check when present.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--order client-first|ship-first] [--bin bin/ship.js]
+//        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
 // Needs a build (npm run build). Not part of `npm test`.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +27,8 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     order: { type: 'string', default: 'client-first' },
     keep: { type: 'boolean', default: false },
+    // Where the work directory (CSV, labels, journals) goes; the labels' file system matters (see fsProbe).
+    dir: { type: 'string', default: tmpdir() },
   },
 });
 const BIN = resolve(args.bin);
@@ -38,7 +41,7 @@ if (!existsSync(BIN) || (args.bin === join(ROOT, 'bin', 'ship.js') && !existsSyn
   process.exit(1);
 }
 
-const work = mkdtempSync(join(tmpdir(), 'ship-bench-'));
+const work = mkdtempSync(join(resolve(args.dir), 'ship-bench-'));
 const cleanups = [];
 let cleaned = false;
 const cleanup = () => {
@@ -160,6 +163,23 @@ async function shipRun(baseUrl, token, csv, outDir, extraArgs = []) {
   return { ...r, summary, created, maxRssKb, timeKb, cpuUs };
 }
 
+/**
+ * What creating a new file costs on the labels' file system right now (µs per file, 1,000 small files). On ext4
+ * without a journal, creating files in a block group where many files were deleted in the last ~30 s costs
+ * 10–20× more (the kernel skips recently deleted inodes one by one): a shared /tmp with other test runs
+ * deleting temp dirs shows 300 µs per file where a quiet directory shows 20 µs. Printed so the figures can
+ * be read in that light; the probe's files are removed at the end with the rest of the work dir.
+ */
+function fsProbe(dir) {
+  mkdirSync(dir, { recursive: true });
+  const data = 'x'.repeat(3500);
+  const cpu0 = process.cpuUsage();
+  const t = performance.now();
+  for (let i = 0; i < 1000; i++) writeFileSync(join(dir, `probe-${i}.zpl`), data);
+  const cpu = process.cpuUsage(cpu0);
+  return { wallUs: (performance.now() - t), cpuUs: (cpu.user + cpu.system) / 1000 };
+}
+
 const fmt = (n, d = 1) => n.toFixed(d);
 const t0 = performance.now();
 const step = (what) => console.error(`[${fmt((performance.now() - t0) / 1000, 1)}s] ${what}`);
@@ -196,7 +216,11 @@ async function main() {
   // The default run writes one label file per parcel; the --no-labels run shows the client's own overhead
   // without the file system (on some disks creating 10,000 files costs more than the HTTP work).
   const doShip = async (label, extra) => {
-    const r = await shipRun(baseUrl, await login(baseUrl), csv, join(work, `labels-${ships.length}`), extra);
+    const outDir = join(work, `labels-${ships.length}`);
+    // Not deleted until the end: deleting files would itself slow the run's file creation (see fsProbe).
+    const probe = extra.includes('--no-labels') ? undefined : fsProbe(join(work, `probe-${ships.length}`));
+    const r = await shipRun(baseUrl, await login(baseUrl), csv, outDir, extra);
+    r.probe = probe;
     step(`ship (${label}) done`);
     if (r.code !== 0) {
       console.error(r.stderr.slice(-2000));
@@ -227,6 +251,7 @@ async function main() {
     console.log(`  created                  ${r.created} of ${ROWS}`);
     console.log(`  ratio ship / client      ${fmt(e2e / clientRate, 2)} end to end, ${fmt(bulk / clientRate, 2)} bulk phase  (target ≥ 0.85)`);
     console.log(`  peak memory (RSS)        ${fmt(peakMb)} MB  (target ≤ 150 MB)${r.timeKb ? `; /usr/bin/time -v: ${fmt(r.timeKb / 1024)} MB` : ''}`);
+    if (r.probe) console.log(`  new file on that disk     ${fmt(r.probe.wallUs, 0)} µs each just before the run (${fmt(r.probe.cpuUs, 0)} µs CPU; ~20 µs on a quiet ext4 directory)`);
     if (r.cpuUs) console.log(`  CPU per shipment         ${fmt(r.cpuUs / ROWS, 0)} µs (whole process: start, validation, run) on ${os.cpus().length} cores shared with the sandbox`);
   }
   process.exitCode = 0;

@@ -1,5 +1,6 @@
 // HTTP mechanics of the API layer: one keep-alive undici Agent per Api, headers, time limits, retries of safe
 // requests only, --verbose traces with secrets masked, and HTTP failures turned into src/errors.ts errors.
+import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from './undici-lite.js';
 import { ApiError, AuthError, NetworkError, NotFoundError, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
@@ -175,6 +176,24 @@ function messageOf(body: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The abort signal of one attempt. undici takes an EventEmitter with `aborted` and `reason` as a request's
+ * signal, as it takes an AbortSignal; an AbortController (an EventTarget, with the listeners undici adds and
+ * removes) cost ~6 µs per request, a few percent of a bulk run's CPU.
+ */
+class AttemptAbort extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  /** Aborts the attempt (once): undici fails the request with `reason`. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
+}
+
 /** The HTTP client shared by every resource of one Api. */
 export class HttpClient {
   private readonly base: URL;
@@ -242,6 +261,16 @@ export class HttpClient {
 
   /** The path of a URL relative to the base URL, for error info (never headers or the host). */
   private relativePath(url: string): string {
+    // A bulk run asks this of the same URL thousands of times.
+    if (url === this.lastRelative[0]) return this.lastRelative[1];
+    const p = this.computeRelativePath(url);
+    this.lastRelative = [url, p];
+    return p;
+  }
+
+  private lastRelative: [string, string] = ['', ''];
+
+  private computeRelativePath(url: string): string {
     const u = new URL(url);
     const basePath = this.base.pathname.replace(/\/+$/, '');
     const p = basePath && u.pathname.startsWith(basePath) ? u.pathname.slice(basePath.length) || '/' : u.pathname;
@@ -274,12 +303,13 @@ export class HttpClient {
 
     for (let attempt = 1; ; attempt++) {
       if (spec.signal?.aborted) throw spec.signal.reason;
-      const attemptNote = attemptsAllowed > 1 && attempt > 1 ? ` (attempt ${attempt}/${attemptsAllowed})` : '';
-      const authNote = [
-        headers['x-service-api-key'] ? `X-SERVICE-API-KEY: ${mask(headers['x-service-api-key'])}` : '',
-        headers['x-service-token'] ? `X-SERVICE-TOKEN: ${mask(headers['x-service-token'])}` : '',
-      ].filter(Boolean).join(', ');
       if (this.opts.trace) {
+        // Built only for someone reading the trace (a bulk run sends thousands of requests).
+        const attemptNote = attemptsAllowed > 1 && attempt > 1 ? ` (attempt ${attempt}/${attemptsAllowed})` : '';
+        const authNote = [
+          headers['x-service-api-key'] ? `X-SERVICE-API-KEY: ${mask(headers['x-service-api-key'])}` : '',
+          headers['x-service-token'] ? `X-SERVICE-TOKEN: ${mask(headers['x-service-token'])}` : '',
+        ].filter(Boolean).join(', ');
         const bodyNote = spec.body !== undefined ? ` ${summariseBody(spec.body, this.secrets())}` : '';
         this.trace(`→ ${spec.method} ${url}${attemptNote}${authNote ? ` [${authNote}]` : ''}${bodyNote}`);
       }
@@ -288,9 +318,9 @@ export class HttpClient {
       let status: number;
       let resHeaders: Record<string, string | string[] | undefined>;
       let text: string;
-      // One controller per attempt, fed by our time limit and the caller's signal (wired by hand so a
+      // One abort handle per attempt, fed by our time limit and the caller's signal (wired by hand so a
       // long-lived caller signal does not collect a listener per request).
-      const controller = new AbortController();
+      const controller = new AttemptAbort();
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
@@ -304,7 +334,7 @@ export class HttpClient {
           headers,
           body: payload,
           dispatcher: this.dispatcher,
-          signal: controller.signal,
+          signal: controller,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
         });

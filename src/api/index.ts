@@ -74,6 +74,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of shipments.create. */
+export interface CreateShipmentOptions extends CallOptions {
+  /**
+   * The body is the output of validateShipmentRequest (the caller validated it already, as `create --csv`
+   * does for a whole file before the first request): it is sent as it is, without a second validation.
+   * Anything else must leave this unset.
+   */
+  prevalidated?: boolean;
+}
+
 /** Body of PUT /shipments/:ref/print. */
 export interface PrintOptions {
   print_to_user?: string;
@@ -104,7 +114,7 @@ export interface Api {
   };
   shipments: {
     /** POST /shipments (never retried). One element per parcel. Body is validated first (ValidationError with dotted paths). */
-    create(body: ShipmentRequest, o?: CallOptions): Promise<ShipmentResponse[]>;
+    create(body: ShipmentRequest, o?: CreateShipmentOptions): Promise<ShipmentResponse[]>;
     /** POST /shipments/get-services: quotes, cheapest first, plus the recommended one. */
     getServices(body: ShipmentRequest, o?: CallOptions): Promise<ServiceQuotes>;
     /** DELETE /shipments/:ref. */

@@ -15,9 +15,12 @@ type Field =
   | 'money' // z.union([z.string(), z.number()]).transform(toMoney).nullish()
   | 'boolOrNumber' // z.union([z.boolean(), z.number()]).nullish()
   | 'customFields' // z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish()
-  | { objectOrString: Shape }; // z.union([z.looseObject(shape), z.string()]).nullish()
+  | 'pngList' // z.union([z.array(z.string()), z.string(), z.null()]).transform(→ string[]).optional()
+  | { objectOrString: Shape } // z.union([z.looseObject(shape), z.string()]).nullish()
+  | { object: Shape }; // z.looseObject(shape).nullish()
 
-type Shape = Readonly<Record<string, Field>>;
+/** A lenient response schema's fields, in the schema's order (shipment-fast.ts describes its shapes with it). */
+export type Shape = Readonly<Record<string, Field>>;
 
 const FAIL = Symbol('fail');
 
@@ -87,25 +90,34 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A shape laid out for the hot loop: keys and kinds by index, and the index of each key. */
-interface Compiled {
+export interface Compiled {
   keys: string[];
   kinds: Field[];
   index: Map<string, number>;
   nested: Array<Compiled | undefined>;
 }
 
-function compile(shape: Shape): Compiled {
+/** Lays a shape out for parseObject(). */
+export function compile(shape: Shape): Compiled {
   const keys = Object.keys(shape);
   const kinds = keys.map((k) => shape[k]);
   return {
     keys,
     kinds,
     index: new Map(keys.map((k, i) => [k, i])),
-    nested: kinds.map((k) => (typeof k === 'object' ? compile(k.objectOrString) : undefined)),
+    nested: kinds.map((k) => (typeof k === 'object' ? compile('object' in k ? k.object : k.objectOrString) : undefined)),
   };
 }
 
 function field(kind: Field, nested: Compiled | undefined, v: unknown): unknown {
+  if (kind === 'pngList') {
+    // zod copies a list into a new array; "" and null become [], a lone string a one-element list.
+    if (v === null || v === '') return [];
+    if (typeof v === 'string') return [v];
+    if (!Array.isArray(v)) return FAIL;
+    for (const e of v) if (typeof e !== 'string') return FAIL;
+    return v.slice();
+  }
   if (v === null) return kind === 'string' ? FAIL : null;
   switch (kind) {
     case 'string':
@@ -125,12 +137,19 @@ function field(kind: Field, nested: Compiled | undefined, v: unknown): unknown {
       if (isRecord(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, '__proto__')) return { ...v };
       return FAIL;
     default:
-      if (typeof v === 'string') return v;
+      if (typeof v === 'string' && 'objectOrString' in kind) return v;
       return isRecord(v) ? (object(nested!, v) ?? FAIL) : FAIL;
   }
 }
 
-/** A looseObject parse of `input`: the shape's fields first, in the shape's order, then the unknown ones. */
+/**
+ * A looseObject parse of `input`: the shape's fields first, in the shape's order, then the unknown ones;
+ * undefined when the input does not match (or might not: leave it to zod).
+ */
+export function parseObject(c: Compiled, input: unknown): Record<string, unknown> | undefined {
+  return isRecord(input) ? object(c, input) : undefined;
+}
+
 function object(c: Compiled, input: Record<string, unknown>): Record<string, unknown> | undefined {
   // zod drops a `__proto__` key; rare enough to leave to zod.
   if (Object.hasOwn(input, '__proto__')) return undefined;

@@ -26,11 +26,17 @@ export function request(
   url: string,
   opts: Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & { method: Dispatcher.HttpMethod; dispatcher: Dispatcher },
 ): Promise<Dispatcher.ResponseData> {
-  const u = new URL(url);
+  const { origin, path } = split(url);
   const { dispatcher, ...rest } = opts;
-  return dispatcherRequest.call(dispatcher, {
-    ...rest,
-    origin: u.origin,
-    path: u.search ? `${u.pathname}${u.search}` : u.pathname,
-  });
+  return dispatcherRequest.call(dispatcher, { ...rest, origin, path });
+}
+
+let lastSplit: { url: string; origin: string; path: string } | undefined;
+
+/** The origin and path of a URL; the last one is remembered (a bulk run sends thousands to the same URL). */
+function split(url: string): { origin: string; path: string } {
+  if (lastSplit?.url === url) return lastSplit;
+  const u = new URL(url);
+  lastSplit = { url, origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
+  return lastSplit;
 }

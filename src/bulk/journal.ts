@@ -142,18 +142,18 @@ export class Journal {
   /** Appends a record; resolves once it is durable (group commit with the other records of the same tick). */
   append(entry: Omit<JournalEntry, 'at'> & { at?: string }): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
-    const full: JournalEntry = { ...entry, at: entry.at ?? new Date().toISOString() };
-    const line: Line = { k: full.key, s: full.state, t: full.at };
-    if (full.attempt !== undefined) line.a = full.attempt;
-    if (full.result !== undefined) line.r = full.result;
-    if (full.error !== undefined) line.e = full.error;
-    if (full.unknown) line.u = true;
-    if (full.fp !== undefined) line.f = full.fp;
+    const at = entry.at ?? isoNow();
+    const line: Line = { k: entry.key, s: entry.state, t: at };
+    if (entry.attempt !== undefined) line.a = entry.attempt;
+    if (entry.result !== undefined) line.r = entry.result;
+    if (entry.error !== undefined) line.e = entry.error;
+    if (entry.unknown) line.u = true;
+    if (entry.fp !== undefined) line.f = entry.fp;
     // This run reads a key's record only before starting it, so what it appends is remembered without the
     // result and error bodies: 10,000 results would otherwise stay in memory until the end.
-    const light: JournalEntry = { key: full.key, state: full.state, at: full.at };
-    if (full.unknown) light.unknown = true;
-    if (full.fp !== undefined) light.fp = full.fp;
+    const light: JournalEntry = { key: entry.key, state: entry.state, at };
+    if (entry.unknown) light.unknown = true;
+    if (entry.fp !== undefined) light.fp = entry.fp;
     this.remember(light);
     return new Promise<void>((res, rej) => {
       this.queue.push({ text: JSON.stringify(line) + '\n', resolve: res, reject: rej });
@@ -250,6 +250,19 @@ export class Journal {
       this.remember(rec);
     }
   }
+}
+
+let isoMs = -1;
+let isoText = '';
+
+/** The current time as ISO text; many records share a millisecond in a bulk run, and so their text. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
 }
 
 function parseLine(raw: string): JournalEntry | undefined {

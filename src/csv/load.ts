@@ -24,6 +24,11 @@ export interface PreparedShipment {
 /** A validated shipment kept as its JSON text (a third of the memory of the object; parsed again to send). */
 export interface CompactShipment extends Omit<PreparedShipment, 'body'> {
   json: string;
+  /**
+   * `json` is the validator's normalised output (validateShipmentRequest's value), not the built body: it can
+   * be sent as it is (`prevalidated`), without validating it a second time.
+   */
+  validated?: boolean;
 }
 
 /** A shipment a preset left out on purpose (e.g. a Shopify order without a shipping address). */
@@ -68,8 +73,11 @@ export interface LoadCsvOptions {
   layout: Layout;
   /** Fills blank columns (e.g. --default-weight, --service); the Origin names the flag. */
   defaults?: Defaults;
-  /** The API's request rules (validateShipmentRequest), as a list of issues with dotted paths. */
-  validate?: (body: ShipmentBody) => RequestIssue[];
+  /**
+   * The API's request rules (validateShipmentRequest), as a list of issues with dotted paths; or the issues
+   * and, for a valid body, the normalised body the validator made of it (kept instead of the built body).
+   */
+  validate?: (body: ShipmentBody) => RequestIssue[] | { issues: RequestIssue[]; value?: ShipmentBody };
   delimiter?: string;
   /** Display name of the file in messages. */
   name?: string;
@@ -102,7 +110,7 @@ async function openRecords(opts: LoadCsvOptions, name: string) {
 
 /** What finishing one shipment gave: a body, or a preset's exclusion, plus any problems and warnings. */
 type Finished =
-  | { kind: 'shipment'; shipment: PreparedShipment; problems: InputProblem[]; warnings: InputProblem[] }
+  | { kind: 'shipment'; shipment: PreparedShipment; normalised?: ShipmentBody; problems: InputProblem[]; warnings: InputProblem[] }
   | { kind: 'excluded'; excluded: ExcludedShipment; warnings: InputProblem[] }
   | { kind: 'invalid'; reference: string; rows: number[]; problems: InputProblem[]; warnings: InputProblem[] };
 
@@ -113,9 +121,13 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
   if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };
   const built = buildShipment(draft, { labelFor: layout.labelFor, defaults: opts.defaults });
   const problems = [...built.problems];
+  let normalised: ShipmentBody | undefined;
   if (validate) {
     const seen = new Set(problems.map((p) => `${p.row}\u0000${p.column}`));
-    for (const issue of opts.validate?.(built.body) ?? []) {
+    const checked = opts.validate?.(built.body) ?? [];
+    const issues = Array.isArray(checked) ? checked : checked.issues;
+    if (!Array.isArray(checked) && checked.issues.length === 0) normalised = checked.value;
+    for (const issue of issues) {
       const at = built.locate(issue.path);
       const key = `${at.row}\u0000${at.column}`;
       if (seen.has(key)) continue; // our own message for this cell is the more precise one
@@ -139,6 +151,7 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
       items: built.items,
       rowParcels: rowParcels(draft),
     },
+    normalised,
     problems,
     warnings,
   };
@@ -245,7 +258,8 @@ export async function loadCsv(opts: LoadCsvOptions): Promise<LoadedCsv> {
     counts.items += f.shipment.items;
     if (keep === 'json') {
       const { body, ...rest } = f.shipment;
-      compact.push({ ...rest, json: JSON.stringify(body) });
+      // What the validator made of the body is what a request carries: kept, it need not be validated again.
+      compact.push(f.normalised ? { ...rest, json: JSON.stringify(f.normalised), validated: true } : { ...rest, json: JSON.stringify(body) });
     } else if (keep) shipments.push(f.shipment);
   }
 

@@ -9,7 +9,7 @@ import type { CsvSource } from '../csv/reader.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText } from './read.js';
 import type { ShipmentInputOptions } from './options.js';
-import { apiValidator } from './validate.js';
+import { apiChecker } from './validate.js';
 
 /** The layout the flags ask for: a preset, the contract's columns after a --map file, or the plain contract. */
 export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layout> {
@@ -61,7 +61,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
     source,
     layout: await layoutFor(ctx, o),
     defaults: csvDefaultsFromFlags(o),
-    validate: await apiValidator(),
+    validate: await apiChecker(),
     delimiter,
     only: opts.only,
     keep: opts.keep,

@@ -40,3 +40,16 @@ export async function apiValidator(): Promise<(body: ShipmentBody) => RequestIss
     return r.ok ? [] : r.issues;
   };
 }
+
+/**
+ * The API layer's request rules with the normalised body: the issues, and for a valid body what
+ * validateShipmentRequest makes of it — what a request carries, so a bulk run can send it without validating
+ * it again (`prevalidated`).
+ */
+export async function apiChecker(): Promise<(body: ShipmentBody) => { issues: RequestIssue[]; value?: ShipmentBody }> {
+  const { validateShipmentRequest } = await import('../api/validate.js');
+  return (body) => {
+    const r = validateShipmentRequest(body);
+    return r.ok ? { issues: [], value: r.value as ShipmentBody } : { issues: r.issues };
+  };
+}

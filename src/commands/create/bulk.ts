@@ -11,8 +11,11 @@
 import type { Ctx } from '../../context.js';
 import { InputError, Interrupted, PartialFailure, ValidationError } from '../../errors.js';
 import { runBulkCommand } from '../../bulk/command.js';
+import { capYoungGeneration } from '../../bulk/young-gen.js';
 import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns } from '../../bulk/csv-out.js';
 import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { basename, join, resolve } from 'node:path';
 import { errorMessage, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelNamer } from '../../labels/index.js';
@@ -30,6 +33,8 @@ import { preparePrinter, printLabelFiles } from './printing.js';
 interface CreateInput {
   /** The validated request body as JSON text (run-level fields such as format are added when sending). */
   json: string;
+  /** `json` is the validator's own output (sent without a second validation once the run-level fields passed). */
+  validated?: boolean;
   parcels: number;
   /** Per row of the task: its parcel index (-1: none). */
   rowParcels: number[];
@@ -39,9 +44,17 @@ type Result = BulkResult<CreateInput, Created>;
 
 /** Runs `ship create --csv FILE`. */
 export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
+  // undici parses HTTP with llhttp in WebAssembly; in a long run V8 re-compiles its one huge function with
+  // TurboFan, whose background compile took ~25-30 MB of memory for a moment (the peak RSS of a 10,000-row
+  // run; bench/create-csv.mjs). The baseline compiler's code parses a few KB per response just as well here
+  // (same CPU per shipment, measured). Read when the module is compiled, on the first connection (no request
+  // has been made yet). Only where measured (V8 11, Node 20), as undici-lite.ts does with its flag.
+  if (process.versions.v8.startsWith('11.')) setFlagsFromString('--liftoff-only');
+  const uncap = capYoungGeneration();
   try {
     await bulkCreate(ctx, o);
   } finally {
+    uncap();
     await disposeCsvInput();
   }
 }
@@ -96,7 +109,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
   const printer = await preparePrinter(ctx, o);
-  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer() };
+  // Labels are written in place (no temp file + rename: half the file-system work per label). Safe here:
+  // a path is reported only after its label was written whole; a shipment is journaled `done` only after
+  // its labels are written, so a run killed mid-write leaves that shipment `sending`, and the next run
+  // settles it first, writing its labels again (or removing them if they cannot be fetched) before it
+  // reports anything. A label file of a shipment not journaled `done` is never trusted.
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(), inPlace: true };
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();
@@ -109,11 +127,15 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   const compact = loaded.compact;
   loaded.compact = [];
+  // The bodies were validated whole by the loader; the run-level fields (--format, --print…) are the same for
+  // every body, so checking them once, with the first body, is checking them for all: then no request needs
+  // the API layer's second validation. If they fail, every request is validated (and refused) as before.
+  const extrasOk = compact.length > 0 && compact[0].validated === true && (await extrasValid(compact[0].json, withExtras));
   function* tasks(): Generator<BulkTask<CreateInput>> {
     for (let i = 0; i < compact.length; i++) {
       const s = compact[i];
       compact[i] = undefined as never; // sent or skipped: its text is not needed again
-      yield { key: s.reference, rows: s.rows, input: { json: s.json, parcels: s.parcels, rowParcels: s.rowParcels } };
+      yield { key: s.reference, rows: s.rows, input: { json: s.json, validated: s.validated, parcels: s.parcels, rowParcels: s.rowParcels } };
     }
   }
 
@@ -127,7 +149,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       journalPath: journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value),
       summary: true,
       hooks: {
-        execute: async (task, signal) => (await createShipment(api, withExtras(JSON.parse(task.input.json)), policy, signal)).created,
+        execute: async (task, signal) => {
+          const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
+          return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true })).created;
+        },
         settle: (task, signal) => findShipment(api, task.key, policy, signal),
         isAlreadyDone: isDuplicateReference,
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
@@ -175,6 +200,18 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
   if (collected.length) await printTable(ctx, collected);
   if (thrown !== undefined) throw thrown;
+}
+
+/**
+ * Whether a validated body with the run-level fields added still passes the API's rules, with those fields
+ * unchanged by the validator's normalisation (so bodies that carry them are exactly what it would send).
+ */
+async function extrasValid(json: string, withExtras: (b: ShipmentBody) => ShipmentBody): Promise<boolean> {
+  const { validateShipmentRequest } = await import('../../api/validate.js');
+  const body = withExtras(JSON.parse(json) as ShipmentBody);
+  const r = validateShipmentRequest(body);
+  // Key order aside (the validator orders keys as its schema does; the API reads an object, not its order).
+  return r.ok && isDeepStrictEqual(r.value, body);
 }
 
 /** The resume journal of one CSV file against one API: beside the labels, named after the file. */

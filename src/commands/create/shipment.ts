@@ -5,6 +5,8 @@ import type { Api, ShipmentResponse } from '../../api/index.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
 import { LabelNamer, writeLabels, type LabelFormat } from '../../labels/index.js';
 import type { ShipmentBody } from '../../shipment-input/build.js';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The small JSON summary of a created shipment (kept in the resume journal; no label bytes). */
 export interface Created {
@@ -30,6 +32,12 @@ export interface LabelPolicy {
   /** false with --no-labels. */
   write: boolean;
   namer: LabelNamer;
+  /**
+   * Write label files in place, without temp file and rename (WriteLabelsOptions.inPlace): only for a
+   * journaled bulk run, where a shipment is journaled `done` after its labels are written and settled (its
+   * labels written again) on the next run otherwise.
+   */
+  inPlace?: boolean;
 }
 
 const FORMATS: LabelFormat[] = ['ZPL', 'PDF', 'PNG'];
@@ -79,13 +87,22 @@ export function keepLabels(ref: string, res: ShipmentResponse[], policy: LabelPo
   if (!policy.write) return [];
   const { format, contents } = labelsOf(res, policy.format);
   if (contents.length === 0) return [];
-  return writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer });
+  return writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: policy.inPlace });
 }
 
-/** POST /shipments, then the label files. A failure after the POST leaves the outcome for settle() to find. */
-export async function createShipment(api: Api, body: ShipmentBody, policy: LabelPolicy, signal?: AbortSignal): Promise<{ created: Created; response: ShipmentResponse[] }> {
+/**
+ * POST /shipments, then the label files. A failure after the POST leaves the outcome for settle() to find.
+ * `prevalidated`: the body is validateShipmentRequest's output (see Api.shipments.create).
+ */
+export async function createShipment(
+  api: Api,
+  body: ShipmentBody,
+  policy: LabelPolicy,
+  signal?: AbortSignal,
+  opts: { prevalidated?: boolean } = {},
+): Promise<{ created: Created; response: ShipmentResponse[] }> {
   const ref = String(body.shipment_reference);
-  const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal });
+  const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal, prevalidated: opts.prevalidated });
   const paths = keepLabels(ref, response, policy);
   return { created: summarize(ref, response, paths), response };
 }
@@ -128,10 +145,26 @@ export async function findShipment(
         format = got.format;
         contents.push(...got.contents);
       }
-      if (contents.length) result.labels = writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer });
+      if (contents.length) result.labels = writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: policy.inPlace });
     } catch (e) {
       result.label_error = `labels not fetched: ${(e as Error).message}`;
+      // An earlier attempt killed while writing a label in place may have left it torn, and it is not
+      // rewritten now: remove what may be half a label rather than leave it beside the whole ones.
+      if (policy.inPlace) removeLabelFiles(ref, tracking.length, policy);
     }
   }
   return { status: 'done', result };
+}
+
+/** Removes the label files a shipment's parcels would have (any format); missing ones are fine. */
+function removeLabelFiles(ref: string, parcels: number, policy: LabelPolicy): void {
+  for (let n = 1; n <= parcels; n++) {
+    for (const f of FORMATS) {
+      try {
+        rmSync(join(policy.dir, policy.namer.name(ref, n, f)), { force: true });
+      } catch {
+        // best effort: the shipment is reported without labels either way
+      }
+    }
+  }
 }

@@ -1,0 +1,77 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LabelNamer, MAX_STEM, safeFileStem, writeFileInPlace, writeLabels } from '../../src/labels/index.js';
+
+const ZPL = '^XA^FO50,50^FDParcel^FS^XZ';
+
+describe('writeLabels with inPlace', () => {
+  it('writes the same names and bytes as the atomic writes, with no temp files left', () => {
+    const a = mkdtempSync(join(tmpdir(), 'ship-inplace-a-'));
+    const b = mkdtempSync(join(tmpdir(), 'ship-inplace-b-'));
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 7)]).toString('base64');
+    for (const [format, labels] of [
+      ['ZPL', [ZPL, `${ZPL}\n^XA^FDtwo^XZ`]],
+      ['PDF', [pdf]],
+    ] as const) {
+      const atomic = writeLabels([...labels], { dir: a, shipmentRef: 'ORD/1', format, namer: new LabelNamer() });
+      const inPlace = writeLabels([...labels], { dir: b, shipmentRef: 'ORD/1', format, namer: new LabelNamer(), inPlace: true });
+      expect(inPlace.map((p) => p.slice(b.length))).toEqual(atomic.map((p) => p.slice(a.length)));
+      for (let i = 0; i < atomic.length; i++) expect(readFileSync(inPlace[i])).toEqual(readFileSync(atomic[i]));
+    }
+    expect(readdirSync(b).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    rmSync(a, { recursive: true, force: true });
+    rmSync(b, { recursive: true, force: true });
+  });
+
+  it('replaces a torn file left by an earlier attempt with the whole label', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inplace-'));
+    writeFileSync(join(dir, 'R-1_1.zpl'), `${ZPL}${ZPL}${ZPL}`.repeat(3)); // longer than the label: must be cut
+    const [path] = writeLabels([ZPL], { dir, shipmentRef: 'R-1', format: 'ZPL', inPlace: true });
+    expect(readFileSync(path, 'utf8')).toBe(ZPL);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('makes the directory again if it went away during the run', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inplace-'));
+    writeFileInPlace(join(dir, 'a.zpl'), ZPL);
+    rmSync(dir, { recursive: true, force: true });
+    writeFileInPlace(join(dir, 'b.zpl'), ZPL);
+    expect(readFileSync(join(dir, 'b.zpl'), 'utf8')).toBe(ZPL);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('throws the write error itself when the file cannot be written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inplace-'));
+    mkdirSync(join(dir, 'taken.zpl'));
+    expect(() => writeFileInPlace(join(dir, 'taken.zpl'), ZPL)).toThrow(expect.objectContaining({ code: 'EISDIR' }));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(process.getuid?.() === 0)('throws when the file cannot be written, leaving nothing behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inplace-'));
+    writeFileInPlace(join(dir, 'ok.zpl'), ZPL);
+    chmodSync(dir, 0o500);
+    try {
+      expect(() => writeFileInPlace(join(dir, 'no.zpl'), ZPL)).toThrow();
+      expect(existsSync(join(dir, 'no.zpl'))).toBe(false);
+    } finally {
+      chmodSync(dir, 0o700);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('safeFileStem fast path', () => {
+  it('keeps plain references unchanged and still guards the rest', () => {
+    for (const ref of ['A', 'ORDER-1001', 'web_0001', 'x'.repeat(MAX_STEM), '0-0_0']) expect(safeFileStem(ref)).toBe(ref);
+    // Reserved device names, over-long plain names and anything with other characters take the full path.
+    expect(safeFileStem('CON')).toBe('_CON-' + safeFileStem('CON').slice(5));
+    expect(safeFileStem('CON')).toMatch(/^_CON-[0-9a-f]{8}$/);
+    expect(safeFileStem('lpt1')).toMatch(/^_lpt1-[0-9a-f]{8}$/);
+    expect(safeFileStem('x'.repeat(MAX_STEM + 1))).toMatch(/^x{91}-[0-9a-f]{8}$/);
+    expect(safeFileStem('A.B')).toBe('A.B');
+    expect(safeFileStem('A/B')).toMatch(/^A_B-[0-9a-f]{8}$/);
+  });
+});
