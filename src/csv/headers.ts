@@ -73,28 +73,48 @@ function distance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/** The contract column a mistyped header most likely meant, if any is close. */
-export function suggestColumn(header: string): string | undefined {
-  const h = normalizeHeader(header);
-  if (SYNONYMS[h]) return SYNONYMS[h];
+/**
+ * The candidate a mistyped (normalised) header most likely meant, if one is close enough to suggest.
+ * `cost` may lower the distance for a known near-miss form of a candidate (e.g. `city` for `to_city`).
+ */
+export function closestName(header: string, candidates: Iterable<string>, cost: (header: string, name: string) => number = distance): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
-  for (const name of COLUMN_NAMES) {
-    const d = Math.min(distance(h, name), name.startsWith('to_') ? distance(h, name.slice(3)) + 1 : Infinity);
+  for (const name of candidates) {
+    const d = cost(header, name);
     if (d < bestD) {
       bestD = d;
       best = name;
     }
   }
-  return best && bestD <= Math.max(2, Math.floor(h.length / 4)) ? best : undefined;
+  return best && bestD <= Math.max(2, Math.floor(header.length / 4)) ? best : undefined;
 }
 
-/** Reads and checks a --map file's JSON (already parsed); throws a message naming the bad entry. */
-export function parseMapping(json: unknown): HeaderMapping {
+/** The contract column a mistyped header most likely meant, if any is close. */
+export function suggestColumn(header: string): string | undefined {
+  const h = normalizeHeader(header);
+  if (SYNONYMS[h]) return SYNONYMS[h];
+  return closestName(h, COLUMN_NAMES, (x, name) => Math.min(distance(x, name), name.startsWith('to_') ? distance(x, name.slice(3)) + 1 : Infinity));
+}
+
+/** What a --map file's targets are checked against. */
+export interface ColumnSet {
+  /** Whether a normalised name is one of the columns. */
+  has(name: string): boolean;
+  suggest(header: string): string | undefined;
+  /** How the columns are called in messages, e.g. "a column" or "a SKU column". */
+  noun: string;
+}
+
+/**
+ * Reads and checks a --map file's JSON (already parsed): `{"Their header": "our_column" | null}` or
+ * `{"columns": {…}, "ignore_unknown": true}`. Throws a message naming the bad entry.
+ */
+export function parseColumnMapping(json: unknown, set: ColumnSet): HeaderMapping {
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error('must be a JSON object of "their header": "our column"');
   const obj = json as Record<string, unknown>;
-  const hasColumns = 'columns' in obj && typeof obj.columns === 'object' && obj.columns !== null;
-  const source = (hasColumns ? obj.columns : obj) as Record<string, unknown>;
+  const nested = typeof obj.columns === 'object' && obj.columns !== null && !Array.isArray(obj.columns);
+  const source = (nested ? obj.columns : obj) as Record<string, unknown>;
   const columns: Record<string, string | null> = {};
   for (const [from, to] of Object.entries(source)) {
     if (from === '$comment' || from === '$schema') continue;
@@ -102,15 +122,20 @@ export function parseMapping(json: unknown): HeaderMapping {
       columns[from] = null;
       continue;
     }
-    if (typeof to !== 'string') throw new Error(`"${from}": the target must be a column name or null`);
+    if (typeof to !== 'string') throw new Error(`"${from}": the target must be ${set.noun} name or null`);
     const target = normalizeHeader(to);
-    if (!columnDef(target)) {
-      const s = suggestColumn(to);
-      throw new Error(`"${from}": "${to}" is not a column${s ? ` (did you mean ${s}?)` : ''}`);
+    if (!set.has(target)) {
+      const s = set.suggest(to);
+      throw new Error(`"${from}": "${to}" is not ${set.noun}${s ? ` (did you mean ${s}?)` : ''}`);
     }
     columns[from] = target;
   }
-  return { columns, ignoreUnknown: hasColumns ? obj.ignore_unknown === true : false };
+  return { columns, ignoreUnknown: nested && obj.ignore_unknown === true };
+}
+
+/** Reads and checks a --map file for `create --csv` against the contract's columns. */
+export function parseMapping(json: unknown): HeaderMapping {
+  return parseColumnMapping(json, { has: (name) => Boolean(columnDef(name)), suggest: suggestColumn, noun: 'a column' });
 }
 
 /** Matches a file's header row against the contract's columns, after the optional mapping. */

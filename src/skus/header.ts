@@ -1,69 +1,28 @@
 // Header rows of a SKU import: the same header normalisation and --map file format as `create --csv`
 // (src/csv/headers.ts), checked against the SKU columns instead of the shipment columns.
 import type { InputProblem } from '../errors.js';
-import { normalizeHeader } from '../csv/headers.js';
+import { closestName, normalizeHeader, parseColumnMapping, type HeaderMapping } from '../csv/headers.js';
 import { checkSkuHeaders, CUSTOM_FIELD_PREFIX, SKU_COLUMNS, skuColumn } from './columns.js';
 
 /** A parsed --map file: the user's header → SKU column (null: ignore the column). */
-export interface SkuMapping {
-  columns: Record<string, string | null>;
-  ignoreUnknown: boolean;
-}
+export type SkuMapping = HeaderMapping;
 
 /** Whether a normalised name is a SKU column or `custom_fields.KEY`. */
 export function isSkuColumn(name: string): boolean {
   return Boolean(skuColumn(name)) || (name.startsWith(CUSTOM_FIELD_PREFIX) && name.length > CUSTOM_FIELD_PREFIX.length);
 }
 
-/** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
-
 /** The SKU column a mistyped header most likely meant, if one is close. */
 export function suggestSkuColumn(header: string): string | undefined {
-  const h = normalizeHeader(header);
-  let best: string | undefined;
-  let bestD = Infinity;
-  for (const c of SKU_COLUMNS) {
-    const d = distance(h, c.name);
-    if (d < bestD) [best, bestD] = [c.name, d];
-  }
-  return best && bestD <= Math.max(2, Math.floor(h.length / 4)) ? best : undefined;
+  return closestName(
+    normalizeHeader(header),
+    SKU_COLUMNS.map((c) => c.name),
+  );
 }
 
 /** Reads a --map file's JSON: `{"Their header": "sku_column"}` or `{"columns": {…}, "ignore_unknown": true}`. */
 export function parseSkuMapping(json: unknown): SkuMapping {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new Error('must be a JSON object of "their header": "our column"');
-  const obj = json as Record<string, unknown>;
-  const nested = typeof obj.columns === 'object' && obj.columns !== null && !Array.isArray(obj.columns);
-  const source = (nested ? obj.columns : obj) as Record<string, unknown>;
-  const columns: Record<string, string | null> = {};
-  for (const [from, to] of Object.entries(source)) {
-    if (from === '$comment' || from === '$schema') continue;
-    if (to === null || to === '') {
-      columns[from] = null;
-      continue;
-    }
-    if (typeof to !== 'string') throw new Error(`"${from}": the target must be a SKU column name or null`);
-    const target = normalizeHeader(to);
-    if (!isSkuColumn(target)) {
-      const s = suggestSkuColumn(to);
-      throw new Error(`"${from}": "${to}" is not a SKU column${s ? ` (did you mean ${s}?)` : ''}`);
-    }
-    columns[from] = target;
-  }
-  return { columns, ignoreUnknown: nested && obj.ignore_unknown === true };
+  return parseColumnMapping(json, { has: isSkuColumn, suggest: suggestSkuColumn, noun: 'a SKU column' });
 }
 
 /** Where each column of the file goes. */
