@@ -41,6 +41,19 @@ export interface InputProblem {
   message: string;
 }
 
+/** Where an input problem is, in the user's own terms: `row 4, column to_country`, `--to-postcode`, or `field parcels.0.weight`. */
+export function problemLocation(p: { row?: number; column?: string }): string {
+  if (p.row !== undefined) return p.column ? `row ${p.row}, column ${p.column}` : `row ${p.row}`;
+  if (!p.column) return '';
+  return p.column.startsWith('-') ? p.column : `field ${p.column}`;
+}
+
+/** An input problem as one line: "row 4, column to_postcode: is required". */
+export function problemText(p: InputProblem): string {
+  const where = problemLocation(p);
+  return where ? `${where}: ${p.message}` : p.message;
+}
+
 /** Client-side validation of user input failed (exit 2); lists every problem, not just the first. */
 export class InputError extends UsageError {
   readonly problems: InputProblem[];

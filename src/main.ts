@@ -2,7 +2,7 @@
 // This is the only place that decides exit codes and prints errors.
 import { CommanderError } from 'commander';
 import { createContext, type Ctx } from './context.js';
-import { ExitCode, exitCodeOf, InputError, Interrupted, ShipError, ValidationError, ApiError } from './errors.js';
+import { ExitCode, exitCodeOf, InputError, Interrupted, ShipError, ValidationError, ApiError, problemLocation } from './errors.js';
 import { processIO, type IO } from './output/io.js';
 import { redact } from './output/redact.js';
 import { buildProgram } from './program.js';
@@ -131,11 +131,4 @@ async function knownSecrets(ctx: Ctx): Promise<string[]> {
     clearTimeout(timer);
   }
   return out;
-}
-
-/** Where an input problem is, in the user's own terms: `row 4, column to_country`, `--to-postcode`, or `field parcels.0.weight`. */
-export function problemLocation(p: { row?: number; column?: string }): string {
-  if (p.row !== undefined) return p.column ? `row ${p.row}, column ${p.column}` : `row ${p.row}`;
-  if (!p.column) return '';
-  return p.column.startsWith('-') ? p.column : `field ${p.column}`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { problemLocation } from '../src/main.js';
+import { problemLocation } from '../src/errors.js';
 import { runShip } from './helpers/run.js';
 
 describe('problemLocation', () => {

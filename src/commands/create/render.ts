@@ -1,13 +1,8 @@
 // How create prints: dry-run summaries, the parcels of a created shipment, problems as "row N, column C: rule".
 import type { Ctx } from '../../context.js';
-import type { InputProblem } from '../../errors.js';
 import type { ShipmentBody } from '../../shipment-input/build.js';
 
-/** "row 4, column to_postcode: is required" (or "--to-postcode: …" for flags). */
-export function problemText(p: InputProblem): string {
-  const where = [p.row !== undefined ? `row ${p.row}` : '', p.column ? (p.row !== undefined ? `column ${p.column}` : p.column) : ''].filter(Boolean).join(', ');
-  return where ? `${where}: ${p.message}` : p.message;
-}
+export { problemText } from '../../errors.js';
 
 /** One shipment of a dry run. */
 export interface DryRunRow {
