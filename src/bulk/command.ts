@@ -1,6 +1,11 @@
 // What every bulk command shares around the runner: Ctrl-C handling, the journal and its lock, the progress
 // line, JSON lines or text lines per task, FILE.failed.csv, --results FILE.csv, the closing summary and the
-// exit code (3 when some failed, 130 when interrupted).
+// exit code (3 when some failed, 130 when interrupted, 4 when the API refused the credentials).
+//
+// Credentials refused (401/403) stop the run (runner.ts). Such tasks, and the ones never started, are NOT
+// written to FILE.failed.csv: nothing is wrong with those rows, and FILE.failed.csv is the file to fix and
+// run. They are counted as "refused" and "not started" in the summary instead, which tells the user to run
+// `ship login` and rerun the same command: the journal then skips what was done and sends the rest.
 //
 // How `create --csv` uses it (sketch):
 //   const journalPath = journalPathFor(outputDir, csvPath);             // ./labels/.ship-journal-orders.csv-1a2b3c4d.jsonl
@@ -22,7 +27,7 @@
 //     quietLine: (r) => r.result?.tracking_reference,
 //   });
 import type { Ctx } from '../context.js';
-import { Interrupted, PartialFailure } from '../errors.js';
+import { AuthError, Interrupted, PartialFailure } from '../errors.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -57,9 +62,14 @@ export interface BulkCommandOptions<I, R> {
   singleTaskOwnError?: boolean;
   /** What "created" means for this command, in the summary and progress line (e.g. "cancelled"). */
   createdWord?: string;
+  /**
+   * With hooks.statusOf: the statuses the summary lists in place of the one "created" count (text and JSON),
+   * even when 0, in this order (e.g. ['created', 'updated']); other statuses statusOf returns follow.
+   */
+  statuses?: readonly string[];
   /** Draw the progress line on a terminal (default true). */
   progress?: boolean;
-  /** Print the closing summary (default: unless exactly one task ran). */
+  /** Print the closing summary (default: unless there is exactly one task: `total`, else the number run). */
   summary?: boolean;
   retries?: number;
   retryDelayMs?: number;
@@ -94,8 +104,10 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
       ...opts.hooks,
       onResult: async (r) => {
         await opts.hooks.onResult?.(r);
+        // A task refused for its credentials is not a problem of its row (see the header comment).
+        const rowFailed = r.status === 'failed' && !(r.error instanceof AuthError);
         if (r.status === 'failed') lastError = r.error;
-        if (r.status === 'failed' && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorMessage(r.error));
+        if (rowFailed && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorMessage(r.error));
         if (results && r.task.records && opts.resultsCsv) {
           const cols = opts.resultsCsv.columns;
           results.add(r.task.records, (i) => cols(r, i));
@@ -135,8 +147,11 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
 
   const failedPath = failed?.finish();
   const resultsPath = results?.finish();
-  if (opts.summary ?? summary.total !== 1) printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path });
+  // A run stopped after its first task still had more to do: it gets a summary too.
+  if (opts.summary ?? (opts.total ?? summary.total) !== 1) printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path });
 
+  // Exit 4 with the API's own message and hint ("run `ship login`"), whatever else happened.
+  if (summary.authStop) throw summary.authStop;
   if (summary.interrupted) {
     throw new Interrupted(
       `interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled; rerun the same command to continue`,
@@ -163,11 +178,23 @@ function printSummary<I, R>(
   const { mode, io, out } = ctx;
   const rate = s.elapsedS > 0 ? (s.created + s.failed) / s.elapsedS : 0;
   const created = opts.createdWord ?? 'created';
+  // The counts of what this run did: one "created" count, or one per status (hooks.statusOf).
+  const doneCounts: Array<[string, number]> = opts.hooks.statusOf
+    ? [...new Set([...(opts.statuses ?? []), ...Object.keys(s.byStatus)])].map((k) => [k, s.byStatus[k] ?? 0])
+    : [[created, s.created]];
+  const stoppedForAuth = s.authStop !== undefined;
   if (mode.json) {
     // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
     const line: Record<string, unknown> = {
-      summary: { total: s.total, [created]: s.created, skipped: s.skipped, failed: s.failed, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
+      summary: { total: s.total, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
     };
+    if (stoppedForAuth) {
+      Object.assign(line.summary as Record<string, unknown>, {
+        stopped: 'credentials_refused',
+        refused: s.rejected,
+        not_started: opts.total !== undefined ? s.notStarted : null,
+      });
+    }
     if (files.failedPath) (line.summary as Record<string, unknown>).failed_csv = files.failedPath;
     if (files.resultsPath) (line.summary as Record<string, unknown>).results_csv = files.resultsPath;
     io.stderr.write(JSON.stringify(line) + '\n');
@@ -177,14 +204,15 @@ function printSummary<I, R>(
   const c = out.c;
   const lines: string[] = [];
   const head =
-    `${s.interrupted ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS)}` +
+    `${s.interrupted || stoppedForAuth ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS)}` +
     (rate > 0 && s.created + s.failed >= 20 ? ` (${rate.toFixed(1)}/s)` : '');
   lines.push(c.bold(head));
-  const rows: Array<[string, number, (t: string) => string]> = [[created, s.created, c.green]];
+  const rows: Array<[string, number, (t: string) => string]> = doneCounts.map(([k, v]) => [k, v, c.green]);
   // Only resumable runs skip anything; elsewhere a "skipped 0" line is noise.
   if (files.journalPath || s.skipped) rows.push(['skipped', s.skipped, c.dim]);
   rows.push(['failed', s.failed, s.failed ? c.red : c.dim]);
-  if (s.interrupted && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
+  if (s.rejected) rows.push(['refused', s.rejected, c.yellow]);
+  if ((s.interrupted || stoppedForAuth) && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
   for (const [k, v, color] of rows) lines.push(`  ${k.padEnd(12)}${color(String(v).padStart(7))}`);
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).
@@ -195,7 +223,21 @@ function printSummary<I, R>(
   if (files.failedPath) lines.push(`Failed rows written to ${files.failedPath} (fix them and run it again)`);
   if (files.resultsPath) lines.push(`Results written to ${files.resultsPath}`);
   lines.push(...(opts.summaryNotes?.(s) ?? []));
-  if (s.interrupted) lines.push(c.yellow('Rerun the same command to continue: nothing is created twice.'));
+  if (stoppedForAuth) {
+    const what = [
+      ...(opts.total !== undefined ? [`${s.notStarted} ${opts.noun} not attempted`] : []),
+      ...(s.rejected ? [`${s.rejected} refused`] : []),
+    ].join(', ');
+    const status = s.authStop!.http.status;
+    lines.push(c.yellow(`Stopped because the API refused the credentials${status ? ` (HTTP ${status})` : ''}${what ? `: ${what}` : ''}.`));
+    lines.push(
+      c.yellow(
+        files.journalPath
+          ? 'Run `ship login`, then rerun the same command to continue: nothing is created twice.'
+          : 'Run `ship login`, then run the command again for the ones not done.',
+      ),
+    );
+  } else if (s.interrupted) lines.push(c.yellow('Rerun the same command to continue: nothing is created twice.'));
   io.stderr.write(lines.join('\n') + '\n');
 }
 

@@ -11,6 +11,12 @@
 // "failed" with the error and whether its outcome is unknown. A reservation that was never used is closed
 // with "unsent". On a rerun: done → skipped with the stored result; sending (or failed with unknown outcome)
 // → settle() first, then send only if absent; failed → sent again.
+//
+// Credentials refused (an AuthError: 401/403): every other task would be refused the same way, so the run
+// stops as on Ctrl-C: nothing new starts, tasks in flight finish and are journalled, reservations of tasks
+// not started are closed "unsent" (a rerun sends them as fresh). A refused task is a failed result (its
+// journal record is a known failure, sent again on a rerun) counted as `rejected`, not `failed`: the row
+// itself is fine, so commands keep it out of FILE.failed.csv. The summary carries the error (`authStop`).
 import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
 import type { Journal, JournalEntry, StoredError } from './journal.js';
 import type { ProgressReporter } from './progress.js';
@@ -47,6 +53,8 @@ export interface BulkHooks<I, R> {
   fingerprint?(task: BulkTask<I>): string;
   /** Called once per task, in the order chosen by `order`; awaited (backpressure: printing, writing files). */
   onResult?(r: BulkResult<I, R>): void | Promise<void>;
+  /** The status a task done by this run counts under in `byStatus` (e.g. 'created' or 'updated'; default 'created'). */
+  statusOf?(result: R): string;
 }
 
 /** Status of one task after the run: created by this run, skipped (done before or already existed), or failed. */
@@ -101,9 +109,15 @@ export interface BulkSummary {
   created: number;
   skipped: number;
   failed: number;
-  /** Tasks never started because the run was interrupted. */
+  /** Tasks done by this run (`created`), split by hooks.statusOf(); without it, all under 'created'. */
+  byStatus: Record<string, number>;
+  /** Tasks whose request was refused for its credentials (401/403): not in `failed`; sent again on a rerun. */
+  rejected: number;
+  /** Tasks never started because the run was interrupted or stopped by `authStop`. */
   notStarted: number;
   interrupted: boolean;
+  /** The first AuthError of the run: it stopped the run early (see the header comment). */
+  authStop?: AuthError;
   /** Seconds from start to end. */
   elapsedS: number;
   /** The first failures (at most 20), for the summary table. */
@@ -187,6 +201,8 @@ export async function runBulk<I, R>(
     created: 0,
     skipped: 0,
     failed: 0,
+    byStatus: {},
+    rejected: 0,
     notStarted: 0,
     interrupted: false,
     elapsedS: 0,
@@ -229,8 +245,15 @@ export async function runBulk<I, R>(
   };
 
   const complete = (r: BulkResult<I, R>) => {
-    summary[r.status]++;
-    if (r.status === 'failed' && summary.firstFailures.length < 20) {
+    if (r.status === 'failed' && r.error instanceof AuthError) {
+      summary.rejected++;
+      summary.authStop ??= r.error;
+    } else summary[r.status]++;
+    if (r.status === 'created') {
+      const st = r.result !== undefined && hooks.statusOf ? hooks.statusOf(r.result) : 'created';
+      summary.byStatus[st] = (summary.byStatus[st] ?? 0) + 1;
+    }
+    if (r.status === 'failed' && !(r.error instanceof AuthError) && summary.firstFailures.length < 20) {
       summary.firstFailures.push({ key: r.task.key, rows: r.task.rows, message: errorMessage(r.error) });
     }
     report();
@@ -377,12 +400,12 @@ export async function runBulk<I, R>(
   opts.signal.addEventListener('abort', poke);
   try {
     for (;;) {
-      while (!exhausted && !fatal && !opts.signal.aborted && ready.length < lookAhead) await pull();
+      while (!exhausted && !fatal && !summary.authStop && !opts.signal.aborted && ready.length < lookAhead) await pull();
       if (ready.length === 0) break;
-      while (!fatal && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
+      while (!fatal && !summary.authStop && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
         await new Promise<void>((r) => (wake = r));
       }
-      if (fatal) break;
+      if (fatal || summary.authStop) break;
       if (opts.signal.aborted) {
         summary.interrupted = true;
         break;
@@ -413,7 +436,7 @@ export async function runBulk<I, R>(
     opts.signal.removeEventListener('abort', poke);
     progress?.stop();
     if (opts.signal.aborted) summary.interrupted = true;
-    if (summary.interrupted && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
+    if ((summary.interrupted || summary.authStop) && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
     summary.elapsedS = (Date.now() - started) / 1000;
     if (!exhausted) await iterator.return?.().catch(() => undefined);
   }

@@ -90,7 +90,7 @@ describe('ship skus (built binary)', () => {
     // summary says so.
     const again = await shipVia(['skus', 'import', file]);
     expect(again.exitCode, String(again.stderr)).toBe(0);
-    expect(String(again.stderr)).toMatch(/0 created, 100 updated/);
+    expect(String(again.stderr)).toMatch(/^ {2}created\s+0\n {2}updated\s+100\n/m);
   });
 
   it('refuses a file with bad rows before sending anything', async () => {

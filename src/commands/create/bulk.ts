@@ -9,7 +9,7 @@
 // test API never makes a later run against the live one skip anything. A shipment whose rows changed since it
 // was created is still skipped, with a warning.
 import type { Ctx } from '../../context.js';
-import { InputError, Interrupted, PartialFailure, ValidationError } from '../../errors.js';
+import { AuthError, InputError, Interrupted, PartialFailure, ValidationError } from '../../errors.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
 import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns } from '../../bulk/csv-out.js';
@@ -167,6 +167,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
               result: r.result,
               error: r.status === 'failed' ? failureText(r, loaded.labelFor) : r.skipReason === 'exists' ? 'already existed' : r.status === 'skipped' ? 'created by an earlier run' : undefined,
               rowParcels: r.task.input.rowParcels,
+              rejected: r.status === 'failed' && r.error instanceof AuthError ? true : undefined,
             });
           }
           if (tableAtEnd && collected.length < 500) collected.push(r);
@@ -186,7 +187,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     thrown = e;
   }
 
-  const finished = thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted;
+  // AuthError here means the API refused the credentials mid-run and the run stopped (bulk/runner.ts).
+  const finished = thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError;
   if (finished) {
     const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
     if (!mode.json && !mode.quiet) {
@@ -245,11 +247,14 @@ interface Outcome {
   result?: Created;
   error?: string;
   rowParcels: number[];
+  /** Failed because the API refused the credentials: not a problem of its rows, so not in FILE.failed.csv. */
+  rejected?: boolean;
 }
 
 /**
  * Writes FILE.failed.csv (rows of failed shipments, unchanged, plus `error`; a stale one from an earlier run is
- * removed when nothing failed) and --results (every row with status, id, its parcel's tracking reference and
+ * removed when nothing failed; rows refused for the credentials or never sent are left out: rerunning the
+ * same command after `ship login` sends them) and --results (every row with status, id, its parcel's tracking reference and
  * label, error), reading the CSV once more instead of keeping its rows in memory.
  */
 async function writeRowFiles(
@@ -258,7 +263,7 @@ async function writeRowFiles(
   paths: { failedPath: string; resultsPath?: string },
 ): Promise<{ failed?: string; results?: string }> {
   const failed = new FailedRowsWriter(paths.failedPath, loaded.header);
-  const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed');
+  const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed' && !x.rejected);
   if (!anyFailed && !paths.resultsPath) return { failed: failed.finish() };
   const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header) : undefined;
   const seen = new Map<string, number>();
@@ -267,7 +272,7 @@ async function writeRowFiles(
       const oc = ref === undefined ? undefined : outcomes.get(ref);
       const i = ref === undefined ? 0 : (seen.get(ref) ?? 0);
       if (ref !== undefined) seen.set(ref, i + 1);
-      if (oc?.status === 'failed') failed.add([rec.values], [rec.row], oc.error ?? 'failed');
+      if (oc?.status === 'failed' && !oc.rejected) failed.add([rec.values], [rec.row], oc.error ?? 'failed');
       results?.add([rec.values], rowColumns(oc, i));
     });
   } catch (e) {

@@ -37,6 +37,8 @@ CSV files (--csv FILE):
   each shipment. Rerun the same command after a crash, kill or Ctrl-C: created shipments are skipped, the rest
   are sent, none twice. A run against another API (test vs live) uses its own journal.
   Failed rows go to FILE.failed.csv with an error column; fix them and run that file.
+  If the API refuses the credentials (401/403), the run stops: requests in flight finish, nothing more is
+  sent, exit 4. Those shipments are not in FILE.failed.csv: run ship login, then rerun the same command.
   With --json, one line per shipment: {"row","shipment_reference","status":"created"|"skipped"|"failed",
   "id","tracking_reference","tracking_references","labels","error","fields"}. Exit 3 when some failed.`;
 

@@ -211,7 +211,6 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const { journalPathFor } = await import('../../bulk/journal.js');
   const { errorMessage } = await import('../../bulk/runner.js');
   const journalPath = opts.file === '-' ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`);
-  const counts = { created: 0, updated: 0 };
 
   const statusOf = (r: BulkResult<RowTask, SkuImportResult>): string => (r.status === 'created' ? (r.result?.action ?? 'created') : r.status);
 
@@ -248,10 +247,10 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
           : await api.skus.update(task.key, request as SkuPatch, { signal });
         return { action: 'updated', id: idOf(updated) };
       },
-      onResult(r) {
-        if (r.status === 'created') counts[r.result?.action ?? 'created']++;
-      },
+      // The summary (text and JSON) counts updates apart from creations.
+      statusOf: (result) => result.action ?? 'created',
     },
+    statuses: ['created', 'updated'],
     jsonLine: (r) => {
       const line: Record<string, unknown> = { row: r.task.rows[0], sku: r.task.key, status: statusOf(r) };
       if (r.result?.id) line.id = r.result.id;
@@ -269,7 +268,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
     },
     textLine: (r) => [statusOf(r), r.task.key, `row ${r.task.rows[0]}`, r.status === 'failed' ? errorMessage(r.error) : (r.result?.id ?? '')].join('\t'),
     summaryNotes: (s) => [
-      `  of the ${s.created} sent: ${counts.created} created, ${counts.updated} updated (${opts.replace ? 'PUT' : 'PATCH'})`,
+      ...(s.byStatus.updated ? [`  updates sent with ${opts.replace ? 'PUT (every attribute replaced)' : 'PATCH (blank cells left unchanged)'}`] : []),
       ...(s.skipped ? ['  skipped rows were done by an earlier, interrupted run of this import'] : []),
     ],
   });

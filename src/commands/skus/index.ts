@@ -74,6 +74,8 @@ only the non-blank cells, so blank cells leave the SKU's value unchanged; --repl
 attributes that are blank. Export escapes text starting with = + - @ as '=…; import removes that quote.
 A journal (.ship-journal-FILE….jsonl beside the file) makes an interrupted or partly failed run resumable:
 running the same command again skips the rows already done. It is removed when a run ends without failures.
+If the API refuses the credentials (401/403), the run stops (exit 4) and the rows not done are not written
+to FILE.failed.csv: run ship login, then the same command again.
 
 Examples:
   ship skus import skus.csv

@@ -209,6 +209,22 @@ describe('skus import', () => {
     expect((await api('GET', '/skus/STDIN-1')).body.data.product_name).toBe('From stdin');
   });
 
+  it('counts updated SKUs apart from created ones in the closing summary (JSON and text)', async () => {
+    const existing = (await allSkus(env)).slice(0, 2).map((s) => s.sku as string);
+    expect(existing).toHaveLength(2);
+    const rows = [...existing, 'CNT-1', 'CNT-2', 'CNT-3'].map((sku) => `${sku},Counted ${sku}`).join('\n');
+    const j = await ship(['skus', 'import', file('count.csv', `sku,product_name\n${rows}\n`), '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    const summary = JSON.parse(j.stderr.trim().split('\n').pop()!).summary;
+    expect(summary).toMatchObject({ total: 5, created: 3, updated: 2, skipped: 0, failed: 0 });
+
+    // The same rows again: now every one is an update.
+    const t = await ship(['skus', 'import', file('count2.csv', `sku,product_name\n${rows}\n`)]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).toMatch(/^ {2}created\s+0\n {2}updated\s+5\n/m);
+    expect(t.stderr).toMatch(/updates sent with PATCH/);
+  });
+
   it('--replace needs --yes without a terminal', async () => {
     const f = file('r.csv', 'sku,product_name\nMUG-001,Mug\n');
     const r = await ship(['skus', 'import', f, '--replace']);
