@@ -3,7 +3,8 @@
 import type { IO } from './output/io.js';
 import { colorEnabled, isCI } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
-import { AuthError, UsageError } from './errors.js';
+import { AuthError, Interrupted, UsageError } from './errors.js';
+import { abortableSleep } from './util/sleep.js';
 import type { Api } from './api/index.js';
 import type { ConfigStore } from './config/store.js';
 import type { Settings } from './config/settings.js';
@@ -96,19 +97,7 @@ export interface CtxInit {
 /** The real clock. */
 export const systemClock: Clock = {
   now: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const t = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: abortableSleep,
 };
 
 /**
@@ -239,22 +228,33 @@ function createPrompter(getCtx: () => Ctx): Prompter {
     const { io } = getCtx();
     return { input: io.stdin, output: io.stderr };
   };
+  // Ctrl-C at a prompt is a keypress inquirer handles itself (no SIGINT reaches main.ts): it rejects with
+  // ExitPromptError, which is the user interrupting, so exit 130 like any other interrupt.
+  const ask = async <T>(spec: { message: string; supplyWith: string }, prompt: () => Promise<T>): Promise<T> => {
+    if (!getCtx().mode.interactive) return refuse(spec);
+    try {
+      return await prompt();
+    } catch (e) {
+      if (e instanceof Error && e.name === 'ExitPromptError') throw new Interrupted();
+      throw e;
+    }
+  };
   return {
-    async input(spec) {
-      if (!getCtx().mode.interactive) return refuse(spec);
-      const { input } = await import('@inquirer/prompts');
-      return input({ message: spec.message, default: spec.default }, streams());
-    },
-    async password(spec) {
-      if (!getCtx().mode.interactive) return refuse(spec);
-      const { password } = await import('@inquirer/prompts');
-      return password({ message: spec.message, mask: '*' }, streams());
-    },
-    async confirm(spec) {
-      if (!getCtx().mode.interactive) return refuse(spec);
-      const { confirm } = await import('@inquirer/prompts');
-      return confirm({ message: spec.message, default: spec.default }, streams());
-    },
+    input: (spec) =>
+      ask(spec, async () => {
+        const { input } = await import('@inquirer/prompts');
+        return input({ message: spec.message, default: spec.default }, streams());
+      }),
+    password: (spec) =>
+      ask(spec, async () => {
+        const { password } = await import('@inquirer/prompts');
+        return password({ message: spec.message, mask: '*' }, streams());
+      }),
+    confirm: (spec) =>
+      ask(spec, async () => {
+        const { confirm } = await import('@inquirer/prompts');
+        return confirm({ message: spec.message, default: spec.default }, streams());
+      }),
   };
 }
 

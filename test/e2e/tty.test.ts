@@ -1,0 +1,194 @@
+// The built binary at a real terminal: prompts (login, bulk-create confirmation, container close) driven through tmux.
+// Prompts only appear when stdin and stderr are TTYs and CI is unset, which execa cannot give; a detached tmux
+// session can. Each test gets its own session on a private tmux socket, killed in afterEach even when a test fails.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/bin.js';
+import { apiCall, startTestSandbox, type ApiAuth, type TestSandbox } from '../helpers/sandbox.js';
+
+const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
+// A private server on a socket in this file's temp dir, so the tests never touch (or depend on) anyone's own tmux
+// sessions and leave nothing behind in /tmp/tmux-UID.
+const tmux = (...args: string[]): string => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+let sb: TestSandbox;
+let auth: ApiAuth;
+let work: string;
+let socket: string;
+let sessions: string[] = [];
+let counter = 0;
+
+/**
+ * Starts `node bin/ship.js ARGS` in a detached 120x40 tmux session with exactly the given environment
+ * (env -i: in particular no CI, which the test runner sets), and "EXIT=<code>" printed when it ends.
+ */
+function start(args: string[], env: Record<string, string>): string {
+  const name = `ship-tty-${process.pid}-${++counter}`;
+  const vars = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), TERM: 'xterm-256color', NO_COLOR: '1', ...env };
+  const cmd = [
+    'env -i',
+    ...Object.entries(vars).map(([k, v]) => shq(`${k}=${v}`)),
+    shq(process.execPath),
+    shq(BIN),
+    ...args.map(shq),
+  ].join(' ');
+  sessions.push(name);
+  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', `env -u CI ${cmd}; echo EXIT=$?; sleep 30`);
+  return name;
+}
+
+const pane = (name: string): string => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', name);
+
+/**
+ * Polls the pane (up to 10 s, 100 ms steps) until it matches; fails with the pane's text if it never does,
+ * or at once if the command ended (EXIT=) without it matching.
+ */
+async function waitFor(name: string, re: RegExp, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  let text = '';
+  while (Date.now() < until) {
+    text = pane(name);
+    if (re.test(text)) return text;
+    if (/EXIT=\d+/.test(text)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no ${re} in tmux pane ${name} (timed out or the command ended); pane was:\n${text}`);
+}
+
+/** Types literal text (no key-name lookup), then optionally Enter. */
+function type(name: string, text: string, enter = true): void {
+  tmux('send-keys', '-t', name, '-l', text);
+  if (enter) tmux('send-keys', '-t', name, 'Enter');
+}
+
+const exitCode = (text: string): number => Number(/EXIT=(\d+)/.exec(text)?.[1]);
+
+const title = hasTmux
+  ? 'prompts at a real terminal (built binary in tmux)'
+  : 'prompts at a real terminal: SKIPPED, tmux is not installed (.ci/run installs it; locally: apt-get install -y tmux)';
+describe.skipIf(!hasTmux)(title, () => {
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    auth = await sb.authEnv();
+  });
+  afterAll(async () => {
+    await sb?.close();
+    // Our private server exits with its last session; this is only for a session that outlived afterEach.
+    if (socket) spawnSync('tmux', ['-S', socket, 'kill-server'], { stdio: 'ignore' });
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+  afterEach(() => {
+    for (const s of sessions) spawnSync('tmux', ['-S', socket, 'kill-session', '-t', s], { stdio: 'ignore' });
+    sessions = [];
+  });
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), 'ship-e2e-tty-'));
+    socket = join(work, 'tmux.sock');
+  });
+
+  it('ship login asks for the API key, username and password (masked) and stores a 0600 config', async () => {
+    const configDir = mkdtempSync(join(work, 'config-'));
+    const password = 'demo-password';
+    const s = start(['login'], { SHIP_CONFIG_DIR: configDir, SHIP_BASE_URL: sb.baseUrl });
+
+    await waitFor(s, /^\? API key/m);
+    type(s, sb.apiKey);
+    await waitFor(s, /^\? Username \(email\)/m);
+    type(s, 'demo@example.com');
+    await waitFor(s, /^\? Password/m);
+    type(s, password);
+    const text = await waitFor(s, /EXIT=\d+/);
+
+    expect(exitCode(text), text).toBe(0);
+    expect(text).toMatch(/Logged in as .* profile default/);
+    // Secrets typed at the prompts are masked on screen.
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(sb.apiKey);
+    expect(text).toMatch(/Password.*\*{4,}/);
+
+    const file = join(configDir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8'));
+    const token: unknown = stored.profiles?.default?.token;
+    expect(typeof token).toBe('string');
+    expect((token as string).length).toBeGreaterThan(0);
+    // The stored token is a real one: the API accepts it.
+    const me = await apiCall({ ...auth, SHIP_TOKEN: token as string }, 'GET', '/users');
+    expect(me.status).toBe(200);
+  });
+
+  it('Ctrl-C at a prompt is an interrupt: exit 130, nothing stored', async () => {
+    const configDir = mkdtempSync(join(work, 'config-'));
+    const s = start(['login'], { SHIP_CONFIG_DIR: configDir, SHIP_BASE_URL: sb.baseUrl });
+    await waitFor(s, /^\? API key/m);
+    tmux('send-keys', '-t', s, 'C-c');
+    const text = await waitFor(s, /EXIT=\d+/);
+    expect(exitCode(text), text).toBe(130);
+    expect(existsSync(join(configDir, 'config.json'))).toBe(false);
+  });
+
+  it('ship create --csv asks once; "n" sends nothing, "y" creates them with a summary', async () => {
+    const tag = `TTY${Date.now().toString(36).toUpperCase()}`;
+    const refs = [1, 2, 3].map((i) => `${tag}-${i}`);
+    const csv = join(work, `${tag}.csv`);
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,delivery_service_key,to_name,to_line_1,to_city,to_postcode,to_country,weight',
+        ...refs.map((r, i) => `${r},RM_TRACKED_48,Ada Lovelace ${i},12 St James's Square,London,SW1Y 4JH,GB,650`),
+      ].join('\n') + '\n',
+    );
+    const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+    const args = ['create', '--csv', csv, '--output-dir', join(work, `${tag}-labels`)];
+    const events = async () => Promise.all(refs.map(async (r) => (await apiCall(auth, 'GET', `/shipments/${encodeURIComponent(r)}/events`)).status));
+
+    const no = start(args, env);
+    const asked = await waitFor(no, /^\? Create 3 shipments \(3 parcels\) on .*\? \(y\/N\)/m);
+    expect(asked.match(/Create 3 shipments/g)).toHaveLength(1);
+    type(no, 'n');
+    const refused = await waitFor(no, /EXIT=\d+/);
+    expect(exitCode(refused), refused).toBe(0);
+    expect(refused).toContain('Nothing sent.');
+    expect(await events()).toEqual([404, 404, 404]);
+
+    const yes = start(args, env);
+    await waitFor(yes, /^\? Create 3 shipments \(3 parcels\) on .*\? \(y\/N\)/m);
+    type(yes, 'y');
+    const done = await waitFor(yes, /EXIT=\d+/, 20_000);
+    expect(exitCode(done), done).toBe(0);
+    expect(done.match(/Create 3 shipments/g)).toHaveLength(1);
+    // The summary after the run: every one of the three created, none skipped or failed.
+    expect(done).toMatch(/Done: 3 shipments/);
+    expect(done).toMatch(/created\s+3\b/);
+    expect(done).toMatch(/failed\s+0\b/);
+    for (const r of refs) expect(done).toContain(r);
+    expect(await events()).toEqual([200, 200, 200]);
+  });
+
+  it('ship containers close REF answered "n" leaves the container open', async () => {
+    const made = await apiCall(auth, 'POST', '/containers', {
+      delivery_service_key: 'DPD_CONSOLIDATED_EU',
+      clearance_country: 'DE',
+      clearance_location: 'FRA',
+    });
+    expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+    const ref: string = made.body.data?.reference ?? made.body.reference;
+    expect(ref).toBeTruthy();
+
+    const s = start(['containers', 'close', ref], { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) });
+    await waitFor(s, new RegExp(`^\\? Close container ${ref}\\?.*\\(y/N\\)`, 'm'));
+    type(s, 'n');
+    const text = await waitFor(s, /EXIT=\d+/);
+    expect(exitCode(text), text).toBe(0);
+    expect(text).toContain(`Container ${ref} left open.`);
+    expect(text).not.toContain(`Container ${ref} closed`);
+
+    const shown = await apiCall(auth, 'GET', `/containers/${ref}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.data?.status ?? shown.body.status).toBe('Open');
+  });
+});
