@@ -2,9 +2,11 @@
 // requests only, --verbose traces with secrets masked, and HTTP failures turned into src/errors.ts errors.
 import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
+import type { ApiOptions } from './index.js';
 import { Agent, request } from './undici-lite.js';
 import { ApiError, AuthError, NetworkError, NotFoundError, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
 import { mask, redact } from '../output/redact.js';
+import { abortableSleep } from '../util/sleep.js';
 
 declare const __SHIP_VERSION__: string;
 /** The package version, inlined at build time (0.0.0-dev when running from source). */
@@ -24,19 +26,8 @@ export const RETRY_AFTER_CAP_MS = 60_000;
 const TRACE_BODY_LIMIT = 2048;
 const TRACE_STRING_LIMIT = 200;
 
-/** Settings of the HTTP client (a subset of ApiOptions). */
-export interface ClientOptions {
-  baseUrl: string;
-  apiKey?: string;
-  token?: string;
-  timeoutMs?: number;
-  maxRetries?: number;
-  trace?: (line: string) => void;
-  dispatcher?: Dispatcher;
-  userAgent?: string;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random?: () => number;
-}
+/** Settings of the HTTP client: ApiOptions but for what the API layer above it handles. */
+export type ClientOptions = Omit<ApiOptions, 'onWarning'>;
 
 /** One API call, described by the resource modules. */
 export interface RequestSpec {
@@ -76,22 +67,6 @@ export function apiPath(strings: TemplateStringsArray, ...segments: string[]): s
     out += encodeURIComponent(seg) + strings[i + 1];
   });
   return out;
-}
-
-/** Sleeps, rejecting with the signal's reason if it aborts first. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Parses Retry-After (delta seconds or an HTTP-date) into milliseconds from `now`, or undefined. */

@@ -18,6 +18,7 @@
 // journal record is a known failure, sent again on a rerun) counted as `rejected`, not `failed`: the row
 // itself is fine, so commands keep it out of FILE.failed.csv. The summary carries the error (`authStop`).
 import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
+import { abortableSleep } from '../util/sleep.js';
 import type { Journal, JournalEntry, StoredError } from './journal.js';
 import type { ProgressReporter } from './progress.js';
 
@@ -461,16 +462,6 @@ function toAsyncIterator<T>(src: AsyncIterable<T> | Iterable<T>): AsyncIterator<
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason ?? new Interrupted());
-    const t = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal?.reason ?? new Interrupted());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+  // A signal aborted without a reason still stops the run as an interruption.
+  return abortableSleep(ms, signal).catch((reason: unknown) => Promise.reject(reason ?? new Interrupted()));
 }

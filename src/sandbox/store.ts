@@ -1,6 +1,8 @@
 // The sandbox's state: records of every resource, with O(1) indexes for the lookups requests make, and a
 // plain-JSON snapshot for `--state FILE`.
 
+import type { ExportPurpose } from './documents/index.js';
+
 export type LabelFormat = 'ZPL' | 'PDF' | 'PNG';
 export type AccessLevel = 'MERCHANT_ADMIN' | 'MERCHANT_USER' | '3PL_ADMIN' | '3PL_USER';
 export type TrackingType = 'LABEL_CREATED' | 'MANIFESTED' | 'COLLECTED' | 'IN_TRANSIT' | 'DELIVERED' | 'DELIVERY_FAILED';
@@ -220,14 +222,7 @@ export interface CustomsRec {
   export_license_number: string | null;
   export_certificate_number: string | null;
   other_export_comments: string | null;
-  export_purpose: {
-    gift?: boolean;
-    documents?: boolean;
-    sale_of_goods?: boolean;
-    commercial_sample?: boolean;
-    returned_goods?: boolean;
-    other?: string;
-  } | null;
+  export_purpose: ExportPurpose | null;
 }
 
 export interface ParcelRec {

@@ -3,6 +3,7 @@
 
 // Static on purpose: esbuild turns a dynamic import of this CommonJS package into a default-only chunk.
 import { request } from 'undici';
+import { abortableSleep as sleep } from '../util/sleep.js';
 
 /** One event waiting to be relayed. */
 export interface ForwardItem<T = unknown> {
@@ -161,20 +162,6 @@ export class Forwarder<T = unknown> {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** A short reason for a failed request: ECONNREFUSED → "refused", and so on. */
 export function describeNetworkError(err: unknown): string {

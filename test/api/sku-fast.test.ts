@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CountrySchema, LocationSchema, SkuSchema } from '../../src/api/schemas.js';
 import { COUNTRY_FIELDS, fastSku, LOCATION_FIELDS, SKU_FIELDS } from '../../src/api/sku-fast.js';
+import { expectSameAsSchema, fieldVariants, missedByFast, VALUES } from './fast-parser.js';
 
 // A SKU as GET /skus sends it (sandbox and API notes), nested location and country included.
 const base = {
@@ -57,52 +58,9 @@ const base = {
   updated_at: '2026-11-21 07:33:24',
 };
 
-const VALUES: unknown[] = [
-  null,
-  undefined,
-  '',
-  'x',
-  ' 12 ',
-  'N/A',
-  0,
-  -3,
-  1.5,
-  true,
-  false,
-  {},
-  [],
-  [1, 'a'],
-  { a: 1, b: [2] },
-  { code: 'FR' },
-  { code: 5 },
-  { id: 'L2', address_country: 'DE', extra: { deep: 1 } },
-  { id: 7 },
-  { name: 'no id' },
-];
-
 /** The base SKU with one field (or one location field) changed, each way; plus unknown keys and odd shapes. */
 function* variants(): Generator<unknown> {
-  yield base;
-  for (const key of [...Object.keys(SKU_FIELDS), 'brand_new_field']) {
-    for (const v of VALUES) {
-      const copy: Record<string, unknown> = { ...base };
-      if (v === undefined) delete copy[key];
-      else copy[key] = v;
-      yield copy;
-      if (v === undefined) yield { ...base, [key]: undefined };
-    }
-  }
-  for (const key of [...Object.keys(LOCATION_FIELDS), 'dock']) {
-    for (const v of VALUES) {
-      const location: Record<string, unknown> = { ...base.location };
-      if (v === undefined) delete location[key];
-      else location[key] = v;
-      yield { ...base, location };
-    }
-  }
-  // Unknown keys first, shape keys in another order: the output order must still be zod's.
-  const reversed = Object.fromEntries(Object.entries({ zzz: 1, ...base }).reverse());
-  yield reversed;
+  yield* fieldVariants(base, [...Object.keys(SKU_FIELDS), 'brand_new_field'], [['location', [...Object.keys(LOCATION_FIELDS), 'dock'], base.location]], VALUES);
   yield JSON.parse('{"sku":"P","__proto__":{"polluted":true}}');
   yield JSON.parse('{"sku":"P","custom_fields":{"__proto__":{"x":1}}}');
   yield null;
@@ -118,27 +76,13 @@ describe('fastSku', () => {
   });
 
   it('gives what SkuSchema gives, or leaves the SKU to SkuSchema', () => {
-    let fast = 0;
-    for (const input of variants()) {
-      const z = SkuSchema.safeParse(input);
-      const f = fastSku(input);
-      if (f === undefined) continue;
-      fast++;
-      expect(z.success, JSON.stringify(input)).toBe(true);
-      // Same keys in the same order (JSON output and CSV columns depend on it), same values, same prototypes.
-      expect(Object.keys(f)).toEqual(Object.keys(z.data!));
-      expect(JSON.stringify(f)).toBe(JSON.stringify(z.data));
-      expect(f).toStrictEqual(z.data);
-    }
+    const fast = expectSameAsSchema(SkuSchema, fastSku, variants());
     // The fast path must carry the ordinary SKUs, not just step aside (hundreds of the variants are valid).
     expect(fast).toBeGreaterThan(300);
   });
 
   it('takes every SKU that SkuSchema accepts, except the rare `__proto__` key', () => {
-    const missed: unknown[] = [];
-    for (const input of variants()) {
-      if (SkuSchema.safeParse(input).success && fastSku(input) === undefined && !JSON.stringify(input).includes('__proto__')) missed.push(input);
-    }
+    const missed = missedByFast(SkuSchema, fastSku, variants());
     expect(missed).toEqual([]);
   });
 

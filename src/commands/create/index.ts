@@ -2,7 +2,8 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { addShipmentInputOptions, type ShipmentInputOptions } from '../../shipment-input/options.js';
+import { addShipmentInputOptions } from '../../shipment-input/options.js';
+import type { CreateOptions } from './run.js';
 
 /** The CSV part of `ship create --help` (columns, rules, presets, resuming). */
 export const CSV_HELP = `
@@ -54,21 +55,8 @@ function positiveInt(flag: string, v: string, max: number): number {
   return n;
 }
 
-interface CreateFlags extends ShipmentInputOptions {
-  format: string;
-  outputDir: string;
-  labels: boolean;
-  merge?: string;
-  printer?: string;
-  preflight: boolean;
-  print?: boolean;
-  printToUser?: string;
-  printerKey?: string;
-  dryRun?: boolean;
-  yes?: boolean;
-  concurrency: string;
-  results?: string;
-}
+/** What commander hands the action: CreateOptions before --format is upper-cased and --concurrency parsed. */
+type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency'> & { format: string; concurrency: string };
 
 function declare(cmd: Command, ctx: Ctx): Command {
   addShipmentInputOptions(cmd, 'create')

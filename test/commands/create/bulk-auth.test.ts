@@ -1,13 +1,12 @@
 // `ship create --csv` in-process against the sandbox when the token is revoked mid-run: the run stops with
 // exit 4 and a summary that says to log in; a rerun with a new token creates the rest, none twice.
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runShip } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { startRecordingProxy, type Recorded } from './recording-proxy.js';
 
 let sb: TestSandbox;
 let proxy: Awaited<ReturnType<typeof revokingProxy>>;
@@ -21,52 +20,26 @@ async function revokingProxy(target: string) {
   const created = new Map<string, number>();
   const postsAfterCreated: string[] = [];
   const state = { revokeAfter: 0, creates: 0, revoked: false };
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    const isCreate = req.method === 'POST' && /\/shipments$/.test((req.url ?? '').split('?')[0]);
-    const ref = isCreate ? (JSON.parse(body.toString('utf8')).shipment_reference as string) : undefined;
-    if (ref !== undefined && created.has(ref)) postsAfterCreated.push(ref);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding'].includes(k)) headers[k] = v;
-    }
-    try {
-      const up = await fetch(`${new URL(target).origin}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body });
-      const out = Buffer.from(await up.arrayBuffer());
-      if (ref !== undefined && up.status < 300) {
-        created.set(ref, (created.get(ref) ?? 0) + 1);
-        state.creates++;
-        if (state.revokeAfter > 0 && state.creates >= state.revokeAfter && !state.revoked) {
-          state.revoked = true;
-          const del = await fetch(`${target}/tokens`, { method: 'DELETE', headers });
-          if (del.status !== 200) throw new Error(`revoke failed: ${del.status}`);
-        }
+  const createRef = (rec: Recorded) =>
+    rec.method === 'POST' && /\/shipments$/.test(rec.path.split('?')[0]) ? (rec.body.shipment_reference as string) : undefined;
+  const proxy = await startRecordingProxy(target, {
+    onRequest(rec) {
+      const ref = createRef(rec);
+      if (ref !== undefined && created.has(ref)) postsAfterCreated.push(ref);
+    },
+    async onResponse(rec, status, headers) {
+      const ref = createRef(rec);
+      if (ref === undefined || status >= 300) return;
+      created.set(ref, (created.get(ref) ?? 0) + 1);
+      state.creates++;
+      if (state.revokeAfter > 0 && state.creates >= state.revokeAfter && !state.revoked) {
+        state.revoked = true;
+        const del = await fetch(`${target}/tokens`, { method: 'DELETE', headers });
+        if (del.status !== 200) throw new Error(`revoke failed: ${del.status}`);
       }
-      const h: Record<string, string> = {};
-      up.headers.forEach((v, k) => {
-        if (!['content-length', 'transfer-encoding', 'connection', 'content-encoding', 'keep-alive'].includes(k)) h[k] = v;
-      });
-      res.writeHead(up.status, h);
-      res.end(out);
-    } catch {
-      req.socket.destroy();
-    }
+    },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    baseUrl: `http://127.0.0.1:${port}${new URL(target).pathname.replace(/\/$/, '')}`,
-    created,
-    postsAfterCreated,
-    state,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections?.();
-        server.close(() => r());
-      }),
-  };
+  return { baseUrl: proxy.baseUrl, created, postsAfterCreated, state, close: proxy.close };
 }
 
 beforeAll(async () => {

@@ -22,8 +22,16 @@ export interface RecordingProxy {
   close(): Promise<void>;
 }
 
+/** Optional hooks for tests that need more than recording (e.g. acting on the target mid-run). */
+export interface RecordingProxyHooks {
+  /** Called as each request arrives, after it is recorded and before it is forwarded. */
+  onRequest?(rec: Recorded): void;
+  /** Called with the target's answer before it is passed on; `headers` are the ones forwarded. Throwing cuts the connection. */
+  onResponse?(rec: Recorded, status: number, headers: Record<string, string>): void | Promise<void>;
+}
+
 /** Starts a proxy on 127.0.0.1:0 forwarding to `targetBaseUrl` (e.g. the sandbox's http://127.0.0.1:N/v1.2). */
-export async function startRecordingProxy(targetBaseUrl: string): Promise<RecordingProxy> {
+export async function startRecordingProxy(targetBaseUrl: string, hooks: RecordingProxyHooks = {}): Promise<RecordingProxy> {
   const target = new URL(targetBaseUrl);
   const requests: Recorded[] = [];
   const self = { dropNextCreates: 0 } as RecordingProxy;
@@ -39,7 +47,9 @@ export async function startRecordingProxy(targetBaseUrl: string): Promise<Record
         body = raw.toString('utf8');
       }
     }
-    requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', body });
+    const rec: Recorded = { method: req.method ?? 'GET', path: req.url ?? '/', body };
+    requests.push(rec);
+    hooks.onRequest?.(rec);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding'].includes(k)) headers[k] = v;
@@ -51,6 +61,7 @@ export async function startRecordingProxy(targetBaseUrl: string): Promise<Record
         body: req.method === 'GET' || req.method === 'HEAD' ? undefined : raw,
       });
       const out = Buffer.from(await up.arrayBuffer());
+      await hooks.onResponse?.(rec, up.status, headers);
       const isCreate = req.method === 'POST' && /\/shipments$/.test((req.url ?? '').split('?')[0]);
       if (isCreate && up.status < 300 && self.dropNextCreates > 0) {
         self.dropNextCreates--;
