@@ -5,7 +5,7 @@ import { apiPath, HttpClient, type RequestSpec } from './client.js';
 import { toDocumentResult, type DocumentResult } from './documents.js';
 import type { Api, ApiOptions, CallOptions } from './index.js';
 import type { Sku, SkuPage } from './schemas.js';
-import { fastSku } from './sku-fast.js';
+import { fastSku, fastSkuLinks, fastSkuMeta } from './sku-fast.js';
 import { fastShipmentResponse } from './shipment-fast.js';
 
 type Schemas = typeof import('./schemas.js');
@@ -123,8 +123,8 @@ export function buildApi(opts: ApiOptions): Api {
     return {
       ...rest,
       data: lenientList(SkuSchema, b.data, at, fastSku),
-      links: lenient(SkuLinksSchema, links ?? {}, `${at} links`),
-      meta: lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
+      links: fastSkuLinks(links ?? {}) ?? lenient(SkuLinksSchema, links ?? {}, `${at} links`),
+      meta: fastSkuMeta(meta ?? {}) ?? lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
     } as SkuPage;
   }
 

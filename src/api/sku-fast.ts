@@ -95,6 +95,8 @@ export interface Compiled {
   kinds: Field[];
   index: Map<string, number>;
   nested: Array<Compiled | undefined>;
+  /** The last key list found in the shape's order (a page's objects nearly always share one). */
+  lastInOrder?: string[];
 }
 
 /** Lays a shape out for parseObject(). */
@@ -156,16 +158,20 @@ function object(c: Compiled, input: Record<string, unknown>): Record<string, unk
   const own = Object.keys(input);
   // Usually the keys already come in the shape's order (unknown ones last): then a copy has zod's order and
   // only the fields that change (money, nested objects) are replaced. Otherwise the object is built in order.
-  let last = -1;
-  let inOrder = true;
-  for (const key of own) {
-    const i = c.index.get(key);
-    if (i === undefined) last = c.keys.length;
-    else if (i > last) last = i;
-    else {
-      inOrder = false;
-      break;
+  let inOrder = sameKeys(own, c.lastInOrder);
+  if (!inOrder) {
+    inOrder = true;
+    let last = -1;
+    for (const key of own) {
+      const i = c.index.get(key);
+      if (i === undefined) last = c.keys.length;
+      else if (i > last) last = i;
+      else {
+        inOrder = false;
+        break;
+      }
     }
+    if (inOrder) c.lastInOrder = own;
   }
   const out: Record<string, unknown> = inOrder ? { ...input } : {};
   for (let i = 0; i < c.keys.length; i++) {
@@ -184,7 +190,42 @@ function object(c: Compiled, input: Record<string, unknown>): Record<string, unk
   return out;
 }
 
+function sameKeys(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** SkuLinksSchema (the `links` of a GET /skus page). */
+export const SKU_LINKS_FIELDS: Shape = { first: 'optString', last: 'optString', prev: 'optString', next: 'optString' };
+
+/** SkuMetaSchema (the `meta` of a GET /skus page). */
+export const SKU_META_FIELDS: Shape = {
+  current_page: 'optNumber',
+  from: 'optNumber',
+  last_page: 'optNumber',
+  path: 'optString',
+  per_page: 'optNumber',
+  to: 'optNumber',
+  total: 'optNumber',
+};
+
 const SKU = compile(SKU_FIELDS);
+const SKU_LINKS = compile(SKU_LINKS_FIELDS);
+const SKU_META = compile(SKU_META_FIELDS);
+
+/**
+ * SkuLinksSchema's output for a page's `links` that match it, undefined otherwise (then zod): zod took ~16 ms
+ * for the links and meta of a 10,000-SKU export's 334 pages.
+ */
+export function fastSkuLinks(input: unknown): Record<string, unknown> | undefined {
+  return parseObject(SKU_LINKS, input);
+}
+
+/** SkuMetaSchema's output for a page's `meta` that match it, undefined otherwise (then zod). */
+export function fastSkuMeta(input: unknown): Record<string, unknown> | undefined {
+  return parseObject(SKU_META, input);
+}
 
 /** SkuSchema's output for a SKU that matches it; undefined when it does not (or might not): parse that one with zod. */
 export function fastSku(input: unknown): Sku | undefined {

@@ -227,6 +227,14 @@ describe('lenient responses', () => {
     expect(toMoney('5.5')).toBe('5.50');
     expect(toMoney(' 12 ')).toBe('12.00');
     expect(toMoney('N/A')).toBe('N/A');
+    // Text already formatted passes through as it is; anything else near that format still goes through Number.
+    for (const [v, want] of [['0.00', '0.00'], ['-0.00', '0.00'], ['08.50', '8.50'], ['999999999.99', '999999999.99'], ['1.005', '1.00'], [' 1.00', '1.00'], ['-5.00', '-5.00'], ['12345678901234567.89', '12345678901234568.00']]) {
+      expect(toMoney(v)).toBe(want);
+    }
+    for (let i = 0; i < 2000; i++) {
+      const v = `${Math.floor(Math.random() * 10 ** (1 + (i % 9)))}.${String(i % 100).padStart(2, '0')}`;
+      expect(toMoney(v)).toBe(Number(v).toFixed(2));
+    }
     const q = ServiceQuotesSchema.parse({ recommended_service: null, services: [{ service_key: 'a', total_price: 1.1 }] });
     expect(q.services[0].total_price).toBe('1.10');
     expect(q.recommended_service).toBeNull();

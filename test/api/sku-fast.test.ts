@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CountrySchema, LocationSchema, SkuSchema } from '../../src/api/schemas.js';
-import { COUNTRY_FIELDS, fastSku, LOCATION_FIELDS, SKU_FIELDS } from '../../src/api/sku-fast.js';
+import { CountrySchema, LocationSchema, SkuLinksSchema, SkuMetaSchema, SkuSchema } from '../../src/api/schemas.js';
+import { COUNTRY_FIELDS, fastSku, fastSkuLinks, fastSkuMeta, LOCATION_FIELDS, SKU_FIELDS, SKU_LINKS_FIELDS, SKU_META_FIELDS } from '../../src/api/sku-fast.js';
 import { expectSameAsSchema, fieldVariants, missedByFast, VALUES } from './fast-parser.js';
 
 // A SKU as GET /skus sends it (sandbox and API notes), nested location and country included.
@@ -89,5 +89,30 @@ describe('fastSku', () => {
   it('normalises money and keeps unknown fields', () => {
     const f = fastSku({ sku: 'A', value_ex_vat: 8, vat_rate: ' 20 ', value_inc_vat: 'N/A', extra: { x: 1 } });
     expect(f).toEqual({ sku: 'A', value_ex_vat: '8.00', vat_rate: '20.00', value_inc_vat: 'N/A', extra: { x: 1 } });
+  });
+});
+
+describe('fastSkuLinks and fastSkuMeta (the rest of a GET /skus page)', () => {
+  const links = { first: 'http://h/v1.2/skus?page=1', last: 'http://h/v1.2/skus?page=334', prev: null, next: 'http://h/v1.2/skus?page=2' };
+  const meta = { current_page: 1, from: 1, last_page: 334, path: 'http://h/v1.2/skus', per_page: 30, to: 30, total: 10000 };
+  function* pageVariants(b: Record<string, unknown>, keys: readonly string[]): Generator<unknown> {
+    yield* fieldVariants(b, [...keys, 'brand_new_field'], [], VALUES);
+    yield { ...b, links: [] };
+    yield JSON.parse('{"__proto__":{"polluted":true}}');
+    yield {};
+    yield null;
+    yield [b];
+  }
+
+  it('knows exactly the fields of SkuLinksSchema and SkuMetaSchema', () => {
+    expect(Object.keys(SKU_LINKS_FIELDS)).toEqual(Object.keys(SkuLinksSchema.shape));
+    expect(Object.keys(SKU_META_FIELDS)).toEqual(Object.keys(SkuMetaSchema.shape));
+  });
+
+  it('give what the schemas give, or leave the value to the schema, and take all they accept', () => {
+    expect(expectSameAsSchema(SkuLinksSchema, fastSkuLinks, pageVariants(links, Object.keys(SKU_LINKS_FIELDS)))).toBeGreaterThan(20);
+    expect(expectSameAsSchema(SkuMetaSchema, fastSkuMeta, pageVariants(meta, Object.keys(SKU_META_FIELDS)))).toBeGreaterThan(20);
+    expect(missedByFast(SkuLinksSchema, fastSkuLinks, pageVariants(links, Object.keys(SKU_LINKS_FIELDS)))).toEqual([]);
+    expect(missedByFast(SkuMetaSchema, fastSkuMeta, pageVariants(meta, Object.keys(SKU_META_FIELDS)))).toEqual([]);
   });
 });
