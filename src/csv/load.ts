@@ -19,6 +19,8 @@ export interface PreparedShipment {
   items: number;
   /** For each of `rows`: the 0-based parcel it belongs to, or -1 (a row that made no parcel). */
   rowParcels: number[];
+  /** Per parcel, the row of each of its items in order (omitted when no parcel has items): API item paths name their own row. */
+  itemRows?: number[][];
 }
 
 /** A validated shipment kept as its JSON text (a third of the memory of the object; parsed again to send). */
@@ -98,6 +100,14 @@ function rowParcels(draft: ShipmentDraft): number[] {
   return draft.rows.map((r) => of.get(r) ?? -1);
 }
 
+/** Per parcel, the rows its items came from; undefined when the shipment has no items (nothing to hold). */
+function itemRows(draft: ShipmentDraft): number[][] | undefined {
+  if (!draft.parcels.some((p) => p.items.length)) return undefined;
+  return draft.parcels.map((p) => p.items.map((it) => it.row ?? p.firstRow ?? draft.firstRow ?? 0));
+}
+
+const withItemRows = (rows: number[][] | undefined) => (rows ? { itemRows: rows } : {});
+
 const byRow = (a: InputProblem, b: InputProblem) => (a.row ?? 0) - (b.row ?? 0);
 
 /** Reads the header and binds the layout; throws InputError for an empty file. */
@@ -150,6 +160,7 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
       parcels: built.parcels,
       items: built.items,
       rowParcels: rowParcels(draft),
+      ...withItemRows(itemRows(draft)),
     },
     normalised,
     problems,

@@ -55,6 +55,9 @@ describe('grouping', () => {
       ['S2', 4, [4, 6], 2, 0],
     ]);
     expect(r.shipments[0].rowParcels).toEqual([0, 0, 1]);
+    // Per parcel, the row each item came from; nothing held for a shipment without items.
+    expect(r.shipments[0].itemRows).toEqual([[2, 3], [5]]);
+    expect(r.shipments[1].itemRows).toBeUndefined();
     expect(r.shipments[0].body).toEqual({
       shipment_reference: 'S1',
       order_reference: 'O-1',

@@ -38,6 +38,8 @@ interface CreateInput {
   parcels: number;
   /** Per row of the task: its parcel index (-1: none). */
   rowParcels: number[];
+  /** Per parcel, the row of each of its items (absent: no items), so an API error on an item names its own row. */
+  itemRows?: number[][];
 }
 
 type Result = BulkResult<CreateInput, Created>;
@@ -135,7 +137,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     for (let i = 0; i < compact.length; i++) {
       const s = compact[i];
       compact[i] = undefined as never; // sent or skipped: its text is not needed again
-      yield { key: s.reference, rows: s.rows, input: { json: s.json, validated: s.validated, parcels: s.parcels, rowParcels: s.rowParcels } };
+      yield { key: s.reference, rows: s.rows, input: { json: s.json, validated: s.validated, parcels: s.parcels, rowParcels: s.rowParcels, itemRows: s.itemRows } };
     }
   }
 
@@ -313,7 +315,8 @@ function reportExcluded(ctx: Ctx, excluded: ExcludedShipment[]): void {
 
 /**
  * Where an API field path of a failed shipment points in the file: the shipment's first row for its own
- * fields, a parcel's first row for parcels.N.* (and its items), named by the user's own column.
+ * fields, a parcel's first row for parcels.N.*, an item's own row for parcels.N.items.M.*, named by the
+ * user's own column.
  */
 export function locateField(r: Result, path: string, labelFor: (column: string) => string): { row?: number; column: string } {
   const segs = path.split('.');
@@ -322,8 +325,11 @@ export function locateField(r: Result, path: string, labelFor: (column: string) 
   if (segs[0] === 'parcels' && /^\d+$/.test(segs[1] ?? '')) {
     const at = r.task.input.rowParcels.indexOf(Number(segs[1]));
     if (at >= 0) row = r.task.rows[at];
-    if (segs[2] === 'items') column = columnForPath('item', segs.slice(4).join('.'));
-    else column = columnForPath('parcel', segs.slice(2).join('.'));
+    if (segs[2] === 'items') {
+      const itemRow = /^\d+$/.test(segs[3] ?? '') ? r.task.input.itemRows?.[Number(segs[1])]?.[Number(segs[3])] : undefined;
+      if (itemRow !== undefined) row = itemRow;
+      column = columnForPath('item', segs.slice(4).join('.'));
+    } else column = columnForPath('parcel', segs.slice(2).join('.'));
   } else column = columnForPath('shipment', path);
   return { row, column: column ? labelFor(column) : path };
 }

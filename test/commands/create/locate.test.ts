@@ -16,6 +16,16 @@ describe('locateField', () => {
     expect(locateField(result, 'parcels.0.custom_fields.fragile', labelFor)).toEqual({ row: 7, column: 'parcel_custom_fields.fragile' });
     expect(locateField(result, 'something_new', labelFor)).toEqual({ row: 7, column: 'something_new' });
   });
+
+  it('points item fields at the item\'s own row when the item rows are known', () => {
+    // Rows 7 and 8 are parcel 0 with an item each; row 9 is parcel 1 without items.
+    const withItems = { task: { key: 'S', rows: [7, 8, 9], input: { json: '{}', parcels: 2, rowParcels: [0, 0, 1], itemRows: [[7, 8], []] } }, index: 0, status: 'failed', attempts: 1 } as never;
+    expect(locateField(withItems, 'parcels.0.items.1.sku', labelFor)).toEqual({ row: 8, column: 'Product Code' });
+    expect(locateField(withItems, 'parcels.0.items.0.item_value', labelFor)).toEqual({ row: 7, column: 'item_value' });
+    // An item the rows do not know (or a parcel-level path) falls back to the parcel's first row.
+    expect(locateField(withItems, 'parcels.0.items.5.sku', labelFor)).toEqual({ row: 7, column: 'Product Code' });
+    expect(locateField(withItems, 'parcels.1.weight', labelFor)).toEqual({ row: 9, column: 'Carton Weight (g)' });
+  });
 });
 
 describe('fingerprint', () => {

@@ -28,6 +28,8 @@ export interface RecordingProxyHooks {
   onRequest?(rec: Recorded): void;
   /** Called with the target's answer before it is passed on; `headers` are the ones forwarded. Throwing cuts the connection. */
   onResponse?(rec: Recorded, status: number, headers: Record<string, string>): void | Promise<void>;
+  /** Called after onRequest; an answer returned here is sent as JSON instead of forwarding (the target never sees it). */
+  respond?(rec: Recorded): { status: number; body: unknown } | undefined;
 }
 
 /** Starts a proxy on 127.0.0.1:0 forwarding to `targetBaseUrl` (e.g. the sandbox's http://127.0.0.1:N/v1.2). */
@@ -50,6 +52,12 @@ export async function startRecordingProxy(targetBaseUrl: string, hooks: Recordin
     const rec: Recorded = { method: req.method ?? 'GET', path: req.url ?? '/', body };
     requests.push(rec);
     hooks.onRequest?.(rec);
+    const canned = hooks.respond?.(rec);
+    if (canned) {
+      res.writeHead(canned.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(canned.body));
+      return;
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding'].includes(k)) headers[k] = v;
