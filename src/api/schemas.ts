@@ -606,8 +606,6 @@ export const LabelSchema = deferred(() =>
 );
 export type Label = z.output<typeof LabelSchema>;
 
-export const ACCESS_LEVELS = ['MERCHANT_ADMIN', 'MERCHANT_USER', '3PL_ADMIN', '3PL_USER'] as const;
-
 export const UserSchema = deferred(() =>
   z.looseObject({
     id: str,
@@ -829,8 +827,3 @@ export const ContainerShipmentSchema = deferred(() =>
   }),
 );
 export type ContainerShipment = z.output<typeof ContainerShipmentSchema>;
-
-/** A field-path → messages map of a 400 response. */
-export const ValidationFieldsSchema = deferred(() =>
-  z.record(z.string(), z.union([z.array(z.string()), z.string()])),
-);

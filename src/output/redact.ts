@@ -6,13 +6,6 @@ export function mask(secret: string | undefined | null): string {
   return secret.length <= 8 ? '****' : `****${secret.slice(-4)}`;
 }
 
-const SECRET_HEADERS = /^(x-service-api-key|x-service-token|authorization|cookie|set-cookie)$/i;
-
-/** Whether an HTTP header carries a credential. */
-export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADERS.test(name);
-}
-
 /** Replaces every occurrence of each known secret in `text` with its mask. */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined | null>): string {
   let out = text;

@@ -2,27 +2,15 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { startRecordingProxy, type RecordingProxy } from '../commands/create/recording-proxy.js';
+import { proxiedSandboxForFile } from '../commands/create/recording-proxy.js';
 
-let sb: TestSandbox;
-let proxy: RecordingProxy;
-let env: Record<string, string>;
+const { proxy, ...proxied } = await proxiedSandboxForFile();
+const env: Record<string, string> = { ...proxied.env };
 let work: string;
 
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  proxy = await startRecordingProxy(sb.baseUrl);
-  env = { SHIP_BASE_URL: proxy.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: await sb.login() };
-});
-afterAll(async () => {
-  await proxy?.close();
-  await sb?.close();
-});
 beforeEach(() => {
-  proxy.requests.length = 0;
   work = mkdtempSync(join(tmpdir(), 'ship-e2e-create-'));
 });
 

@@ -2,6 +2,8 @@
 // assert on exactly what `ship` sent — or that it sent nothing.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeEach } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
 /** One request as the proxy saw it. */
 export interface Recorded {
@@ -99,4 +101,34 @@ export async function startRecordingProxy(targetBaseUrl: string, hooks: Recordin
       }),
   });
   return self;
+}
+
+/** A sandbox behind a recording proxy, logged in, for one test file. */
+export interface ProxiedSandbox {
+  sb: TestSandbox;
+  proxy: RecordingProxy;
+  /** Points ship at the proxy with the sandbox's API key and a fresh token. */
+  env: { SHIP_BASE_URL: string; SHIP_API_KEY: string; SHIP_TOKEN: string };
+}
+
+/**
+ * Starts a sandbox and a recording proxy in front of it for the calling test file: closed after the file,
+ * recorded requests cleared before each test. Await it at the top level (`const { sb, proxy, env } = await …`).
+ */
+export function proxiedSandboxForFile(): Promise<ProxiedSandbox> {
+  const started = (async (): Promise<ProxiedSandbox> => {
+    const sb = await startTestSandbox();
+    const proxy = await startRecordingProxy(sb.baseUrl);
+    return { sb, proxy, env: { SHIP_BASE_URL: proxy.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: await sb.login() } };
+  })();
+  // Registered before any await, so the hooks belong to the file being collected.
+  afterAll(async () => {
+    const { sb, proxy } = await started;
+    await proxy.close();
+    await sb.close();
+  });
+  beforeEach(async () => {
+    (await started).proxy.requests.length = 0;
+  });
+  return started;
 }

@@ -2,29 +2,14 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { quoteRows } from '../../../src/commands/quote/run.js';
 import { runShip } from '../../helpers/run.js';
-import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
-import { startRecordingProxy, type RecordingProxy } from '../create/recording-proxy.js';
+import { proxiedSandboxForFile } from '../create/recording-proxy.js';
 
 const EXAMPLES = resolve(import.meta.dirname, '../../../examples');
-let sb: TestSandbox;
-let proxy: RecordingProxy;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  proxy = await startRecordingProxy(sb.baseUrl);
-  env = { SHIP_BASE_URL: proxy.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: await sb.login(), SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-')) };
-});
-afterAll(async () => {
-  await proxy?.close();
-  await sb?.close();
-});
-beforeEach(() => {
-  proxy.requests.length = 0;
-});
+const { proxy, ...proxied } = await proxiedSandboxForFile();
+const env: Record<string, string> = { ...proxied.env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-')) };
 const ship = (args: string[]) => runShip(args, { env });
 
 describe('quoteRows', () => {
