@@ -38,6 +38,11 @@ export interface RequestSpec {
   /** An absolute URL to call instead of base + path (pagination links; origin checked by the caller). */
   url?: string;
   body?: unknown;
+  /**
+   * The body as JSON text, sent byte for byte instead of serialising `body` (a bulk run holds its validated
+   * bodies as text; parsing each only to serialise it again cost ~10 µs per request).
+   */
+  bodyText?: string;
   /** false for POST /tokens, which carries the API key only. */
   sendToken?: boolean;
   /** Names the thing for a 404 message, e.g. `shipment "ABC-1"`. */
@@ -129,6 +134,15 @@ export function summariseBody(body: unknown, secrets: ReadonlyArray<string | und
   }
   s = redact(s ?? '', secrets);
   return s.length > TRACE_BODY_LIMIT ? `${s.slice(0, TRACE_BODY_LIMIT)}… (${s.length} chars)` : s;
+}
+
+/** JSON text parsed, or the text itself when it is not JSON (for traces). */
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 /** Whether a body is a `{field: [messages]}` map, as 400 responses carry. */
@@ -271,7 +285,10 @@ export class HttpClient {
     if (this.opts.apiKey) headers['x-service-api-key'] = this.opts.apiKey;
     if (this.opts.token && spec.sendToken !== false) headers['x-service-token'] = this.opts.token;
     let payload: string | undefined;
-    if (spec.body !== undefined) {
+    if (spec.bodyText !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = spec.bodyText;
+    } else if (spec.body !== undefined) {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(spec.body);
     }
@@ -285,7 +302,8 @@ export class HttpClient {
           headers['x-service-api-key'] ? `X-SERVICE-API-KEY: ${mask(headers['x-service-api-key'])}` : '',
           headers['x-service-token'] ? `X-SERVICE-TOKEN: ${mask(headers['x-service-token'])}` : '',
         ].filter(Boolean).join(', ');
-        const bodyNote = spec.body !== undefined ? ` ${summariseBody(spec.body, this.secrets())}` : '';
+        const traced = spec.bodyText !== undefined ? parseOr(spec.bodyText) : spec.body;
+        const bodyNote = traced !== undefined ? ` ${summariseBody(traced, this.secrets())}` : '';
         this.trace(`→ ${spec.method} ${url}${attemptNote}${authNote ? ` [${authNote}]` : ''}${bodyNote}`);
       }
 

@@ -115,6 +115,12 @@ export interface Api {
   shipments: {
     /** POST /shipments (never retried). One element per parcel. Body is validated first (ValidationError with dotted paths). */
     create(body: ShipmentRequest, o?: CreateShipmentOptions): Promise<ShipmentResponse[]>;
+    /**
+     * POST /shipments with a body given as JSON text that is validateShipmentRequest's output (as
+     * `prevalidated`): sent byte for byte, neither validated nor serialised again. For bulk runs, which
+     * validate a whole file first and hold the bodies as text.
+     */
+    createPrevalidated(json: string, o?: CallOptions): Promise<ShipmentResponse[]>;
     /** POST /shipments/get-services: quotes, cheapest first, plus the recommended one. */
     getServices(body: ShipmentRequest, o?: CallOptions): Promise<ServiceQuotes>;
     /** DELETE /shipments/:ref. */

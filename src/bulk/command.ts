@@ -80,6 +80,7 @@ export interface BulkCommandOptions<I, R> {
 export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I, R>): Promise<BulkSummary> {
   const { out, mode, io } = ctx;
   const release = ctx.holdInterrupts();
+  const unbatch = out.batchLines();
   let journal: Journal | undefined;
   let results: ResultsWriter | undefined;
   const failed = opts.failedCsv ? new FailedRowsWriter(opts.failedCsv.path, opts.failedCsv.header) : undefined;
@@ -141,6 +142,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     results?.abort();
     throw e;
   } finally {
+    unbatch();
     await journal?.close();
     release();
   }

@@ -25,8 +25,10 @@ export function checkLengths(body: ShipmentBody): RequestIssue[] {
   for (const l of LIMITS) {
     const [a, b] = l.path.split('.');
     const v = b === undefined ? body[a] : (body[a] as Record<string, unknown> | undefined)?.[b];
-    if (typeof v === 'string' && [...v].length > l.max) {
-      out.push({ path: l.path, message: `${[...v].length} characters long; ${l.what}` });
+    // Characters, not UTF-16 units; a string of no more units than the limit has no more characters either.
+    if (typeof v === 'string' && v.length > l.max) {
+      const chars = [...v].length;
+      if (chars > l.max) out.push({ path: l.path, message: `${chars} characters long; ${l.what}` });
     }
   }
   return out;

@@ -134,6 +134,21 @@ describe('shipments', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('createPrevalidated: sends the JSON text byte for byte and parses the answer as create does', async () => {
+    api = freshApi();
+    srv.on('POST', '/v1.2/shipments', { status: 201, body: example('post-shipments.response.json') });
+    // Odd spacing and key order survive: the text is neither parsed nor serialised again.
+    const text = `{"shipment_reference":"TXT-1",  "format":"ZPL","parcels":[{"weight":500}]}`;
+    const res = await api.shipments.createPrevalidated(text);
+    const r = lastRequest();
+    expect(r.method).toBe('POST');
+    expect(r.url).toBe('/v1.2/shipments');
+    expect(r.rawBody).toBe(text);
+    expect(res).toHaveLength(1);
+    expect(res[0].tracking_reference).toBe('P5D414200003');
+    expect(warnings).toEqual([]);
+  });
+
   it('create: refuses an invalid body before sending (ValidationError with dotted paths)', async () => {
     api = freshApi();
     const body = validShipment();

@@ -53,3 +53,48 @@ describe('fitColumns', () => {
     expect(w).toEqual([21, 9]);
   });
 });
+
+describe('Output.batchLines', () => {
+  it('writes the lines of one event-loop turn to a pipe in one write, in order, and the rest when stopped', async () => {
+    const io = bufferIO();
+    const writes: string[] = [];
+    const write = io.stdout.write.bind(io.stdout);
+    io.stdout.write = ((chunk: string, ...rest: never[]) => {
+      writes.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof io.stdout.write;
+    const out = new Output(io, mode);
+    const stop = out.batchLines();
+    out.jsonLine({ n: 1 });
+    out.line('two');
+    out.jsonLine({ n: 3 });
+    expect(writes).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toEqual(['{"n":1}\ntwo\n{"n":3}\n']);
+    out.line('four');
+    out.write('five\n'); // anything else written to stdout comes after the lines held back
+    stop();
+    out.line('six');
+    expect(io.out()).toBe('{"n":1}\ntwo\n{"n":3}\nfour\nfive\nsix\n');
+  });
+
+  it('writes at once when a batch reaches 64 KB', () => {
+    const io = bufferIO();
+    const out = new Output(io, mode);
+    const stop = out.batchLines();
+    const long = 'x'.repeat(1000);
+    for (let i = 0; i < 70; i++) out.line(long);
+    expect(io.out().length).toBeGreaterThanOrEqual(65_536);
+    stop();
+    expect(io.out()).toBe(`${long}\n`.repeat(70));
+  });
+
+  it('leaves a terminal unbatched: every line shows as it is printed', () => {
+    const io = bufferIO({ tty: true });
+    const out = new Output(io, mode);
+    const stop = out.batchLines();
+    out.line('now');
+    expect(io.out()).toBe('now\n');
+    stop();
+  });
+});

@@ -26,7 +26,7 @@ import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
 import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
-import { createShipment, findShipment, isDuplicateReference, type Created, type LabelPolicy } from './shipment.js';
+import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
 
 /** What each bulk task carries. */
@@ -72,6 +72,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     return body;
   };
   const extraKey = JSON.stringify(extra.map((e) => [e.path, e.value]));
+  const withExtrasText = extrasAppender(extra);
   for (const n of loaded.notes) out.info(n);
   for (const w of loaded.warnings) out.warn(problemText(w));
   if (o.preset === 'shopify' && !o.defaultWeight && !o.packaging && loaded.counts.shipments) {
@@ -152,6 +153,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       summary: true,
       hooks: {
         execute: async (task, signal) => {
+          const ready = extrasOk && task.input.validated === true ? withExtrasText(task.input.json) : undefined;
+          if (ready !== undefined) return createShipmentFromJson(api, task.key, ready, policy, signal);
           const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
           return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true })).created;
         },
@@ -216,6 +219,23 @@ async function extrasValid(json: string, withExtras: (b: ShipmentBody) => Shipme
   const r = validateShipmentRequest(body);
   // Key order aside (the validator orders keys as its schema does; the API reads an object, not its order).
   return r.ok && isDeepStrictEqual(r.value, body);
+}
+
+/**
+ * Adds the run-level fields (all top-level: format, print_labels…) to a body's JSON text as withExtras adds
+ * them to the object, by appending them before the closing brace: the same text JSON.stringify would give,
+ * without parsing and serialising every body again. Undefined (do it the slow way) when the text already
+ * names one of those keys anywhere (setPath would then overwrite it in place) or is not an object's text.
+ */
+export function extrasAppender(extra: ReadonlyArray<{ path: string; value: unknown }>): (json: string) => string | undefined {
+  if (extra.some((e) => e.path.includes('.'))) return () => undefined;
+  const keys = extra.map((e) => `${JSON.stringify(e.path)}:`);
+  const tail = extra.map((e) => `,${JSON.stringify(e.path)}:${JSON.stringify(e.value)}`).join('');
+  return (json) => {
+    if (json.length < 3 || json.charCodeAt(json.length - 1) !== 0x7d /* } */ || json.charCodeAt(0) !== 0x7b) return undefined;
+    for (const k of keys) if (json.includes(k)) return undefined;
+    return json.slice(0, -1) + tail + '}';
+  };
 }
 
 /** The resume journal of one CSV file against one API: beside the labels, named after the file. */

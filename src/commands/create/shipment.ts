@@ -107,6 +107,21 @@ export async function createShipment(
   return { created: summarize(ref, response, paths), response };
 }
 
+/**
+ * POST /shipments with a body held as JSON text that validateShipmentRequest produced (a bulk run's validated
+ * bodies): sent byte for byte, then the label files, as createShipment does.
+ */
+export async function createShipmentFromJson(
+  api: Api,
+  ref: string,
+  json: string,
+  policy: LabelPolicy,
+  signal?: AbortSignal,
+): Promise<Created> {
+  const response = await api.shipments.createPrevalidated(json, { signal });
+  return summarize(ref, response, keepLabels(ref, response, policy));
+}
+
 /** The API's way of saying a shipment with this reference exists already. */
 export function isDuplicateReference(err: unknown): boolean {
   if (!(err instanceof ValidationError)) return false;
