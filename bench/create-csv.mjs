@@ -2,13 +2,13 @@
 // Benchmark of `ship create --csv` (issue 4): 10,000 single-parcel shipments from a generated CSV against the
 // sandbox running as a separate process. Prints, from one run:
 //   - throughput of the built binary (`node bin/ship.js create --csv … --yes`), end to end and for the bulk phase;
-//   - throughput of a minimal undici client POSTing the very same request bodies (taken from
+//   - throughput of a minimal undici client (bench/minimal-client.mjs, its own process) POSTing the very same request bodies (taken from
 //     `ship create --csv … --dry-run --json`) at the same concurrency, with a keep-alive pool;
 //   - the ratio ship / minimal client (target ≥ 0.85) and ship's peak memory (target ≤ 150 MB).
 // Peak memory is the child's own getrusage maxRSS, recorded at exit by a preload module (--import), which is the
 // kernel's high-water mark for that process; /usr/bin/time -v is used as a cross-check when present.
 //
-// Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--order client-first|ship-first] [--bin bin/ship.js]
+// Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 3] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
 // Needs a build (npm run build). Not part of `npm test`.
 import { spawn } from 'node:child_process';
@@ -17,7 +17,6 @@ import os, { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const { values: args } = parseArgs({
@@ -27,6 +26,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     order: { type: 'string', default: 'client-first' },
     keep: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
     // Where the work directory (CSV, labels, journals) goes; the labels' file system matters (see fsProbe).
     dir: { type: 'string', default: tmpdir() },
   },
@@ -34,6 +34,7 @@ const { values: args } = parseArgs({
 const BIN = resolve(args.bin);
 const ROWS = Number(args.rows);
 const CONCURRENCY = Number(args.concurrency);
+const ROUNDS = Math.max(1, Number(args.rounds));
 const API_KEY = 'sandbox-api-key';
 
 if (!existsSync(BIN) || (args.bin === join(ROOT, 'bin', 'ship.js') && !existsSync(join(ROOT, 'dist', 'main.js')))) {
@@ -116,30 +117,16 @@ function generateCsv(path, prefix) {
   writeFileSync(path, lines.join('\n') + '\n');
 }
 
-/** The minimal client: the same bodies, POST /shipments, `CONCURRENCY` at a time over one keep-alive pool. */
-async function minimalClient(baseUrl, token, bodies) {
-  const url = new URL(baseUrl);
-  const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1 });
-  const path = `${url.pathname.replace(/\/$/, '')}/shipments`;
-  const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': API_KEY, 'x-service-token': token };
-  let next = 0;
-  let failed = 0;
-  const cpu0 = process.cpuUsage();
-  const started = performance.now();
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await pool.request({ method: 'POST', path, headers, body });
-      const text = await res.body.text();
-      if (res.statusCode >= 300) failed++;
-      else JSON.parse(text); // a real client reads the labels out of the answer
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const ms = performance.now() - started;
-  const cpu = process.cpuUsage(cpu0);
-  await pool.close();
-  return { ms, failed, cpuUs: cpu.user + cpu.system };
+/**
+ * The minimal client (bench/minimal-client.mjs), as its own fresh process like ship: the same bodies,
+ * POST /shipments, `CONCURRENCY` at a time over one keep-alive pool. Resolves to its posting time and CPU,
+ * and the whole process's time.
+ */
+async function minimalClient(baseUrl, token, bodiesFile, labelsDir) {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, SHIP_API_KEY: API_KEY, SHIP_TOKEN: token, ...(labelsDir ? { LABELS_DIR: labelsDir } : {}) };
+  const r = await run(process.execPath, [join(ROOT, 'bench', 'minimal-client.mjs'), bodiesFile, baseUrl, String(CONCURRENCY)], env);
+  if (r.code !== 0) throw new Error(`minimal client failed: ${r.stderr}`);
+  return { ...JSON.parse(r.stdout.trim().split('\n').at(-1)), processMs: r.ms };
 }
 
 async function shipRun(baseUrl, token, csv, outDir, extraArgs = []) {
@@ -199,60 +186,93 @@ async function main() {
   if (dry.code !== 0) throw new Error(`dry run failed: ${dry.stderr}`);
   const bodies = dry.stdout.trim().split('\n').map((l) => JSON.stringify(JSON.parse(l).request));
   if (bodies.length !== ROWS) throw new Error(`dry run gave ${bodies.length} bodies`);
+  const bodiesFile = join(work, 'bodies.jsonl');
+  writeFileSync(bodiesFile, bodies.join('\n') + '\n');
+  const warmFile = join(work, 'warm.jsonl');
+  writeFileSync(warmFile, bodies.slice(0, Math.min(300, ROWS)).join('\n') + '\n');
   step('request bodies taken from the dry run');
 
-  // Warm the sandbox (JIT, label templates) so neither measured run pays for it.
-  await minimalClient(baseUrl, token, bodies.slice(0, Math.min(300, ROWS)));
+  // Warm the sandbox (JIT, label templates) so no measured run pays for it.
+  await minimalClient(baseUrl, token, warmFile);
   await reset(baseUrl);
   step('sandbox warmed up and reset');
 
-  let client;
-  const ships = [];
-  const doClient = async () => {
-    client = await minimalClient(baseUrl, await login(baseUrl), bodies);
-    step('minimal client done');
-    await reset(baseUrl);
-  };
-  // The default run writes one label file per parcel; the --no-labels run shows the client's own overhead
-  // without the file system (on some disks creating 10,000 files costs more than the HTTP work).
-  const doShip = async (label, extra) => {
-    const outDir = join(work, `labels-${ships.length}`);
-    // Not deleted until the end: deleting files would itself slow the run's file creation (see fsProbe).
-    const probe = extra.includes('--no-labels') ? undefined : fsProbe(join(work, `probe-${ships.length}`));
-    const r = await shipRun(baseUrl, await login(baseUrl), csv, outDir, extra);
-    r.probe = probe;
-    step(`ship (${label}) done`);
-    if (r.code !== 0) {
-      console.error(r.stderr.slice(-2000));
-      throw new Error(`ship exited ${r.code}`);
+  // Rounds: the client and both ship runs once each per round, in a rotating order, each after a reset. On a
+  // shared 2-core machine one run's speed varies by ±20% from minute to minute; a ratio taken within a round
+  // compares runs made moments apart, and the median over rounds is what the bench reports.
+  const variants = [
+    { label: 'labels written', extra: [] },
+    // Without label files: the client's own overhead, without the file system (creating 10,000 files can
+    // cost more than the HTTP work on some disks).
+    { label: '--no-labels', extra: ['--no-labels'] },
+  ];
+  const rounds = [];
+  let outDirs = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const runs = {};
+    const jobs = [
+      async () => {
+        runs.client = await minimalClient(baseUrl, await login(baseUrl), bodiesFile);
+        step(`round ${round + 1}: minimal client done`);
+      },
+      // Context, not the target's baseline: the same client also writing each label file, as ship does.
+      async () => {
+        runs.clientFiles = await minimalClient(baseUrl, await login(baseUrl), bodiesFile, join(work, `client-labels-${outDirs++}`));
+        step(`round ${round + 1}: minimal client writing label files done`);
+      },
+      ...variants.map((v) => async () => {
+        const outDir = join(work, `labels-${outDirs++}`);
+        // Not deleted until the end: deleting files would itself slow the next run's file creation (see fsProbe).
+        const probe = v.extra.includes('--no-labels') ? undefined : fsProbe(join(work, `probe-${outDirs}`));
+        const r = await shipRun(baseUrl, await login(baseUrl), csv, outDir, v.extra);
+        step(`round ${round + 1}: ship (${v.label}) done`);
+        if (r.code !== 0) {
+          console.error(r.stderr.slice(-2000));
+          throw new Error(`ship exited ${r.code}`);
+        }
+        runs[v.label] = { ...r, probe };
+      }),
+    ];
+    const order = args.order === 'ship-first' ? [2, 3, 0, 1] : [0, 1, 2, 3];
+    for (let k = 0; k < jobs.length; k++) {
+      await jobs[order[(k + round) % jobs.length]]();
+      await reset(baseUrl);
     }
-    ships.push({ label, ...r });
-    await reset(baseUrl);
-  };
-  const variants = [['labels written', []], ['--no-labels', ['--no-labels']]];
-  if (args.order === 'ship-first') {
-    for (const [l, e] of variants) await doShip(l, e);
-    await doClient();
-  } else {
-    await doClient();
-    for (const [l, e] of variants) await doShip(l, e);
+    rounds.push(runs);
   }
 
-  const clientRate = ROWS / (client.ms / 1000);
+  const median = (xs) => {
+    const v = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    if (!v.length) return NaN;
+    const m = Math.floor(v.length / 2);
+    return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  };
+  const clientRates = rounds.map((r) => ROWS / (r.client.ms / 1000));
+  const clientRate = median(clientRates);
   console.log('');
-  console.log(`minimal undici client      ${fmt(clientRate)} shipments/s  (${fmt(client.ms / 1000, 2)} s, ${client.failed} failed; ${fmt(client.cpuUs / ROWS, 0)} µs CPU per shipment)`);
-  for (const r of ships) {
-    const e2e = ROWS / (r.ms / 1000);
-    const bulkS = r.summary?.elapsed_s;
-    const bulk = bulkS ? ROWS / bulkS : NaN;
-    const peakMb = (r.maxRssKb ?? r.timeKb ?? NaN) / 1024;
-    console.log(`ship create --csv (${r.label})`);
-    console.log(`  throughput               ${fmt(e2e)} shipments/s end to end (${fmt(r.ms / 1000, 2)} s incl. start, read+validate), ${fmt(bulk)}/s in the bulk phase (${bulkS} s)`);
-    console.log(`  created                  ${r.created} of ${ROWS}`);
-    console.log(`  ratio ship / client      ${fmt(e2e / clientRate, 2)} end to end, ${fmt(bulk / clientRate, 2)} bulk phase  (target ≥ 0.85)`);
-    console.log(`  peak memory (RSS)        ${fmt(peakMb)} MB  (target ≤ 150 MB)${r.timeKb ? `; /usr/bin/time -v: ${fmt(r.timeKb / 1024)} MB` : ''}`);
-    if (r.probe) console.log(`  new file on that disk     ${fmt(r.probe.wallUs, 0)} µs each just before the run (${fmt(r.probe.cpuUs, 0)} µs CPU; ~20 µs on a quiet ext4 directory)`);
-    if (r.cpuUs) console.log(`  CPU per shipment         ${fmt(r.cpuUs / ROWS, 0)} µs (whole process: start, validation, run) on ${os.cpus().length} cores shared with the sandbox`);
+  console.log(`${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; figures are medians over the rounds, ratios are taken within each round`);
+  console.log(`minimal undici client      ${fmt(clientRate)} shipments/s posting  (per round: ${clientRates.map((x) => fmt(x, 0)).join(', ')}; ${rounds.reduce((n, r) => n + r.client.failed, 0)} failed; ${fmt(median(rounds.map((r) => r.client.cpuUs / ROWS)), 0)} µs CPU per shipment; its own process, started cold like ship's)`);
+  const filesRates = rounds.map((r) => ROWS / (r.clientFiles.ms / 1000));
+  console.log(`  … also writing label files ${fmt(median(filesRates))} shipments/s  (context: the file system's share of the gap; per round: ${filesRates.map((x) => fmt(x, 0)).join(', ')})`);
+  for (const v of variants) {
+    const rs = rounds.map((r) => r[v.label]);
+    const e2e = rs.map((r) => ROWS / (r.ms / 1000));
+    const bulk = rs.map((r) => (r.summary?.elapsed_s ? ROWS / r.summary.elapsed_s : NaN));
+    const e2eRatio = rs.map((_, i) => e2e[i] / clientRates[i]);
+    const bulkRatio = rs.map((_, i) => bulk[i] / clientRates[i]);
+    const peaks = rs.map((r) => (r.maxRssKb ?? r.timeKb ?? NaN) / 1024);
+    console.log(`ship create --csv (${v.label})`);
+    console.log(`  throughput               ${fmt(median(e2e))} shipments/s end to end (incl. start, read+validate), ${fmt(median(bulk))}/s in the bulk phase`);
+    console.log(`  created                  ${rs.map((r) => r.created).join(', ')} of ${ROWS}`);
+    console.log(`  ratio ship / client      ${fmt(median(e2eRatio), 2)} end to end, ${fmt(median(bulkRatio), 2)} bulk phase  (target ≥ 0.85; per round: ${bulkRatio.map((x) => fmt(x, 2)).join(', ')})`);
+    if (!v.extra.includes('--no-labels')) {
+      const vsFiles = rs.map((_, i) => bulk[i] / filesRates[i]);
+      console.log(`  vs client writing files  ${fmt(median(vsFiles), 2)} bulk phase  (per round: ${vsFiles.map((x) => fmt(x, 2)).join(', ')})`);
+    }
+    console.log(`  peak memory (RSS)        ${fmt(Math.max(...peaks))} MB, the highest of the rounds  (target ≤ 150 MB)`);
+    const probes = rs.map((r) => r.probe).filter(Boolean);
+    if (probes.length) console.log(`  new file on that disk    ${fmt(median(probes.map((p) => p.wallUs)), 0)} µs each just before the runs (${fmt(median(probes.map((p) => p.cpuUs)), 0)} µs CPU; ~20 µs on a quiet ext4 directory)`);
+    console.log(`  CPU per shipment         ${fmt(median(rs.map((r) => r.cpuUs / ROWS)), 0)} µs (whole process: start, validation, run) on ${os.cpus().length} cores shared with the sandbox`);
   }
   process.exitCode = 0;
 }
