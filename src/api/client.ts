@@ -355,11 +355,12 @@ export class HttpClient {
         const limit = kind === 'timeout' ? ` after ${this.timeoutMs / 1000} s` : '';
         throw new NetworkError(`${spec.method} ${http.path}: ${base}${limit}${tries} (${this.base.host})`, kind, http, {
           cause: err,
+          // A refused connection or an unknown host means the request never left, whatever its method.
           hint:
-            spec.method === 'POST' || spec.method === 'PATCH'
-              ? 'the request may or may not have been processed; check before sending it again'
-              : kind === 'refused' || kind === 'dns'
-                ? 'check the base URL (--base-url or SHIP_BASE_URL) and that the service is running'
+            kind === 'refused' || kind === 'dns'
+              ? 'check the base URL (--base-url or SHIP_BASE_URL) and that the service is running'
+              : spec.method === 'POST' || spec.method === 'PATCH'
+                ? 'the request may or may not have been processed; check before sending it again'
                 : kind === 'timeout'
                   ? 'raise the limit with --timeout SECONDS'
                   : undefined,

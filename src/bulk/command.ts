@@ -31,7 +31,7 @@ import { AuthError, Interrupted, PartialFailure } from '../errors.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
-import { errorMessage, runBulk, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
+import { errorMessage, isUnreachable, runBulk, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
 
 /** Everything runBulkCommand needs; the hooks do the work, the rest is output. */
 export interface BulkCommandOptions<I, R> {
@@ -106,7 +106,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
       onResult: async (r) => {
         await opts.hooks.onResult?.(r);
         // A task refused for its credentials is not a problem of its row (see the header comment).
-        const rowFailed = r.status === 'failed' && !(r.error instanceof AuthError);
+        const rowFailed = r.status === 'failed' && !(r.error instanceof AuthError) && !isUnreachable(r.error);
         if (r.status === 'failed') lastError = r.error;
         if (rowFailed && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorMessage(r.error));
         if (results && r.task.records && opts.resultsCsv) {
@@ -154,6 +154,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
 
   // Exit 4 with the API's own message and hint ("run `ship login`"), whatever else happened.
   if (summary.authStop) throw summary.authStop;
+  // Exit 1 with the network error's own message and hint ("check the base URL…").
+  if (summary.unreachable) throw summary.unreachable;
   if (summary.interrupted) {
     throw new Interrupted(
       `interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled; rerun the same command to continue`,
@@ -185,6 +187,7 @@ function printSummary<I, R>(
     ? [...new Set([...(opts.statuses ?? []), ...Object.keys(s.byStatus)])].map((k) => [k, s.byStatus[k] ?? 0])
     : [[created, s.created]];
   const stoppedForAuth = s.authStop !== undefined;
+  const unreachable = !stoppedForAuth && s.unreachable !== undefined;
   if (mode.json) {
     // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
     const line: Record<string, unknown> = {
@@ -196,6 +199,8 @@ function printSummary<I, R>(
         refused: s.rejected,
         not_started: opts.total !== undefined ? s.notStarted : null,
       });
+    } else if (unreachable) {
+      Object.assign(line.summary as Record<string, unknown>, { stopped: 'unreachable', not_started: opts.total !== undefined ? s.notStarted : null });
     }
     if (files.failedPath) (line.summary as Record<string, unknown>).failed_csv = files.failedPath;
     if (files.resultsPath) (line.summary as Record<string, unknown>).results_csv = files.resultsPath;
@@ -206,7 +211,7 @@ function printSummary<I, R>(
   const c = out.c;
   const lines: string[] = [];
   const head =
-    `${s.interrupted || stoppedForAuth ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS)}` +
+    `${s.interrupted || stoppedForAuth || unreachable ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS)}` +
     (rate > 0 && s.created + s.failed >= 20 ? ` (${rate.toFixed(1)}/s)` : '');
   lines.push(c.bold(head));
   const rows: Array<[string, number, (t: string) => string]> = doneCounts.map(([k, v]) => [k, v, c.green]);
@@ -214,7 +219,7 @@ function printSummary<I, R>(
   if (files.journalPath || s.skipped) rows.push(['skipped', s.skipped, c.dim]);
   rows.push(['failed', s.failed, s.failed ? c.red : c.dim]);
   if (s.rejected) rows.push(['refused', s.rejected, c.yellow]);
-  if ((s.interrupted || stoppedForAuth) && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
+  if ((s.interrupted || stoppedForAuth || unreachable) && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
   for (const [k, v, color] of rows) lines.push(`  ${k.padEnd(12)}${color(String(v).padStart(7))}`);
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).
@@ -237,6 +242,15 @@ function printSummary<I, R>(
         files.journalPath
           ? 'Run `ship login`, then rerun the same command to continue: nothing is created twice.'
           : 'Run `ship login`, then run the command again for the ones not done.',
+      ),
+    );
+  } else if (unreachable) {
+    lines.push(c.yellow(`Stopped because the API could not be reached (${s.unreachable!.message}).`));
+    lines.push(
+      c.yellow(
+        files.journalPath
+          ? 'Check the base URL and that the service is up, then rerun the same command to continue: nothing is created twice.'
+          : 'Check the base URL and that the service is up, then run the command again for the ones not done.',
       ),
     );
   } else if (s.interrupted) lines.push(c.yellow('Rerun the same command to continue: nothing is created twice.'));

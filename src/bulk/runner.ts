@@ -17,6 +17,11 @@
 // not started are closed "unsent" (a rerun sends them as fresh). A refused task is a failed result (its
 // journal record is a known failure, sent again on a rerun) counted as `rejected`, not `failed`: the row
 // itself is fine, so commands keep it out of FILE.failed.csv. The summary carries the error (`authStop`).
+//
+// API unreachable (a NetworkError saying the connection was refused or the host name does not resolve, after
+// the task's retries): every other task would wait out the same retries only to fail the same way (a
+// 10,000-row run against a wrong base URL would take half an hour), so the run stops the same way. Such a
+// request never left, so the task's record is a known failure and a rerun simply sends it (`unreachable`).
 import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
 import { abortableSleep } from '../util/sleep.js';
 import type { Journal, JournalEntry, StoredError } from './journal.js';
@@ -114,11 +119,13 @@ export interface BulkSummary {
   byStatus: Record<string, number>;
   /** Tasks whose request was refused for its credentials (401/403): not in `failed`; sent again on a rerun. */
   rejected: number;
-  /** Tasks never started because the run was interrupted or stopped by `authStop`. */
+  /** Tasks never started because the run was interrupted or stopped by `authStop` or `unreachable`. */
   notStarted: number;
   interrupted: boolean;
   /** The first AuthError of the run: it stopped the run early (see the header comment). */
   authStop?: AuthError;
+  /** The API could not be reached (refused, unknown host) after a task's retries: the run stopped early. */
+  unreachable?: NetworkError;
   /** Seconds from start to end. */
   elapsedS: number;
   /** The first failures (at most 20), for the summary table. */
@@ -157,6 +164,14 @@ export function classifyFailure(err: unknown): FailureClass {
   // Anything else (a label file that could not be written after the shipment was created…) may have
   // happened after the request succeeded: never resend it blindly.
   return { retriable: false, unknownOutcome: true };
+}
+
+/**
+ * The API could not be reached at all (connection refused, host name unknown): the request never left, and
+ * the next one would fare no better. Not a problem of the task's own rows.
+ */
+export function isUnreachable(err: unknown): err is NetworkError {
+  return err instanceof NetworkError && (err.kind === 'refused' || err.kind === 'dns');
 }
 
 /** An error as the journal stores it. */
@@ -224,6 +239,8 @@ export async function runBulk<I, R>(
     w?.();
   };
 
+  // Credentials refused or the API unreachable: nothing new starts (see the header comment).
+  const stopped = () => summary.authStop !== undefined || summary.unreachable !== undefined;
   const report = () =>
     progress?.update({ created: summary.created, skipped: summary.skipped, failed: summary.failed, active: active.size });
 
@@ -250,6 +267,7 @@ export async function runBulk<I, R>(
       summary.rejected++;
       summary.authStop ??= r.error;
     } else summary[r.status]++;
+    if (r.status === 'failed' && isUnreachable(r.error)) summary.unreachable ??= r.error;
     if (r.status === 'created') {
       const st = r.result !== undefined && hooks.statusOf ? hooks.statusOf(r.result) : 'created';
       summary.byStatus[st] = (summary.byStatus[st] ?? 0) + 1;
@@ -401,12 +419,12 @@ export async function runBulk<I, R>(
   opts.signal.addEventListener('abort', poke);
   try {
     for (;;) {
-      while (!exhausted && !fatal && !summary.authStop && !opts.signal.aborted && ready.length < lookAhead) await pull();
+      while (!exhausted && !fatal && !stopped() && !opts.signal.aborted && ready.length < lookAhead) await pull();
       if (ready.length === 0) break;
-      while (!fatal && !summary.authStop && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
+      while (!fatal && !stopped() && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
         await new Promise<void>((r) => (wake = r));
       }
-      if (fatal || summary.authStop) break;
+      if (fatal || stopped()) break;
       if (opts.signal.aborted) {
         summary.interrupted = true;
         break;
@@ -437,7 +455,7 @@ export async function runBulk<I, R>(
     opts.signal.removeEventListener('abort', poke);
     progress?.stop();
     if (opts.signal.aborted) summary.interrupted = true;
-    if ((summary.interrupted || summary.authStop) && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
+    if ((summary.interrupted || stopped()) && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
     summary.elapsedS = (Date.now() - started) / 1000;
     if (!exhausted) await iterator.return?.().catch(() => undefined);
   }

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { basename, join, resolve } from 'node:path';
-import { errorMessage, type BulkResult, type BulkTask } from '../../bulk/runner.js';
+import { errorMessage, isUnreachable, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import type { ExcludedShipment, LoadedCsv } from '../../csv/load.js';
@@ -172,7 +172,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
               result: r.result,
               error: r.status === 'failed' ? failureText(r, loaded.labelFor) : r.skipReason === 'exists' ? 'already existed' : r.status === 'skipped' ? 'created by an earlier run' : undefined,
               rowParcels: r.task.input.rowParcels,
-              rejected: r.status === 'failed' && r.error instanceof AuthError ? true : undefined,
+              rejected: r.status === 'failed' && (r.error instanceof AuthError || isUnreachable(r.error)) ? true : undefined,
             });
           }
           if (tableAtEnd && collected.length < 500) collected.push(r);
@@ -181,9 +181,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       jsonLine: (r) => jsonLine(r, loaded.labelFor),
       textLine: (r) => textLine(ctx, r, loaded.labelFor),
       quietLine: (r) => (r.status === 'failed' ? undefined : (r.result?.tracking_references ?? []).join('\n') || undefined),
-      summaryNotes: () => {
+      summaryNotes: (s) => {
         const notes: string[] = [];
-        if (o.labels) notes.push(`Labels in ${o.outputDir}`);
+        if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);
         if (printer) notes.push(`Labels sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`);
         return notes;
       },
@@ -192,8 +192,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     thrown = e;
   }
 
-  // AuthError here means the API refused the credentials mid-run and the run stopped (bulk/runner.ts).
-  const finished = thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError;
+  // AuthError here means the API refused the credentials mid-run and the run stopped; an unreachable API
+  // stops it the same way (bulk/runner.ts).
+  const finished =
+    thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
   if (finished) {
     const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
     if (!mode.json && !mode.quiet) {
@@ -269,7 +271,7 @@ interface Outcome {
   result?: Created;
   error?: string;
   rowParcels: number[];
-  /** Failed because the API refused the credentials: not a problem of its rows, so not in FILE.failed.csv. */
+  /** Failed because the API refused the credentials or could not be reached: not a problem of its rows, so not in FILE.failed.csv. */
   rejected?: boolean;
 }
 
