@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Benchmark: `ship skus export` of 10,000 SKUs (334 pages of 30) against `ship sandbox` in its own process,
-// next to the sum of fetching the same 334 pages one by one with a minimal undici client, plus the peak memory
+// next to the sum of fetching the same 334 pages one by one with a minimal undici client (its own process,
+// bench/minimal-sku-pages.mjs), plus the peak memory
 // of the export (and of an export of 1,000 SKUs, to show that memory does not grow with the number of SKUs).
 //
 // Usage: npm run build && node bench/skus-export.mjs [--skus 10000] [--runs 3] [--bin path/to/ship.js]
@@ -72,20 +73,21 @@ try {
     json(await request(`${origin}/__sandbox/seed/skus`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ count, prefix: 'BENCH' }) }));
   const countSkus = async () => (await json(await request(`${baseUrl}/skus`, { dispatcher: agent, headers }))).meta.total;
 
-  /** The baseline: every page one after another, following links.next, with one keep-alive connection. */
-  const sequentialFetch = async () => {
-    let url = `${baseUrl}/skus`;
-    let pages = 0;
-    let rows = 0;
-    const t0 = performance.now();
-    while (url) {
-      const page = await json(await request(url, { dispatcher: agent, headers }));
-      pages++;
-      rows += page.data.length;
-      url = page.links.next;
-    }
-    return { ms: performance.now() - t0, pages, rows };
-  };
+  /**
+   * The baseline: every page one after another, following links.next, with one keep-alive connection, by a
+   * minimal client in its own process (bench/minimal-sku-pages.mjs): its JIT starts cold as ship's does, where
+   * a loop inside this process would run warmed up by every earlier run. Its own start-up is not counted.
+   */
+  const sequentialFetch = () =>
+    new Promise((resolveP, reject) => {
+      const child = spawn(process.execPath, [join(ROOT, 'bench', 'minimal-sku-pages.mjs'), baseUrl], {
+        env: { ...BASE_ENV, SHIP_API_KEY: API_KEY, SHIP_TOKEN: tok.data.token },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.on('exit', (code) => (code === 0 ? resolveP(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error(`baseline exited ${code}`))));
+    });
 
   const measure = async (label) => {
     const base = [];

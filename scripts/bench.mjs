@@ -6,8 +6,8 @@ import { join, resolve } from 'node:path';
 const dir = resolve(import.meta.dirname, '../bench');
 const only = process.argv.slice(2);
 const files = readdirSync(dir)
-  // lib.mjs holds helpers shared by the benchmarks and minimal-client.mjs is create-csv's baseline: not benchmarks themselves.
-  .filter((f) => f.endsWith('.mjs') && f !== 'lib.mjs' && f !== 'minimal-client.mjs')
+  // lib.mjs holds helpers shared by the benchmarks, and minimal-*.mjs are the baselines they run: not benchmarks themselves.
+  .filter((f) => f.endsWith('.mjs') && f !== 'lib.mjs' && !f.startsWith('minimal-'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
 let failed = 0;

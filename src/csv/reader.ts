@@ -50,6 +50,14 @@ async function sniff(path: string): Promise<string> {
  * as one row. Malformed quoting becomes an InputError naming the row.
  */
 export async function* readCsv(source: CsvSource, opts: { delimiter?: string } = {}): AsyncGenerator<CsvRecord> {
+  for await (const batch of readCsvBatches(source, opts)) yield* batch;
+}
+
+/**
+ * readCsv in batches: every record parsed so far, each time the parser has some (a few hundred per 64 KB read).
+ * A 10,000-row file is read in ~20 steps instead of 10,000, which spares its validation a few promises per row.
+ */
+export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: string } = {}): AsyncGenerator<CsvRecord[]> {
   const { parse } = await import('csv-parse');
   const name = 'path' in source ? source.path : source.name;
   const delimiter = opts.delimiter ?? ('path' in source ? await sniff(source.path) : ',');
@@ -65,10 +73,41 @@ export async function* readCsv(source: CsvSource, opts: { delimiter?: string } =
   );
   input.on('error', (e: Error) => parser.destroy(e));
   let row = 0;
+  // Resolves when the parser has records, has ended or has failed (its error is then in parser.errored).
+  const more = () =>
+    new Promise<void>((resolveMore) => {
+      const done = () => {
+        parser.off('readable', done);
+        parser.off('end', done);
+        parser.off('error', done);
+        parser.off('close', done);
+        resolveMore();
+      };
+      parser.on('readable', done);
+      parser.on('end', done);
+      parser.on('error', done);
+      parser.on('close', done);
+    });
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      row++;
-      yield { row, values: record.map((v) => v.trim()) };
+    for (;;) {
+      if (parser.errored) throw parser.errored;
+      const batch: CsvRecord[] = [];
+      let record: string[] | null;
+      while ((record = parser.read() as string[] | null) !== null) {
+        row++;
+        const values = record;
+        for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
+        batch.push({ row, values });
+      }
+      if (batch.length) {
+        yield batch;
+        continue;
+      }
+      if (parser.readableEnded || parser.destroyed) {
+        if (parser.errored) throw parser.errored;
+        break;
+      }
+      await more();
     }
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { records?: number };

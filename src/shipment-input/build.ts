@@ -115,6 +115,7 @@ export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; 
     origins.set(prefix + def.path, cell);
   };
   const withDefaults = (cells: Map<string, Cell>, level: 'shipment' | 'parcel') => {
+    if (defaults.size === 0) return sortedCells(cells);
     const all = new Map(cells);
     for (const [col, cell] of defaults) if (columnDef(col)?.level === level && !all.has(col)) all.set(col, cell);
     return sortedCells(all);

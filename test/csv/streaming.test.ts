@@ -54,3 +54,21 @@ describe('streaming', () => {
     expect((peak - before) / 1024 / 1024).toBeLessThan(150);
   });
 });
+
+describe('two passes, one read', () => {
+  it('gives the same shipments whether the first pass keeps the records or the file is read again', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ship-passes-')), 'spread.csv');
+    // Shipments whose rows are spread over the file (a second parcel much later), across many read batches.
+    let text = HEADER;
+    for (let i = 1; i <= 3000; i++) text += row(i);
+    for (let i = 1; i <= 3000; i += 7) text += row(i).replace(',SKU-', ',LATE-');
+    writeFileSync(path, text);
+    const load = async (keepRecordsLimit?: number) =>
+      loadCsv({ source: { path }, layout: contractLayout(), validate: await apiValidator(), keep: 'json', keepRecordsLimit });
+    const [kept, reread] = await Promise.all([load(), load(0)]);
+    expect(kept.counts).toEqual({ shipments: 3000, parcels: 3000 + 429, items: 3000 + 429 });
+    expect(reread.counts).toEqual(kept.counts);
+    expect(reread.compact).toEqual(kept.compact);
+    expect(kept.compact[0].rows).toEqual([2, 3002]);
+  });
+});
