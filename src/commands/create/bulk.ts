@@ -125,7 +125,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   const progressShown = mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet;
   const tableAtEnd = progressShown && io.stdoutIsTTY;
+  // The table at the end (terminal only): every shipment of a small batch; of a larger one, the failed ones
+  // (the counts are in the summary, the rest in --results or the JSON lines).
   const collected: Result[] = [];
+  const failedRows: Result[] = [];
   const mergeList: string[] = [];
 
   const compact = loaded.compact;
@@ -175,7 +178,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
               rejected: r.status === 'failed' && (r.error instanceof AuthError || isUnreachable(r.error)) ? true : undefined,
             });
           }
-          if (tableAtEnd && collected.length < 500) collected.push(r);
+          if (tableAtEnd) {
+            if (collected.length < TABLE_ROWS) collected.push(r);
+            if (r.status === 'failed' && failedRows.length < TABLE_ROWS) failedRows.push(r);
+          }
         },
       },
       jsonLine: (r) => jsonLine(r, loaded.labelFor),
@@ -207,8 +213,24 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     const pages = await mergePdfs(mergeList, o.merge);
     out.info(`Merged ${pages} label page${pages === 1 ? '' : 's'} into ${o.merge}`);
   }
-  if (collected.length) await printTable(ctx, collected);
+  if (count <= TABLE_ROWS) {
+    if (collected.length) await printTable(ctx, collected);
+  } else if (failedRows.length) {
+    const failedCount = outcomesFailed(outcomes, failedRows.length);
+    ctx.out.line(`Failed shipments${failedCount > failedRows.length ? ` (the first ${failedRows.length} of ${failedCount})` : ''}:`);
+    await printTable(ctx, failedRows);
+  }
   if (thrown !== undefined) throw thrown;
+}
+
+/** Most rows of the table printed at the end of a run on a terminal. */
+const TABLE_ROWS = 50;
+
+/** How many shipments failed, as far as `outcomes` knows (at least `seen`). */
+function outcomesFailed(outcomes: Map<string, Outcome>, seen: number): number {
+  let n = 0;
+  for (const o of outcomes.values()) if (o.status === 'failed') n++;
+  return Math.max(n, seen);
 }
 
 /**

@@ -287,6 +287,19 @@ describe('ship create --csv', () => {
     expect(yes.stdout).toContain(join(work, 'l', 'ASK-1_2.zpl'));
   });
 
+  it('on a terminal, a large batch ends with a table of its failed shipments only (the counts are in the summary)', async () => {
+    const csv = join(work, 'many.csv');
+    const rows = Array.from({ length: 60 }, (_, i) => `MANY-${i},Ann,1 St,London,E1 1AA,GB,${i === 7 || i === 42 ? 99_999_999 : 100}`);
+    writeFileSync(csv, ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight', ...rows].join('\n') + '\n');
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'many'), '--yes'], { tty: true });
+    expect(r.code).toBe(3);
+    expect(proxy.creates()).toHaveLength(60);
+    expect(r.stdout).toContain('Failed shipments:');
+    expect(r.stdout).toMatch(/MANY-7\b/);
+    expect(r.stdout).toMatch(/MANY-42\b/);
+    expect(r.stdout).not.toMatch(/MANY-8\b/);
+  });
+
   it('renames another system\'s headers with --map (examples/mapping.json), naming their own columns in problems', async () => {
     const header = 'Order Number,Customer PO,Carrier Service,Ship To Name,Ship To Company,Ship To Phone,Ship To Email,Ship To Address 1,Ship To Address 2,Ship To City,Ship To State,Ship To Zip,Ship To Country,Carton ID,Carton Type,Carton Weight (g),Product Code,Product Description,Qty Shipped,Unit Price,Country of Manufacture,HS Code,Gift Note,Picker,Pick Time';
     const good = join(work, 'wms.csv');
