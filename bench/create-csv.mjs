@@ -8,7 +8,7 @@
 // Peak memory is the child's own getrusage maxRSS, recorded at exit by a preload module (--import), which is the
 // kernel's high-water mark for that process; /usr/bin/time -v is used as a cross-check when present.
 //
-// Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 3] [--order client-first|ship-first] [--bin bin/ship.js]
+// Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
 // Needs a build (npm run build). Not part of `npm test`.
 import { spawn } from 'node:child_process';
@@ -26,7 +26,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     order: { type: 'string', default: 'client-first' },
     keep: { type: 'boolean', default: false },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     // Where the work directory (CSV, labels, journals) goes; the labels' file system matters (see fsProbe).
     dir: { type: 'string', default: tmpdir() },
   },
