@@ -71,6 +71,8 @@ export interface HttpErrorInfo {
   /** The API's `message` field, verbatim. */
   apiMessage?: string;
   retryAfterMs?: number;
+  /** Attempts the API layer made, when it retried (a safe method after network trouble, 429 or 502/503/504). */
+  attempts?: number;
 }
 
 /** The API or the network failed: 5xx, timeout, reset, refused, unparseable response (exit 1). */

@@ -353,7 +353,7 @@ export class HttpClient {
         const base = NETWORK_MESSAGES[kind];
         const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
         const limit = kind === 'timeout' ? ` after ${this.timeoutMs / 1000} s` : '';
-        throw new NetworkError(`${spec.method} ${http.path}: ${base}${limit}${tries} (${this.base.host})`, kind, http, {
+        throw new NetworkError(`${spec.method} ${http.path}: ${base}${limit}${tries} (${this.base.host})`, kind, attempt > 1 ? { ...http, attempts: attempt } : http, {
           cause: err,
           // A refused connection or an unknown host means the request never left, whatever its method.
           hint:
@@ -400,7 +400,7 @@ export class HttpClient {
         }
         return { status, body, attempts: attempt };
       }
-      throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType, { ...http, status }, spec, resHeaders, attempt);
+      throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType, { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, resHeaders, attempt);
     }
   }
 

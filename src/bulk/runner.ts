@@ -142,8 +142,18 @@ export interface FailureClass {
   retryAfterMs?: number;
 }
 
-/** Classifies an error thrown by execute() or settle(). */
+/**
+ * Classifies an error thrown by execute() or settle(). A failure the API layer already retried with back-off
+ * (`http.attempts` > 1: a safe method) is not retried again here: attempts would multiply (4 × 4 per task
+ * against a server that is down) for nothing the first round of waiting did not already give.
+ */
 export function classifyFailure(err: unknown): FailureClass {
+  const cls = classifyOnce(err);
+  if (cls.retriable && err instanceof ApiError && (err.http.attempts ?? 1) > 1) return { ...cls, retriable: false };
+  return cls;
+}
+
+function classifyOnce(err: unknown): FailureClass {
   if (err instanceof NetworkError) {
     // Refused or unresolvable: the request never left, so it is safe to resend without asking.
     const neverSent = err.kind === 'refused' || err.kind === 'dns';

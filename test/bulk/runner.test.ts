@@ -335,6 +335,9 @@ describe('runBulk', () => {
     expect(classifyFailure(new ApiError('x', { status: 500 }))).toMatchObject({ retriable: false, unknownOutcome: true });
     expect(classifyFailure(new ValidationError('x', {}, { status: 400 }))).toMatchObject({ retriable: false, unknownOutcome: false });
     expect(classifyFailure(new Error('EACCES writing label'))).toMatchObject({ retriable: false, unknownOutcome: true });
+    // Already retried with back-off by the API layer (a safe method): not retried again, outcome as before.
+    expect(classifyFailure(new NetworkError('x', 'refused', { attempts: 4 }))).toMatchObject({ retriable: false, unknownOutcome: false });
+    expect(classifyFailure(new ApiError('x', { status: 503, attempts: 4 }))).toMatchObject({ retriable: false, unknownOutcome: true });
   });
 });
 
