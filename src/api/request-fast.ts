@@ -23,9 +23,10 @@ type Rule =
   | { object: Shape; required?: readonly string[] }
   | { list: Shape; min?: number };
 
-type Shape = Readonly<Record<string, Rule>>;
+export type Shape = Readonly<Record<string, Rule>>;
 
-const EXPORT_PURPOSE: Shape = {
+/** ExportPurposeSchema. */
+export const EXPORT_PURPOSE: Shape = {
   gift: 'bool',
   documents: 'bool',
   sale_of_goods: 'bool',
@@ -34,7 +35,8 @@ const EXPORT_PURPOSE: Shape = {
   other: 'text',
 };
 
-const CUSTOMS: Shape = {
+/** CustomsDeclarationSchema. */
+export const CUSTOMS: Shape = {
   duty_method: 'dutyMethod',
   commercial_invoice_number: 'text',
   insurance_value: 'decimal',
@@ -49,7 +51,8 @@ const CUSTOMS: Shape = {
   export_purpose: { object: EXPORT_PURPOSE },
 };
 
-const ITEM: Shape = {
+/** ItemSchema. */
+export const ITEM: Shape = {
   item_line_id: 'text',
   sku: 'text',
   short_description: 'text',
@@ -61,7 +64,8 @@ const ITEM: Shape = {
   item_quantity: 'int',
 };
 
-const PARCEL: Shape = {
+/** ParcelSchema. */
+export const PARCEL: Shape = {
   reference: 'text',
   packaging_type_key: 'text',
   weight: 'int',
@@ -74,7 +78,8 @@ const PARCEL: Shape = {
   custom_fields: 'record',
 };
 
-const ADDRESS: Shape = {
+/** AddressSchema. */
+export const ADDRESS: Shape = {
   name: 'requiredText',
   company_name: 'text',
   telephone: 'text',
@@ -89,7 +94,7 @@ const ADDRESS: Shape = {
 };
 
 /** ShipmentRequestSchema's fields, in its order (the order of its output). */
-const SHIPMENT: Shape = {
+export const SHIPMENT: Shape = {
   shipment_reference: 'requiredText',
   order_reference: 'text',
   delivery_service_key: 'text',

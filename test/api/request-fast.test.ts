@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fastShipmentRequest } from '../../src/api/request-fast.js';
-import { ShipmentRequestSchema } from '../../src/api/schemas.js';
+import { ADDRESS, CUSTOMS, EXPORT_PURPOSE, fastShipmentRequest, ITEM, PARCEL, SHIPMENT } from '../../src/api/request-fast.js';
+import { AddressSchema, CustomsDeclarationSchema, ExportPurposeSchema, ItemSchema, ParcelSchema, ShipmentRequestSchema } from '../../src/api/schemas.js';
 import { validateRequest, validateShipmentRequest } from '../../src/api/validate.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout, presetLayout } from '../../src/csv/presets/index.js';
@@ -155,6 +155,15 @@ async function csvBodies(): Promise<unknown[]> {
 }
 
 describe('fastShipmentRequest', () => {
+  it('knows the same fields as the schemas, in their order (the order of their output)', () => {
+    expect(Object.keys(SHIPMENT)).toEqual(Object.keys(ShipmentRequestSchema.shape));
+    expect(Object.keys(ADDRESS)).toEqual(Object.keys(AddressSchema.shape));
+    expect(Object.keys(PARCEL)).toEqual(Object.keys(ParcelSchema.shape));
+    expect(Object.keys(ITEM)).toEqual(Object.keys(ItemSchema.shape));
+    expect(Object.keys(CUSTOMS)).toEqual(Object.keys(CustomsDeclarationSchema.shape));
+    expect(Object.keys(EXPORT_PURPOSE)).toEqual(Object.keys(ExportPurposeSchema.shape));
+  });
+
   it('gives exactly the schema\'s output wherever it answers, over varied bodies', () => {
     const answered = expectSameAsSchema(reference, fastShipmentRequest, variants());
     expect(answered).toBeGreaterThan(300);
