@@ -73,24 +73,26 @@ export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: str
   );
   input.on('error', (e: Error) => parser.destroy(e));
   let row = 0;
-  // Resolves when the parser has records, has ended or has failed (its error is then in parser.errored).
-  const more = () =>
-    new Promise<void>((resolveMore) => {
-      const done = () => {
-        parser.off('readable', done);
-        parser.off('end', done);
-        parser.off('error', done);
-        parser.off('close', done);
-        resolveMore();
-      };
-      parser.on('readable', done);
-      parser.on('end', done);
-      parser.on('error', done);
-      parser.on('close', done);
-    });
+  // Listened to for the whole read, also while the caller works on a batch: the parser goes on reading
+  // meanwhile, and an 'error' nobody listens to would end the process. `wake` ends a wait for more.
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const onEvent = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const onError = (e: unknown) => {
+    failure ??= e;
+    onEvent();
+  };
+  parser.on('readable', onEvent);
+  parser.on('end', onEvent);
+  parser.on('close', onEvent);
+  parser.on('error', onError);
   try {
     for (;;) {
-      if (parser.errored) throw parser.errored;
+      if (failure !== undefined) throw failure;
       const batch: CsvRecord[] = [];
       let record: string[] | null;
       while ((record = parser.read() as string[] | null) !== null) {
@@ -104,10 +106,10 @@ export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: str
         continue;
       }
       if (parser.readableEnded || parser.destroyed) {
-        if (parser.errored) throw parser.errored;
+        if (failure !== undefined || parser.errored) throw failure ?? parser.errored;
         break;
       }
-      await more();
+      await new Promise<void>((resolveMore) => (wake = resolveMore));
     }
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { records?: number };
@@ -119,6 +121,12 @@ export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: str
     }
     throw e;
   } finally {
+    parser.off('readable', onEvent);
+    parser.off('end', onEvent);
+    parser.off('close', onEvent);
+    // Still listened to: a parser that fails after we stopped reading must not end the process.
+    parser.off('error', onError);
+    parser.on('error', () => undefined);
     if ('path' in source) input.destroy();
   }
 }

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
-import { readCsv } from '../../src/csv/reader.js';
+import { readCsv, readCsvBatches } from '../../src/csv/reader.js';
 import { apiValidator } from '../../src/shipment-input/validate.js';
 
 const HEADER = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,length,width,depth,item_sku,item_quantity,item_value\n';
@@ -70,5 +70,29 @@ describe('two passes, one read', () => {
     expect(reread.counts).toEqual(kept.counts);
     expect(reread.compact).toEqual(kept.compact);
     expect(kept.compact[0].rows).toEqual([2, 3002]);
+  });
+});
+
+describe('a parse error while the reader is busy', () => {
+  it('is reported as the file\'s problem (row named), not an unhandled error, even when found between batches', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ship-badcsv-')), 'bad.csv');
+    let text = HEADER;
+    for (let i = 1; i <= 3000; i++) text += row(i);
+    text += 'BAD-1,"unterminated,x\n'; // a quote that never closes: csv-parse fails at the end of the file
+    writeFileSync(path, text);
+    const seen: number[] = [];
+    let caught: unknown;
+    try {
+      for await (const batch of readCsvBatches({ path })) {
+        seen.push(batch.length);
+        // The caller takes its time with each batch while the parser reads on.
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } catch (e) {
+      caught = e;
+    }
+    expect(seen.length).toBeGreaterThan(1);
+    expect(caught).toMatchObject({ name: 'InputError' });
+    expect(String((caught as Error).message)).toMatch(/not a readable CSV file/);
   });
 });
