@@ -44,10 +44,15 @@ export class Output {
   batchLines(): () => void {
     if (this.io.stdoutIsTTY) return () => undefined;
     this.batching++;
+    // A process that ends abruptly (a second Ctrl-C) still writes what it held back: stdout to a pipe or a
+    // file is written synchronously, so this completes before the process is gone.
+    const atExit = () => this.flushLines();
+    process.on('exit', atExit);
     let done = false;
     return () => {
       if (done) return;
       done = true;
+      process.off('exit', atExit);
       this.batching--;
       this.flushLines();
     };
