@@ -4,7 +4,7 @@
 // (numbers as numbers, codes upper-case, no unknown keys) and returns the schema's output for it (the same keys
 // in the same order); anything else, valid or not, gives undefined and goes through zod as before, which
 // reports the problems. test/api/request-fast.test.ts holds it to the schema on varied inputs.
-import { BANNED_CHARS, hasAtMostTwoDecimals, LABEL_FORMATS, type ShipmentRequest } from './schemas.js';
+import { BANNED_CHARS, hasAtMostTwoDecimals, isDateTime, LABEL_FORMATS, type ShipmentRequest } from './schemas.js';
 
 type Rule =
   | 'text'
@@ -120,7 +120,6 @@ export const SHIPMENT: Shape = {
 const REQUIRED_SHIPMENT = ['shipment_reference', 'to_address', 'parcels'] as const;
 const FORMATS: ReadonlySet<unknown> = new Set(LABEL_FORMATS);
 const DUTY_METHODS: ReadonlySet<unknown> = new Set(['DAP', 'DDP']);
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /** Marks "not for the fast path": the caller falls back to zod. */
 const NO = Symbol('no');
@@ -133,13 +132,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const okText = (v: unknown): v is string => typeof v === 'string' && !BANNED_CHARS.test(v);
 
-function validDateTime(v: string): boolean {
-  const m = DATETIME.exec(v);
-  if (!m) return false;
-  const [y, mo, d, h, mi, s] = [+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]];
-  const dt = new Date(Date.UTC(y, mo - 1, d));
-  return dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d && h < 24 && mi < 60 && s < 60;
-}
 
 /** Any value (custom field values) free of the banned characters at any depth, as JSON data. */
 function cleanDeep(v: unknown, depth = 0): boolean {
@@ -176,7 +168,7 @@ function check(rule: Rule, v: unknown): unknown {
     case 'bool':
       return typeof v === 'boolean' ? v : NO;
     case 'datetime':
-      return okText(v) && validDateTime(v) ? v : NO;
+      return okText(v) && isDateTime(v) ? v : NO;
     case 'format':
       return FORMATS.has(v) ? v : NO;
     case 'dutyMethod':

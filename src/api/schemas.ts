@@ -114,12 +114,16 @@ function validCalendarDate(y: number, m: number, d: number): boolean {
   return dt.getUTCFullYear() === y && dt.getUTCMonth() === m - 1 && dt.getUTCDate() === d;
 }
 
+/** Whether text is `YYYY-MM-DD HH:mm:ss` naming a real date and time. */
+export function isDateTime(v: string): boolean {
+  const m = DATETIME.exec(v);
+  return m !== null && validCalendarDate(+m[1], +m[2], +m[3]) && +m[4] < 24 && +m[5] < 60 && +m[6] < 60;
+}
+
 /** `YYYY-MM-DD HH:mm:ss`, a real date and time. */
 function datetime() {
   return text().superRefine((v, ctx) => {
-    const m = DATETIME.exec(v);
-    const ok = m && validCalendarDate(+m[1], +m[2], +m[3]) && +m[4] < 24 && +m[5] < 60 && +m[6] < 60;
-    if (!ok) ctx.addIssue({ code: 'custom', message: `must be a date and time as YYYY-MM-DD HH:mm:ss (got ${JSON.stringify(v)})` });
+    if (!isDateTime(v)) ctx.addIssue({ code: 'custom', message: `must be a date and time as YYYY-MM-DD HH:mm:ss (got ${JSON.stringify(v)})` });
   });
 }
 
