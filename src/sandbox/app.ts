@@ -115,7 +115,11 @@ export function presentBrand(b: BrandRec): Record<string, unknown> {
   return { ...b, return_address_country: countryObject(b.return_address_country) };
 }
 
-/** Delivery Service object of responses. */
+/**
+ * Delivery Service object of responses: the document's fields only. Whether a service is a consolidation
+ * service is the sandbox's own bookkeeping (the document gives clients no field for it; they learn it from
+ * the API's validation errors, as they would from the real service).
+ */
 export function presentService(s: ServiceRec): Record<string, unknown> {
   return {
     id: s.id,
@@ -125,7 +129,6 @@ export function presentService(s: ServiceRec): Record<string, unknown> {
     key: s.key,
     price: money(s.price),
     conditions: s.conditions.map((c) => [...c]),
-    consolidation: s.consolidation,
   };
 }
 

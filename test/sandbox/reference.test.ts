@@ -64,13 +64,15 @@ describe('Brands', () => {
 });
 
 describe('GET /services (Delivery Service)', () => {
-  it('lists at least six services across two carriers, one consolidation, conditions as triples, price "0.00"', async () => {
+  it('lists at least six services across two carriers, the document\'s fields only, conditions as triples, price "0.00"', async () => {
     const r = await api.get('/services');
     const list = r.body.data;
     expect(list.length).toBeGreaterThanOrEqual(6);
     expect(new Set(list.map((s: any) => s.carrier)).size).toBeGreaterThanOrEqual(2);
-    expect(list.some((s: any) => s.consolidation)).toBe(true);
+    // The consolidation service is listed like any other (the document gives services no field telling them apart).
+    expect(list.map((s: any) => s.key)).toContain('DPD_CONSOLIDATED_EU');
     for (const s of list) {
+      expect(Object.keys(s)).toEqual(['id', 'carrier', 'name', 'description', 'key', 'price', 'conditions']);
       expect(s.id).toMatch(/^[0-9a-f-]{36}$/);
       expect(s.price).toMatch(/^\d+\.\d{2}$/);
       for (const c of s.conditions) {
