@@ -211,7 +211,7 @@ function printSummary<I, R>(
   const c = out.c;
   const lines: string[] = [];
   const head =
-    `${s.interrupted || stoppedForAuth || unreachable ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS)}` +
+    `${s.interrupted || stoppedForAuth || unreachable ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS, { tenths: true })}` +
     (rate > 0 && s.created + s.failed >= 20 ? ` (${rate.toFixed(1)}/s)` : '');
   lines.push(c.bold(head));
   const rows: Array<[string, number, (t: string) => string]> = doneCounts.map(([k, v]) => [k, v, c.green]);

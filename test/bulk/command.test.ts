@@ -7,7 +7,7 @@ import { createContext } from '../../src/context.js';
 import { ValidationError } from '../../src/errors.js';
 import { runBulkCommand } from '../../src/bulk/command.js';
 import { csvLine, failedCsvPathFor } from '../../src/bulk/csv-out.js';
-import { createProgress } from '../../src/bulk/progress.js';
+import { createProgress, formatDuration } from '../../src/bulk/progress.js';
 import { journalPathFor } from '../../src/bulk/journal.js';
 import { bufferIO } from '../helpers/run.js';
 
@@ -185,5 +185,18 @@ describe('progress', () => {
 describe('csv helpers', () => {
   it('quotes per RFC 4180', () => {
     expect(csvLine(['a', 'b,c', 'd"e', 'f\ng', ' h'])).toBe('a,"b,c","d""e","f\ng"," h"\n');
+  });
+});
+
+describe('formatDuration', () => {
+  it('gives whole seconds, minutes and hours; tenths under 10 s when asked (a run summary)', () => {
+    expect(formatDuration(0.4)).toBe('0s');
+    expect(formatDuration(0.4, { tenths: true })).toBe('0.4s');
+    expect(formatDuration(3.25, { tenths: true })).toBe('3.3s');
+    expect(formatDuration(9.96, { tenths: true })).toBe('10s');
+    expect(formatDuration(12.4, { tenths: true })).toBe('12s');
+    expect(formatDuration(185)).toBe('3m05s');
+    expect(formatDuration(3725)).toBe('1h02m');
+    expect(formatDuration(-1, { tenths: true })).toBe('0.0s');
   });
 });
