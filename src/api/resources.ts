@@ -8,6 +8,12 @@ import type { ShipmentResponse, Sku, SkuPage } from './schemas.js';
 import { fastSku, fastSkuLinks, fastSkuMeta } from './sku-fast.js';
 import { fastShipmentResponse } from './shipment-fast.js';
 
+// Response bodies are parsed here and read nowhere else: the fast parsers may hand their objects back,
+// normalised in place, instead of copying them (FastParseOptions.reuse).
+const OWNED = { reuse: true } as const;
+const ownedSku = (item: unknown) => fastSku(item, OWNED);
+const ownedShipmentResponse = (item: unknown) => fastShipmentResponse(item, OWNED);
+
 type Schemas = typeof import('./schemas.js');
 type SchemaPick<S extends z.ZodType> = (schemas: Schemas) => S;
 
@@ -116,15 +122,15 @@ export function buildApi(opts: ApiOptions): Api {
   function parseSkuPage(schemas: Schemas, body: unknown, path: string): SkuPage {
     const { SkuSchema, SkuLinksSchema, SkuMetaSchema } = schemas;
     const at = `GET ${path}`;
-    if (Array.isArray(body)) return { data: lenientList(SkuSchema, body, at, fastSku), links: {}, meta: {} } as SkuPage;
+    if (Array.isArray(body)) return { data: lenientList(SkuSchema, body, at, ownedSku), links: {}, meta: {} } as SkuPage;
     const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
     if (!Array.isArray(b.data)) warn(`${at}: the response has no data list`);
     const { data: _data, links, meta, ...rest } = b;
     return {
       ...rest,
-      data: lenientList(SkuSchema, b.data, at, fastSku),
-      links: fastSkuLinks(links ?? {}) ?? lenient(SkuLinksSchema, links ?? {}, `${at} links`),
-      meta: fastSkuMeta(meta ?? {}) ?? lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
+      data: lenientList(SkuSchema, b.data, at, ownedSku),
+      links: fastSkuLinks(links ?? {}, OWNED) ?? lenient(SkuLinksSchema, links ?? {}, `${at} links`),
+      meta: fastSkuMeta(meta ?? {}, OWNED) ?? lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
     } as SkuPage;
   }
 
@@ -166,7 +172,7 @@ export function buildApi(opts: ApiOptions): Api {
   function createdShipments({ data, schemas }: { data: unknown; schemas: Schemas }): ShipmentResponse[] {
     // The document leaves the count open; a single object is accepted as a one-element list.
     const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
-    const shipments = lenientList(schemas.ShipmentResponseSchema, list, 'POST /shipments', fastShipmentResponse);
+    const shipments = lenientList(schemas.ShipmentResponseSchema, list, 'POST /shipments', ownedShipmentResponse);
     if (shipments.length === 0) warn('POST /shipments: the response holds no shipment (it may still have been created)');
     return shipments;
   }

@@ -4,7 +4,7 @@
 // kept) and gives up (undefined) on anything else, which then goes through the schema as before, with the
 // same warnings. test/api/shipment-fast.test.ts holds it to the schema on varied inputs.
 import type { ShipmentResponse } from './schemas.js';
-import { compile, COUNTRY_FIELDS, LOCATION_FIELDS, parseObject, type Shape } from './sku-fast.js';
+import { compile, COUNTRY_FIELDS, LOCATION_FIELDS, parseObject, type FastParseOptions, type Shape } from './sku-fast.js';
 
 /** ResponseAddressSchema. */
 export const RESPONSE_ADDRESS_FIELDS: Shape = {
@@ -46,6 +46,6 @@ export const SHIPMENT_RESPONSE_FIELDS: Shape = {
 const SHIPMENT = compile(SHIPMENT_RESPONSE_FIELDS);
 
 /** ShipmentResponseSchema's output for an element of a create answer that matches it; undefined: parse it with zod. */
-export function fastShipmentResponse(input: unknown): ShipmentResponse | undefined {
-  return parseObject(SHIPMENT, input) as ShipmentResponse | undefined;
+export function fastShipmentResponse(input: unknown, opts?: FastParseOptions): ShipmentResponse | undefined {
+  return parseObject(SHIPMENT, input, opts) as ShipmentResponse | undefined;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { CountrySchema, LocationSchema, ResponseAddressSchema, ShipmentResponseSchema } from '../../src/api/schemas.js';
 import { COUNTRY_FIELDS, LOCATION_FIELDS } from '../../src/api/sku-fast.js';
 import { fastShipmentResponse, RESPONSE_ADDRESS_FIELDS, SHIPMENT_RESPONSE_FIELDS } from '../../src/api/shipment-fast.js';
-import { expectSameAsSchema, fieldVariants, missedByFast, type NestedField, VALUES } from './fast-parser.js';
+import { expectSameAsSchema, expectSameAsSchemaReusing, fieldVariants, missedByFast, type NestedField, VALUES } from './fast-parser.js';
 
 // The real answer of POST /shipments (API notes), one element per parcel.
 const example = JSON.parse(readFileSync(join(import.meta.dirname, 'examples', 'post-shipments.response.json'), 'utf8')) as {
@@ -76,6 +76,13 @@ describe('fastShipmentResponse', () => {
   it('takes every element that ShipmentResponseSchema accepts, except the rare `__proto__` key', () => {
     const missed = missedByFast(ShipmentResponseSchema, fastShipmentResponse, variants());
     expect(missed).toEqual([]);
+  });
+
+  it('with reuse (a response body nothing else reads): the same output, the input itself handed back when it can be', () => {
+    const r = expectSameAsSchemaReusing(ShipmentResponseSchema, (x) => fastShipmentResponse(x, { reuse: true }), variants());
+    expect(r.answered).toBeGreaterThan(100);
+    // Answers whose keys come in the schema's order are the input itself; the others are new objects in zod's order.
+    expect(r.reused).toBeGreaterThan(100);
   });
 
   it('never hands back the input objects themselves where zod makes copies', () => {

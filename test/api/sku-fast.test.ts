@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CountrySchema, LocationSchema, SkuLinksSchema, SkuMetaSchema, SkuSchema } from '../../src/api/schemas.js';
 import { COUNTRY_FIELDS, fastSku, fastSkuLinks, fastSkuMeta, LOCATION_FIELDS, SKU_FIELDS, SKU_LINKS_FIELDS, SKU_META_FIELDS } from '../../src/api/sku-fast.js';
-import { expectSameAsSchema, fieldVariants, missedByFast, VALUES } from './fast-parser.js';
+import { expectSameAsSchema, expectSameAsSchemaReusing, fieldVariants, missedByFast, VALUES } from './fast-parser.js';
 
 // A SKU as GET /skus sends it (sandbox and API notes), nested location and country included.
 const base = {
@@ -86,6 +86,22 @@ describe('fastSku', () => {
     expect(missed).toEqual([]);
   });
 
+  it('with reuse (a response body nothing else reads): the same output, the input itself handed back when it can be', () => {
+    const r = expectSameAsSchemaReusing(SkuSchema, (x) => fastSku(x, { reuse: true }), variants());
+    expect(r.answered).toBeGreaterThan(300);
+    // Nearly every answer is the input, normalised in place (only out-of-order keys need a new object).
+    expect(r.reused).toBeGreaterThan(r.answered - 10);
+    const input = structuredClone(base);
+    const f = fastSku(input, { reuse: true })!;
+    expect(f).toBe(input);
+    expect(f.location).toBe(input.location);
+    expect(f.vat_rate).toBe('20.00');
+    // Without reuse the input is never touched.
+    const untouched = structuredClone(base);
+    expect(fastSku(untouched)).not.toBe(untouched);
+    expect(untouched).toEqual(base);
+  });
+
   it('normalises money and keeps unknown fields', () => {
     const f = fastSku({ sku: 'A', value_ex_vat: 8, vat_rate: ' 20 ', value_inc_vat: 'N/A', extra: { x: 1 } });
     expect(f).toEqual({ sku: 'A', value_ex_vat: '8.00', vat_rate: '20.00', value_inc_vat: 'N/A', extra: { x: 1 } });
@@ -114,5 +130,7 @@ describe('fastSkuLinks and fastSkuMeta (the rest of a GET /skus page)', () => {
     expect(expectSameAsSchema(SkuMetaSchema, fastSkuMeta, pageVariants(meta, Object.keys(SKU_META_FIELDS)))).toBeGreaterThan(20);
     expect(missedByFast(SkuLinksSchema, fastSkuLinks, pageVariants(links, Object.keys(SKU_LINKS_FIELDS)))).toEqual([]);
     expect(missedByFast(SkuMetaSchema, fastSkuMeta, pageVariants(meta, Object.keys(SKU_META_FIELDS)))).toEqual([]);
+    expect(expectSameAsSchemaReusing(SkuLinksSchema, (x) => fastSkuLinks(x, { reuse: true }), pageVariants(links, Object.keys(SKU_LINKS_FIELDS))).answered).toBeGreaterThan(20);
+    expect(expectSameAsSchemaReusing(SkuMetaSchema, (x) => fastSkuMeta(x, { reuse: true }), pageVariants(meta, Object.keys(SKU_META_FIELDS))).answered).toBeGreaterThan(20);
   });
 });
