@@ -10,6 +10,8 @@
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
+//        [--ram-dir DIR]  (a RAM file system for the extra "labels on tmpfs" variant; default /dev/shm when it is one,
+//                          '' to skip that variant)
 // Needs a build (npm run build). Not part of `npm test`.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '5' },
     // Where the work directory (CSV, labels, journals) goes; the labels' file system matters (see fsProbe).
     dir: { type: 'string', default: tmpdir() },
+    'ram-dir': { type: 'string' },
   },
 });
 const BIN = resolve(args.bin);
@@ -76,6 +79,36 @@ function startSandbox() {
     });
     child.on('exit', (code) => reject(new Error(`sandbox exited early (${code})`)));
   });
+}
+
+/**
+ * CPU time (µs, user + system) a process has used so far, from /proc (Linux); undefined elsewhere. Read before
+ * and after each run, it gives the sandbox's CPU per request: on a 2-core machine the client, ship and the
+ * sandbox share the cores, and how much each takes is what decides the throughputs.
+ */
+function processCpuUs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ: 100 on every Linux architecture Node runs on
+
+/**
+ * A RAM file system to write labels to, for the variant that takes the disk out of the picture: /dev/shm when
+ * it is a tmpfs (Linux), unless --ram-dir says otherwise ('' skips the variant).
+ */
+function ramDir() {
+  if (args['ram-dir'] !== undefined) return args['ram-dir'] || undefined;
+  try {
+    const mounts = readFileSync('/proc/mounts', 'utf8');
+    return /^\S+ \/dev\/shm tmpfs /m.test(mounts) ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function login(baseUrl) {
@@ -173,8 +206,11 @@ const step = (what) => console.error(`[${fmt((performance.now() - t0) / 1000, 1)
 
 async function main() {
   console.log(`ship create --csv benchmark: ${ROWS} single-parcel shipments, concurrency ${CONCURRENCY}, Node ${process.version}`);
-  const { baseUrl } = await startSandbox();
+  const { baseUrl, child: sandbox } = await startSandbox();
   step(`sandbox at ${baseUrl}`);
+  const ram = ramDir();
+  const ramWork = ram ? mkdtempSync(join(ram, 'ship-bench-')) : undefined;
+  if (ramWork && !args.keep) cleanups.push(() => rmSync(ramWork, { recursive: true, force: true }));
   const token = await login(baseUrl);
   const csv = join(work, 'bench.csv');
   generateCsv(csv, 'BENCH');
@@ -201,10 +237,12 @@ async function main() {
   // shared 2-core machine one run's speed varies by ±20% from minute to minute; a ratio taken within a round
   // compares runs made moments apart, and the median over rounds is what the bench reports.
   const variants = [
-    { label: 'labels written', extra: [] },
-    // Without label files: the client's own overhead, without the file system (creating 10,000 files can
-    // cost more than the HTTP work on some disks).
-    { label: '--no-labels', extra: ['--no-labels'] },
+    { label: 'labels written', extra: [], dir: work },
+    // The same, with the labels on a RAM file system: creating a file on disk costs 10–20 µs on a quiet ext4
+    // and 100+ µs on one without a journal that has just deleted many files (see fsProbe); on tmpfs ~10 µs.
+    ...(ramWork ? [{ label: 'labels on tmpfs', extra: [], dir: ramWork }] : []),
+    // Without label files: the client's own overhead, without the file system.
+    { label: '--no-labels', extra: ['--no-labels'], dir: work },
   ];
   const rounds = [];
   let outDirs = 0;
@@ -212,7 +250,9 @@ async function main() {
     const runs = {};
     const jobs = [
       async () => {
+        const cpu0 = processCpuUs(sandbox.pid);
         runs.client = await minimalClient(baseUrl, await login(baseUrl), bodiesFile);
+        runs.client.sandboxCpuUs = processCpuUs(sandbox.pid) - cpu0;
         step(`round ${round + 1}: minimal client done`);
       },
       // Context, not the target's baseline: the same client also writing each label file, as ship does.
@@ -221,19 +261,22 @@ async function main() {
         step(`round ${round + 1}: minimal client writing label files done`);
       },
       ...variants.map((v) => async () => {
-        const outDir = join(work, `labels-${outDirs++}`);
+        const outDir = join(v.dir, `labels-${outDirs++}`);
         // Not deleted until the end: deleting files would itself slow the next run's file creation (see fsProbe).
-        const probe = v.extra.includes('--no-labels') ? undefined : fsProbe(join(work, `probe-${outDirs}`));
+        const probe = v.extra.includes('--no-labels') ? undefined : fsProbe(join(v.dir, `probe-${outDirs}`));
+        const cpu0 = processCpuUs(sandbox.pid);
         const r = await shipRun(baseUrl, await login(baseUrl), csv, outDir, v.extra);
+        const sandboxCpuUs = processCpuUs(sandbox.pid) - cpu0;
         step(`round ${round + 1}: ship (${v.label}) done`);
         if (r.code !== 0) {
           console.error(r.stderr.slice(-2000));
           throw new Error(`ship exited ${r.code}`);
         }
-        runs[v.label] = { ...r, probe };
+        runs[v.label] = { ...r, probe, sandboxCpuUs };
       }),
     ];
-    const order = args.order === 'ship-first' ? [2, 3, 0, 1] : [0, 1, 2, 3];
+    // Rotating order: each job goes first in some round (ship-first starts with the ship runs).
+    const order = jobs.map((_, k) => (args.order === 'ship-first' ? (k + 2) % jobs.length : k));
     for (let k = 0; k < jobs.length; k++) {
       await jobs[order[(k + round) % jobs.length]]();
       await reset(baseUrl);
@@ -252,6 +295,8 @@ async function main() {
   console.log('');
   console.log(`${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; figures are medians over the rounds, ratios are taken within each round`);
   console.log(`minimal undici client      ${fmt(clientRate)} shipments/s posting  (per round: ${clientRates.map((x) => fmt(x, 0)).join(', ')}; ${rounds.reduce((n, r) => n + r.client.failed, 0)} failed; ${fmt(median(rounds.map((r) => r.client.cpuUs / ROWS)), 0)} µs CPU per shipment; its own process, started cold like ship's)`);
+  const clientSandbox = median(rounds.map((r) => r.client.sandboxCpuUs / ROWS));
+  if (Number.isFinite(clientSandbox)) console.log(`  the sandbox meanwhile      ${fmt(clientSandbox, 0)} µs CPU per request`);
   const filesRates = rounds.map((r) => ROWS / (r.clientFiles.ms / 1000));
   console.log(`  … also writing label files ${fmt(median(filesRates))} shipments/s  (context: the file system's share of the gap; per round: ${filesRates.map((x) => fmt(x, 0)).join(', ')})`);
   for (const v of variants) {
@@ -265,14 +310,15 @@ async function main() {
     console.log(`  throughput               ${fmt(median(e2e))} shipments/s end to end (incl. start, read+validate), ${fmt(median(bulk))}/s in the bulk phase`);
     console.log(`  created                  ${rs.map((r) => r.created).join(', ')} of ${ROWS}`);
     console.log(`  ratio ship / client      ${fmt(median(e2eRatio), 2)} end to end, ${fmt(median(bulkRatio), 2)} bulk phase  (target ≥ 0.85; per round: ${bulkRatio.map((x) => fmt(x, 2)).join(', ')})`);
-    if (!v.extra.includes('--no-labels')) {
+    if (!v.extra.includes('--no-labels') && v.dir === work) {
       const vsFiles = rs.map((_, i) => bulk[i] / filesRates[i]);
       console.log(`  vs client writing files  ${fmt(median(vsFiles), 2)} bulk phase  (per round: ${vsFiles.map((x) => fmt(x, 2)).join(', ')})`);
     }
     console.log(`  peak memory (RSS)        ${fmt(Math.max(...peaks))} MB, the highest of the rounds  (target ≤ 150 MB)`);
     const probes = rs.map((r) => r.probe).filter(Boolean);
     if (probes.length) console.log(`  new file on that disk    ${fmt(median(probes.map((p) => p.wallUs)), 0)} µs each just before the runs (${fmt(median(probes.map((p) => p.cpuUs)), 0)} µs CPU; ~20 µs on a quiet ext4 directory)`);
-    console.log(`  CPU per shipment         ${fmt(median(rs.map((r) => r.cpuUs / ROWS)), 0)} µs (whole process: start, validation, run) on ${os.cpus().length} cores shared with the sandbox`);
+    const sandboxCpu = median(rs.map((r) => r.sandboxCpuUs / ROWS));
+    console.log(`  CPU per shipment         ${fmt(median(rs.map((r) => r.cpuUs / ROWS)), 0)} µs (whole process: start, validation, run) on ${os.cpus().length} cores shared with the sandbox${Number.isFinite(sandboxCpu) ? ` (${fmt(sandboxCpu, 0)} µs per request)` : ''}`);
   }
   process.exitCode = 0;
 }
