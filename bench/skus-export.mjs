@@ -4,7 +4,7 @@
 // bench/minimal-sku-pages.mjs), plus the peak memory
 // of the export (and of an export of 1,000 SKUs, to show that memory does not grow with the number of SKUs).
 //
-// Usage: npm run build && node bench/skus-export.mjs [--skus 10000] [--runs 3] [--bin path/to/ship.js]
+// Usage: npm run build && node bench/skus-export.mjs [--skus 10000] [--runs 5] [--bin path/to/ship.js]
 // Needs the built binary (dist/) and the sandbox control endpoint POST /__sandbox/seed/skus {count, prefix}.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { BASE_ENV, ROOT, arg, startSandbox } from './lib.mjs';
 
 const BIN = resolve(arg('--bin', join(ROOT, 'bin/ship.js')));
 const TOTAL = arg('--skus', 10_000);
-const RUNS = arg('--runs', 3);
+const RUNS = arg('--runs', 5);
 // Added per-request latency (sandbox fault injection) to stand for a real network; 0 is bare loopback.
 const LATENCIES = String(arg('--latency', '20')).split(',').map(Number).filter((n) => n > 0);
 const API_KEY = 'sandbox-api-key';
@@ -89,29 +89,65 @@ try {
       child.on('exit', (code) => (code === 0 ? resolveP(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error(`baseline exited ${code}`))));
     });
 
+  /**
+   * RUNS rounds of: the sequential baseline, the one-request command ("fixed") and the export, in a rotating
+   * order. On a shared 2-core machine speed drifts by ±20% within minutes, so the ratios are taken within each
+   * round (runs seconds apart) and their median is reported, beside the medians of the times themselves.
+   */
   const measure = async (label) => {
     const base = [];
     const ship = [];
     const done = [];
+    const fixed = [];
+    const netRatios = [];
+    const wholeRatios = [];
     let rss = 0;
     let rows = 0;
     let pages = 0;
     for (let i = 0; i < RUNS; i++) {
-      const b = await sequentialFetch();
+      let b;
+      let f;
+      let r;
+      const out = join(tmp, `export-${label}-${i}.csv`);
+      const jobs = [
+        async () => {
+          b = await sequentialFetch();
+        },
+        async () => {
+          f = await fixedRun();
+        },
+        async () => {
+          r = await runShip(['skus', 'export', '-o', out], env);
+          if (r.code !== 0) throw new Error(`ship skus export exited ${r.code}: ${r.stderr}`);
+        },
+      ];
+      for (let k = 0; k < jobs.length; k++) await jobs[(k + i) % jobs.length]();
       base.push(b.ms);
       pages = b.pages;
       rows = b.rows;
-      const out = join(tmp, `export-${label}-${i}.csv`);
-      const r = await runShip(['skus', 'export', '-o', out], env);
-      if (r.code !== 0) throw new Error(`ship skus export exited ${r.code}: ${r.stderr}`);
       const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
       if (lines !== rows + 1) throw new Error(`export wrote ${lines - 1} rows, expected ${rows}`);
       ship.push(r.ms);
       done.push(r.doneMs);
+      fixed.push(f);
+      netRatios.push((r.doneMs - f) / b.ms);
+      wholeRatios.push(r.doneMs / b.ms);
       rss = Math.max(rss, r.maxRssBytes ?? 0);
       if (i === RUNS - 1) console.log(`  (${label}: ${statSync(out).size} bytes of CSV)`);
     }
-    return { label, rows, pages, baseMs: median(base), shipMs: median(ship), doneMs: median(done), rss };
+    return {
+      label,
+      rows,
+      pages,
+      baseMs: median(base),
+      shipMs: median(ship),
+      doneMs: median(done),
+      fixed: median(fixed),
+      netRatio: median(netRatios),
+      netRatios,
+      wholeRatio: median(wholeRatios),
+      rss,
+    };
   };
 
   const setLatency = async (ms) =>
@@ -119,30 +155,27 @@ try {
 
   /** Fixed cost of any API command: start-up, loading the API layer, one request (ship skus get). */
   let fixedRss = 0;
-  const fixedCost = async () => {
-    const xs = [];
-    for (let i = 0; i < RUNS; i++) {
-      const r = await runShip(['skus', 'get', 'MUG-001', '-q'], env);
-      xs.push(r.ms);
-      fixedRss = Math.max(fixedRss, r.maxRssBytes ?? 0);
-    }
-    return median(xs);
+  const fixedRun = async () => {
+    const r = await runShip(['skus', 'get', 'MUG-001', '-q'], env);
+    if (r.code !== 0) throw new Error(`ship skus get exited ${r.code}: ${r.stderr}`);
+    fixedRss = Math.max(fixedRss, r.maxRssBytes ?? 0);
+    return r.ms;
   };
 
   const rows = [];
   // The control endpoint makes sure BENCH-000001…BENCH-<count> exist; the seeded account has a few SKUs already.
   const seededByAccount = await countSkus();
   await seed(1000 - seededByAccount);
-  rows.push({ latency: 0, fixed: await fixedCost(), ...(await measure('1,000 SKUs')) });
+  rows.push({ latency: 0, ...(await measure('1,000 SKUs')) });
   await seed(TOTAL - seededByAccount);
-  rows.push({ latency: 0, fixed: await fixedCost(), ...(await measure(`${TOTAL.toLocaleString('en')} SKUs`)) });
+  rows.push({ latency: 0, ...(await measure(`${TOTAL.toLocaleString('en')} SKUs`)) });
   for (const latency of LATENCIES) {
     await setLatency(latency);
-    rows.push({ latency, fixed: await fixedCost(), ...(await measure(`${TOTAL.toLocaleString('en')} SKUs, ${latency} ms latency`)) });
+    rows.push({ latency, ...(await measure(`${TOTAL.toLocaleString('en')} SKUs, ${latency} ms latency`)) });
   }
   await setLatency(0);
 
-  console.log(`\nship skus export vs fetching the same pages one by one (median of ${RUNS} runs; Node ${process.version}; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}; sandbox in its own process)`);
+  console.log(`\nship skus export vs fetching the same pages one by one (median of ${RUNS} rounds; Node ${process.version}; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}; sandbox in its own process)`);
   console.log('"fixed" = a one-request command (ship skus get): start-up, API layer, one round trip.\n');
   const head = ['SKUs', 'pages', 'added latency', 'sequential fetch (sum)', 'ship export (process)', 'ship export - fixed', 'fixed', 'peak RSS'];
   const widths = [7, 6, 14, 23, 22, 20, 8, 10];
@@ -153,7 +186,9 @@ try {
   }
   console.log(`peak RSS of the one-request command (ship skus get): ${mb(fixedRss)}`);
   for (const r of rows.slice(1)) {
-    console.log(`${r.rows} SKUs at +${r.latency} ms: (export - fixed) / sequential = ${((r.doneMs - r.fixed) / r.baseMs).toFixed(2)}; whole process / sequential = ${(r.doneMs / r.baseMs).toFixed(2)}`);
+    console.log(
+      `${r.rows} SKUs at +${r.latency} ms: (export - fixed) / sequential = ${r.netRatio.toFixed(2)} (per round: ${r.netRatios.map((x) => x.toFixed(2)).join(', ')}); whole process / sequential = ${r.wholeRatio.toFixed(2)}`,
+    );
   }
 } finally {
   await agent.close();
