@@ -117,11 +117,12 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
 }
 
 /**
- * Seconds as "1h02m", "3m05s" or "12s"; with `tenths`, a time under 10 s as "0.4s" or "3.2s" (a summary of
- * a short run saying "in 0s" tells nothing; an ETA needs no such precision).
+ * Seconds as "1h02m", "3m05s" or "12s"; with `tenths`, a time under 10 s as "3.2s", and under 1 s as
+ * "0.04s" (a summary of a short run saying "in 0s" tells nothing; an ETA needs no such precision).
  */
 export function formatDuration(seconds: number, opts: { tenths?: boolean } = {}): string {
-  if (opts.tenths && seconds < 9.95) return `${Math.max(0, seconds).toFixed(1)}s`;
+  if (opts.tenths && seconds < 0.995) return `${Math.max(0, seconds).toFixed(2)}s`;
+  if (opts.tenths && seconds < 9.95) return `${seconds.toFixed(1)}s`;
   const s = Math.max(0, Math.round(seconds));
   if (s >= 3600) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
   if (s >= 60) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;

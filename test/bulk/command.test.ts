@@ -189,14 +189,16 @@ describe('csv helpers', () => {
 });
 
 describe('formatDuration', () => {
-  it('gives whole seconds, minutes and hours; tenths under 10 s when asked (a run summary)', () => {
+  it('gives whole seconds, minutes and hours; tenths under 10 s and hundredths under 1 s when asked (a run summary)', () => {
     expect(formatDuration(0.4)).toBe('0s');
-    expect(formatDuration(0.4, { tenths: true })).toBe('0.4s');
+    expect(formatDuration(0.4, { tenths: true })).toBe('0.40s');
+    expect(formatDuration(0.043, { tenths: true })).toBe('0.04s');
+    expect(formatDuration(0.996, { tenths: true })).toBe('1.0s');
     expect(formatDuration(3.25, { tenths: true })).toBe('3.3s');
     expect(formatDuration(9.96, { tenths: true })).toBe('10s');
     expect(formatDuration(12.4, { tenths: true })).toBe('12s');
     expect(formatDuration(185)).toBe('3m05s');
     expect(formatDuration(3725)).toBe('1h02m');
-    expect(formatDuration(-1, { tenths: true })).toBe('0.0s');
+    expect(formatDuration(-1, { tenths: true })).toBe('0.00s');
   });
 });

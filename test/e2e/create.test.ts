@@ -1,5 +1,5 @@
 // The built binary: `ship create --csv` against the sandbox, behind a proxy that records what was sent.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -152,6 +152,44 @@ describe('ship create --csv (binary)', () => {
       ['created', 'T-2', join(work, 'labels', 'T-2_1.zpl')],
     ]);
     expect(String(r.stderr)).toMatch(/Done: 2 shipments/);
+  });
+
+  it('a label that cannot be written: the shipment is reported as created (tracking) but failed; the rerun writes the label, not a second shipment', async () => {
+    const csv = file('blocked.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLW-1,Ann,1 St,London,E1 1AA,GB,100\nLW-2,Bob,2 St,Leeds,LS1 1AA,GB,200\n');
+    const labels = join(work, 'labels');
+    // A directory where LW-2's label file should go: writing it fails (as a full disk or a permission would).
+    mkdirSync(join(labels, 'LW-2_1.zpl'), { recursive: true });
+    const r = await ship(['create', '--csv', csv, '-o', labels, '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(3);
+    const [ok, blocked] = jsonLines(String(r.stdout));
+    expect(ok).toMatchObject({ shipment_reference: 'LW-1', status: 'created' });
+    expect(blocked).toMatchObject({ shipment_reference: 'LW-2', status: 'failed', created: true, unknown_outcome: true });
+    expect(blocked.tracking_reference).toMatch(/^[A-Z0-9]{8,}$/);
+    expect(blocked.error).toContain(`shipment LW-2 was created (${blocked.tracking_reference}), but its label could not be written`);
+    expect(blocked.error).toContain('run the same command again');
+
+    rmdirSync(join(labels, 'LW-2_1.zpl'));
+    const again = await ship(['create', '--csv', csv, '-o', labels, '--json'], { env });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(jsonLines(String(again.stdout)).map((l) => [l.shipment_reference, l.status, l.tracking_reference])).toEqual([
+      ['LW-1', 'skipped', ok.tracking_reference],
+      ['LW-2', 'skipped', blocked.tracking_reference],
+    ]);
+    expect(statSync(join(labels, 'LW-2_1.zpl')).isFile()).toBe(true);
+    expect(readFileSync(join(labels, 'LW-2_1.zpl'), 'utf8')).toMatch(/^\^XA/);
+    expect(proxy.creates().filter((b) => b.shipment_reference === 'LW-2')).toHaveLength(1);
+
+    // One shipment from flags: shown with its tracking reference, then exit 1 naming what to do.
+    mkdirSync(join(labels, 'LW-3_1.zpl'));
+    const one = await ship(['create', '--reference', 'LW-3', '--to-name', 'Cy', '--to-line1', '3 St', '--to-city', 'York', '--to-postcode', 'YO1 1AA', '--to-country', 'GB', '--weight', '300', '-o', labels, '--json'], { env });
+    expect(one.exitCode).toBe(1);
+    const [parcel] = JSON.parse(String(one.stdout));
+    expect(parcel).toMatchObject({ shipment_reference: 'LW-3', label_path: null });
+    const err = JSON.parse(String(one.stderr).trim().split('\n').at(-1)!).error;
+    expect(err.message).toContain(`shipment LW-3 was created (${parcel.tracking_reference}), but its label could not be written`);
+    expect(err.hint).toContain(`ship label ${parcel.tracking_reference} -o ${labels}`);
+    // Nothing of the user's was removed to make room.
+    expect(statSync(join(labels, 'LW-3_1.zpl')).isDirectory()).toBe(true);
   });
 
   it('writes PDF labels and merges them in input order (--format PDF --merge), and PNG labels', async () => {

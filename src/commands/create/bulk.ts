@@ -26,7 +26,7 @@ import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
 import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
-import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, type Created, type LabelPolicy } from './shipment.js';
+import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
 
 /** What each bulk task carries. */
@@ -389,7 +389,14 @@ function failureText(r: Result, labelFor: (column: string) => string): string {
       })
       .join('; ');
   }
+  // The journal has it as an unknown outcome: the next run finds the shipment and writes its labels.
+  if (err instanceof LabelsNotWritten) return `${err.message}; run the same command again to write it (the shipment is not created twice)`;
   return errorMessage(err);
+}
+
+/** The tracking references of a failed shipment that was created all the same (its labels could not be written). */
+function createdDespiteFailure(r: Result): string[] {
+  return r.error instanceof LabelsNotWritten ? r.error.created.tracking_references : [];
 }
 
 /** The --json line of one shipment (cli-contract.md). */
@@ -412,6 +419,12 @@ function jsonLine(r: Result, labelFor: (column: string) => string): Record<strin
     if (r.error instanceof ValidationError) line.fields = r.error.fields;
     else if (r.error && typeof r.error === 'object' && 'fields' in r.error) line.fields = (r.error as { fields?: unknown }).fields;
     if (r.unknownOutcome) line.unknown_outcome = true;
+    const tracking = createdDespiteFailure(r);
+    if (tracking.length) {
+      line.created = true;
+      line.tracking_reference = tracking[0];
+      line.tracking_references = tracking;
+    }
   }
   return line;
 }
@@ -425,7 +438,7 @@ function textLine(ctx: Ctx, r: Result, labelFor: (column: string) => string): st
     const verb = r.status === 'created' ? c.green('✓ created') : c.dim('- skipped');
     return `${verb} ${r.task.key}  ${tracking}${res?.labels.length ? `  ${res.labels.join(' ')}` : ''}`;
   }
-  if (r.status === 'failed') return `failed\t${r.task.key}\t\t${failureText(r, labelFor)}`;
+  if (r.status === 'failed') return `failed\t${r.task.key}\t${createdDespiteFailure(r).join(' ')}\t${failureText(r, labelFor)}`;
   return `${r.status}\t${r.task.key}\t${tracking}\t${(res?.labels ?? []).join(';')}`;
 }
 
@@ -435,7 +448,7 @@ async function printTable(ctx: Ctx, rows: Result[]): Promise<void> {
     { header: 'Shipment', value: (r) => r.task.key },
     { header: 'Status', value: (r) => r.status },
     { header: 'Parcels', value: (r) => r.task.input.parcels, align: 'right' },
-    { header: 'Tracking', value: (r) => (r.result?.tracking_references ?? []).join('\n') },
+    { header: 'Tracking', value: (r) => (r.result?.tracking_references ?? createdDespiteFailure(r)).join('\n') },
     { header: 'Labels / error', value: (r) => (r.status === 'failed' ? errorMessage(r.error) : (r.result?.labels ?? []).join('\n')) },
   ]);
 }

@@ -79,6 +79,36 @@ export function summarize(ref: string, res: ShipmentResponse[], labels: string[]
 }
 
 /**
+ * The shipment was created, but its label files could not be written (disk full, no permission, a directory
+ * where a label file should go). Not a ShipError: the bulk runner treats it as an outcome to settle, so the
+ * next run of the same command finds the shipment and writes its labels instead of creating it again.
+ */
+export class LabelsNotWritten extends Error {
+  constructor(
+    readonly created: Created,
+    cause: unknown,
+  ) {
+    const tracking = created.tracking_references.join(' ');
+    super(
+      `shipment ${created.shipment_reference} was created${tracking ? ` (${tracking})` : ''}, but its label could not be written: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+    this.name = 'LabelsNotWritten';
+  }
+}
+
+/** keepLabels after a successful create: a failure to write becomes LabelsNotWritten, naming what was created. */
+function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Created {
+  let paths: string[];
+  try {
+    paths = keepLabels(ref, res, policy);
+  } catch (e) {
+    throw new LabelsNotWritten(summarize(ref, res, []), e);
+  }
+  return summarize(ref, res, paths);
+}
+
+/**
  * Writes a response's labels (if any, and if wanted); returns the file paths. Plain synchronous writes (temp
  * file + rename, so no reader sees half a label): measured cheaper in CPU than the thread pool for small
  * files, and CPU is what a bulk run competes for.
@@ -103,8 +133,7 @@ export async function createShipment(
 ): Promise<{ created: Created; response: ShipmentResponse[] }> {
   const ref = String(body.shipment_reference);
   const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal, prevalidated: opts.prevalidated });
-  const paths = keepLabels(ref, response, policy);
-  return { created: summarize(ref, response, paths), response };
+  return { created: keepLabelsOfCreated(ref, response, policy), response };
 }
 
 /**
@@ -119,7 +148,7 @@ export async function createShipmentFromJson(
   signal?: AbortSignal,
 ): Promise<Created> {
   const response = await api.shipments.createPrevalidated(json, { signal });
-  return summarize(ref, response, keepLabels(ref, response, policy));
+  return keepLabelsOfCreated(ref, response, policy);
 }
 
 /** The API's way of saying a shipment with this reference exists already. */

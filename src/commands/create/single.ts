@@ -2,13 +2,13 @@
 import type { ShipmentResponse } from '../../api/index.js';
 import { classifyFailure } from '../../bulk/runner.js';
 import type { Ctx } from '../../context.js';
-import { ValidationError } from '../../errors.js';
+import { ExitCode, ShipError, ValidationError } from '../../errors.js';
 import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import { loadSingleShipment } from '../../shipment-input/index.js';
 import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
-import { createShipment, findShipment, isDuplicateReference, type Created, type LabelPolicy } from './shipment.js';
+import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
 
 /** Creates one shipment and prints its parcels (table), tracking references (--quiet) or JSON (--json). */
@@ -28,39 +28,65 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer() };
   let created: Created;
   let response: ShipmentResponse[] | undefined;
+  // Created, but no label file: the shipment is shown as usual, then the run fails (exit 1) saying so.
+  let labelsFailed: LabelsNotWritten | undefined;
   try {
     ({ created, response } = await createShipment(api, input.body, policy));
   } catch (e) {
-    if (isDuplicateReference(e)) {
+    if (e instanceof LabelsNotWritten) {
+      created = e.created;
+      labelsFailed = e;
+    } else if (isDuplicateReference(e)) {
       const err = e as ValidationError;
       err.hint = `a shipment ${ref} exists already: \`ship track ${ref}\` shows it; to change it, \`ship cancel ${ref}\` and create it again`;
       throw err;
+    } else {
+      created = await settleUnknown(ctx, api, ref, policy, e);
     }
-    // The request may have been processed although no answer came back: look before anyone retries.
-    if (!classifyFailure(e).unknownOutcome) throw e;
-    let found;
-    try {
-      found = await findShipment(api, ref, policy);
-    } catch {
-      found = undefined;
-    }
-    if (found?.status !== 'done') {
-      if (e instanceof Error && found === undefined) {
-        (e as Error & { hint?: string }).hint = `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`;
-      }
-      throw e;
-    }
-    ctx.out.warn(`the create request ended in an error (${(e as Error).message}), but shipment ${ref} exists: using it`);
-    created = found.result;
   }
 
   if (created.label_error) ctx.out.warn(created.label_error);
-  if (printer) await printLabelFiles(ctx, printer, created.labels);
+  if (printer && !labelsFailed) await printLabelFiles(ctx, printer, created.labels);
   if (o.merge && created.labels.length) {
     await mergePdfs(created.labels, o.merge);
     ctx.out.info(`Labels merged into ${o.merge}`);
   }
+  await show(ctx, o, ref, created, response);
+  if (labelsFailed) {
+    const first = created.tracking_references[0];
+    throw new ShipError(labelsFailed.message, ExitCode.Failure, {
+      cause: labelsFailed,
+      hint: first
+        ? `do not create it again; once the cause is fixed, \`ship label ${first} -o ${o.outputDir}\` writes its label (one such command per parcel)`
+        : `do not create it again: \`ship track ${ref}\` shows it`,
+    });
+  }
+}
 
+/**
+ * After an error whose outcome is unknown (no answer came back), looks whether the shipment exists before
+ * anyone retries: its summary when it does (labels fetched and written), the error otherwise.
+ */
+async function settleUnknown(ctx: Ctx, api: Awaited<ReturnType<Ctx['api']>>, ref: string, policy: LabelPolicy, e: unknown): Promise<Created> {
+  if (!classifyFailure(e).unknownOutcome) throw e;
+  let found;
+  try {
+    found = await findShipment(api, ref, policy);
+  } catch {
+    found = undefined;
+  }
+  if (found?.status !== 'done') {
+    if (e instanceof Error && found === undefined) {
+      (e as Error & { hint?: string }).hint = `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`;
+    }
+    throw e;
+  }
+  ctx.out.warn(`the create request ended in an error (${(e as Error).message}), but shipment ${ref} exists: using it`);
+  return found.result;
+}
+
+/** Prints a created shipment: JSON (--json), its tracking references (--quiet) or a table of its parcels. */
+async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, response: ShipmentResponse[] | undefined): Promise<void> {
   if (ctx.mode.json) {
     if (response) {
       ctx.out.json(
