@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../../context.js';
-import { ApiError, AuthError, NetworkError, NotFoundError, ShipError, UsageError, ValidationError } from '../../errors.js';
+import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError, ShipError, UsageError, ValidationError } from '../../errors.js';
 import type { Container, ContainerRequest, ContainerShipment, DocumentResult } from '../../api/index.js';
 import { documentBytes } from '../../api/documents.js';
 import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
@@ -227,12 +227,14 @@ export async function closeContainer(
     try {
       result.label = await deliverLabel(ctx, opts.ref, { ...opts, target });
     } catch (err) {
-      // The container stays closed; say so, so nobody closes it "again" to get the label.
+      // The container stays closed; say so, so nobody closes it "again" to get the label (also when the
+      // label file could not be written: a plain file-system error).
+      const next = `the container is closed; get its label with \`ship containers label ${opts.ref}\``;
       if (err instanceof ShipError) {
-        const next = `the container is closed; get its label with \`ship containers label ${opts.ref}\``;
         err.hint = err.hint ? `${err.hint}; ${next}` : next;
+        throw err;
       }
-      throw err;
+      throw new ShipError(`container ${opts.ref} was closed, but its label could not be delivered: ${err instanceof Error ? err.message : String(err)}`, ExitCode.Failure, { hint: next, cause: err });
     }
     const label = result.label as Record<string, unknown>;
     if (!ctx.mode.json && label.path !== '-') {

@@ -1,5 +1,5 @@
 // `ship containers …` in-process against the embedded sandbox, with a fake raw-socket printer on loopback.
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,6 +140,17 @@ describe('containers close / label / documents / invoice / delete', () => {
     } finally {
       await printer.close();
     }
+  });
+
+  it('close --print -o PATH: a label that cannot be written still says the container is closed', async () => {
+    await createContainer('CT-NOFILE');
+    const blocker = join(mkdtempSync(join(tmpdir(), 'ship-ct-')), 'blocker');
+    writeFileSync(blocker, 'a file where a directory is needed');
+    const r = await ship(['containers', 'close', 'CT-NOFILE', '--yes', '--print', '-o', join(blocker, 'label.zpl')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/container CT-NOFILE was closed, but its label could not be delivered/);
+    expect(r.stderr).toMatch(/ship containers label CT-NOFILE/);
+    expect((await api('GET', '/containers/CT-NOFILE')).body.data.status).toBe('Closed');
   });
 
   it('does not close when the printer cannot be reached', async () => {
