@@ -144,9 +144,20 @@ describe('ship track', () => {
     expect(new Set(lines).size).toBe(lines.length); // nothing printed twice
   });
 
-  it('an unknown reference exits 5', async () => {
+  it('an unknown reference exits 5, said once on stderr; among several it is shown in its place, exit 3', async () => {
     const r = await ship(['track', 'NOPE-T'], { env });
     expect(r.exitCode).toBe(5);
+    expect(String(r.stdout)).toBe('');
+    expect(String(r.stderr).match(/not found/g)).toHaveLength(1);
+    const j = await ship(['track', 'NOPE-T', '--json'], { env });
+    expect(j.exitCode).toBe(5);
+    expect(String(j.stdout)).toBe('');
+    expect(JSON.parse(String(j.stderr)).error.exit_code).toBe(5);
+
+    await createShipment('TRK-OK');
+    const two = await ship(['track', 'NOPE-T', 'TRK-OK'], { env });
+    expect(two.exitCode).toBe(3);
+    expect(String(two.stdout)).toMatch(/NOPE-T\n {2}error: .*not found[\s\S]*TRK-OK/);
   });
 });
 

@@ -28,7 +28,9 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   let state = await fetchAll(api, refs, opts.parcel);
 
   if (!opts.watch) {
-    output(ctx, state);
+    // One reference that cannot be tracked is just an error (said once, on stderr, like `ship label NOPE`);
+    // among several, its place in the output says which one failed.
+    if (!(state.length === 1 && state[0].error)) output(ctx, state);
     return finish(state);
   }
 
