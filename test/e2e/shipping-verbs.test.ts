@@ -88,6 +88,17 @@ describe('ship cancel', () => {
     expect(JSON.parse(summary!)).toMatchObject({ summary: { total: 4, cancelled: 3, failed: 1 } });
   });
 
+  it('cancelling again is no failure: "already cancelled", exit 0 (a cancel list can be rerun)', async () => {
+    await createShipment('CAN-TWICE');
+    expect((await ship(['cancel', 'CAN-TWICE'], { env })).exitCode).toBe(0);
+    const again = await ship(['cancel', 'CAN-TWICE'], { env });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(String(again.stdout)).toBe('cancelled\tCAN-TWICE\talready cancelled');
+    const j = await ship(['cancel', 'CAN-TWICE', '--json'], { env });
+    expect(j.exitCode).toBe(0);
+    expect(JSON.parse(String(j.stdout))).toMatchObject({ shipment_reference: 'CAN-TWICE', status: 'cancelled', message: 'already cancelled' });
+  });
+
   it('a single unknown reference exits 5; a manifested one gets a clear message', async () => {
     const nf = await ship(['cancel', 'NOPE-1'], { env });
     expect(nf.exitCode).toBe(5);

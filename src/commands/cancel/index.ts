@@ -15,8 +15,9 @@ export function registerCancel(program: Command, ctx: Ctx): void {
       `
 A reference "-" reads references from stdin, one per line (blank lines and # comments are skipped).
 Each reference gets one result: a line "cancelled<TAB>REF" or "failed<TAB>REF<TAB>reason" (with --json,
-one JSON object per line). Exit 3 when some failed; with a single reference, its own exit code
-(5 not found, 2 refused by the API, e.g. already manifested).
+one JSON object per line). A shipment cancelled before is no failure: "cancelled<TAB>REF<TAB>already
+cancelled", so a list can be cancelled again safely. Exit 3 when some failed; with a single reference,
+its own exit code (5 not found, 2 refused by the API, e.g. already manifested).
 
 Examples:
   ship cancel ORDER-1001

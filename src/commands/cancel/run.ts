@@ -1,5 +1,5 @@
 // `ship cancel`: DELETE /shipments/:ref for each reference, through the bulk runner (no journal: cancelling
-// twice is harmless), one result per reference.
+// twice is harmless — a shipment cancelled already is reported as such, not as a failure), one result per reference.
 import type { Ctx } from '../../context.js';
 import { ApiError, NotFoundError, UsageError, ValidationError } from '../../errors.js';
 import { runBulkCommand } from '../../bulk/command.js';
@@ -43,6 +43,9 @@ export async function run(ctx: Ctx, opts: CancelOptions): Promise<void> {
         try {
           return await api.shipments.cancel(task.input);
         } catch (e) {
+          // Cancelling is what was asked; a shipment cancelled before (by an earlier run of the same list,
+          // or in the portal) is no failure: scripts can rerun a cancel list safely.
+          if (isAlreadyCancelled(e)) return { message: ALREADY_CANCELLED };
           throw explain(task.input, e);
         }
       },
@@ -68,7 +71,8 @@ function textLine(ctx: Ctx, r: BulkResult<string, Cancelled>): string {
       ? `${c.red('✗')} ${r.task.key}: ${errorMessage(r.error)}`
       : `${c.green('✓')} Cancelled ${r.task.key}${r.result?.message && !/^shipment cancelled$/i.test(r.result.message) ? ` (${r.result.message})` : ''}`;
   }
-  return r.status === 'failed' ? `failed\t${r.task.key}\t${errorMessage(r.error)}` : `cancelled\t${r.task.key}`;
+  if (r.status === 'failed') return `failed\t${r.task.key}\t${errorMessage(r.error)}`;
+  return r.result?.message === ALREADY_CANCELLED ? `cancelled\t${r.task.key}\t${ALREADY_CANCELLED}` : `cancelled\t${r.task.key}`;
 }
 
 /** The error fields of a JSON result line. */
@@ -77,6 +81,16 @@ export function errorJson(err: unknown): Record<string, unknown> {
   if (err instanceof ApiError && err.http.status !== undefined) out.http_status = err.http.status;
   if (err instanceof ValidationError) out.fields = err.fields;
   return out;
+}
+
+/** The message of a result whose shipment had been cancelled already. */
+const ALREADY_CANCELLED = 'already cancelled';
+
+/** The API's refusal because the shipment is cancelled already (a validation error on shipment_reference). */
+export function isAlreadyCancelled(err: unknown): boolean {
+  if (!(err instanceof ValidationError)) return false;
+  const all = [err.message, ...Object.values(err.fields).flat()].join(' ');
+  return /already (been )?cancel/i.test(all);
 }
 
 /** Turns the API's refusal into a message a person can act on. */
