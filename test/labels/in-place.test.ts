@@ -12,7 +12,8 @@ describe('writeLabels with inPlace', () => {
     const b = mkdtempSync(join(tmpdir(), 'ship-inplace-b-'));
     const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 7)]).toString('base64');
     for (const [format, labels] of [
-      ['ZPL', [ZPL, `${ZPL}\n^XA^FDtwo^XZ`]],
+      // The in-place ZPL is written from the string itself: the same UTF-8 bytes, accents and emoji included.
+      ['ZPL', [ZPL, `${ZPL}\n^XA^FDtwo^XZ`, '^XA^CI28^FDZoë Brontë, Göteborg ☃ 😀^FS^XZ']],
       ['PDF', [pdf]],
     ] as const) {
       const atomic = writeLabels([...labels], { dir: a, shipmentRef: 'ORD/1', format, namer: new LabelNamer() });
