@@ -164,6 +164,9 @@ describe('ship track', () => {
     expect(j.exitCode).toBe(5);
     expect(String(j.stdout)).toBe('');
     expect(JSON.parse(String(j.stderr)).error.exit_code).toBe(5);
+    const w = await ship(['track', 'NOPE-T', '--watch', '--interval', '0.2'], { env });
+    expect(w.exitCode).toBe(5);
+    expect(String(w.stdout)).toBe('');
 
     await createShipment('TRK-OK');
     const two = await ship(['track', 'NOPE-T', 'TRK-OK'], { env });

@@ -27,10 +27,12 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   const refs = [...new Set(opts.refs.map((r) => r.trim()).filter(Boolean))];
   let state = await fetchAll(api, refs, opts.parcel);
 
+  // One reference that cannot be tracked is just an error (said once, on stderr, like `ship label NOPE`),
+  // with or without --watch (waiting will not make it trackable); among several, its place in the output
+  // says which one failed.
+  if (state.length === 1 && state[0].error) return finish(state);
   if (!opts.watch) {
-    // One reference that cannot be tracked is just an error (said once, on stderr, like `ship label NOPE`);
-    // among several, its place in the output says which one failed.
-    if (!(state.length === 1 && state[0].error)) output(ctx, state);
+    output(ctx, state);
     return finish(state);
   }
 
