@@ -176,8 +176,14 @@ export function normalizeValue(key: string, value: string, opts: { insecure?: bo
   }
 }
 
-/** Checks a key name against the settable keys; returns it, throwing UsageError listing the valid keys. */
-export function checkKey(key: string): string {
+/** `printer.NAME` (singular, as people write it: `ship config set printer.dock3 tcp://…`) is `printers.NAME`. */
+export function canonicalKey(key: string): string {
+  return key.startsWith('printer.') ? `printers.${key.slice('printer.'.length)}` : key;
+}
+
+/** Checks a key name against the settable keys; returns it (canonical), throwing UsageError listing the valid keys. */
+export function checkKey(name: string): string {
+  const key = canonicalKey(name);
   if (Object.hasOwn(SETTABLE_KEYS, key) && key !== 'printers.NAME') return key;
   if (key.startsWith('printers.')) {
     validateName(key.slice('printers.'.length), 'printer name');
@@ -311,7 +317,8 @@ class FileStore implements ConfigStore {
     return p && typeof p === 'object' ? p : {};
   }
 
-  get(key: string, profile?: string): unknown {
+  get(keyName: string, profile?: string): unknown {
+    const key = canonicalKey(keyName);
     const p = this.profile(profile) as Record<string, unknown>;
     if (key.startsWith('printers.')) {
       const printers = p.printers as Record<string, unknown> | undefined;
@@ -320,7 +327,8 @@ class FileStore implements ConfigStore {
     return Object.hasOwn(p, key) ? p[key] : undefined;
   }
 
-  set(key: string, value: string, opts: { profile?: string; insecure?: boolean } = {}): unknown {
+  set(keyName: string, value: string, opts: { profile?: string; insecure?: boolean } = {}): unknown {
+    const key = canonicalKey(keyName);
     const stored = normalizeValue(key, value, opts);
     const name = opts.profile ?? this.selected.name;
     this.write((file) => {
@@ -336,7 +344,8 @@ class FileStore implements ConfigStore {
     return stored;
   }
 
-  unset(key: string, profile?: string): boolean {
+  unset(keyName: string, profile?: string): boolean {
+    const key = canonicalKey(keyName);
     if (key !== 'user') checkKey(key);
     const name = profile ?? this.selected.name;
     if (this.get(key, name) === undefined) return false;

@@ -54,6 +54,12 @@ describe('config store', () => {
     const dflt = await open(dir);
     expect(dflt.get('label_format')).toBeUndefined();
     expect(dflt.profileNames()).toEqual(['work']);
+    // printer.NAME is the same key (as people write it).
+    work.set('printer.dock3', 'tcp://10.0.0.53:9100');
+    expect(work.get('printers.dock3')).toBe('tcp://10.0.0.53:9100');
+    expect(work.get('printer.dock3')).toBe('tcp://10.0.0.53:9100');
+    expect(work.resolvePrinter('dock3')).toBe('tcp://10.0.0.53:9100');
+    expect(work.unset('printer.dock3')).toBe(true);
     expect(work.unset('printers.dock')).toBe(true);
     expect(work.unset('printers.dock')).toBe(false);
     expect(fileOf(dir).profiles.work.printers).toBeUndefined();

@@ -252,13 +252,14 @@ describe('ship print', () => {
 });
 
 describe('named printers', () => {
-  it('--printer NAME resolves through the profile (config set printers.NAME)', async () => {
+  it('--printer NAME resolves through the profile (config set printer.NAME, as the issue writes it, or printers.NAME)', async () => {
     const { trackingRefs } = await createShipment('PRN-NAMED');
     const printer = await rawPrinter();
     const cfg = mkdtempSync(join(tmpdir(), 'ship-cfg-'));
     try {
-      const set = await ship(['config', 'set', 'printers.dock3', printer.url], { env: { ...env, SHIP_CONFIG_DIR: cfg } });
+      const set = await ship(['config', 'set', 'printer.dock3', printer.url], { env: { ...env, SHIP_CONFIG_DIR: cfg } });
       expect(set.exitCode, String(set.stderr)).toBe(0);
+      expect(String((await ship(['config', 'get', 'printers.dock3'], { env: { ...env, SHIP_CONFIG_DIR: cfg } })).stdout)).toBe(printer.url);
       const r = await ship(['print', 'PRN-NAMED', '--printer', 'dock3'], { env: { ...env, SHIP_CONFIG_DIR: cfg } });
       expect(r.exitCode, String(r.stderr)).toBe(0);
       expect(r.stderr).toMatch(/sent to printer dock3/);

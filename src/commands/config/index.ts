@@ -10,7 +10,7 @@ Keys (per profile; pick the profile with --profile or SHIP_PROFILE):
   token           user token (secret; set by \`ship login\`)
   label_format    default label format: ZPL, PDF or PNG
   printer         default printer: tcp://HOST:PORT, or the NAME of a printers.NAME entry
-  printers.NAME   a named printer, tcp://HOST:PORT
+  printers.NAME   a named printer, tcp://HOST:PORT (printer.NAME works too)
   timeout         request timeout in seconds
 Secrets are always shown masked (****abcd).`;
 
