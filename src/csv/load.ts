@@ -6,7 +6,7 @@ import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { checkLengths, type RequestIssue } from '../shipment-input/validate.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
-import { readCsvBatches, type CsvRecord, type CsvSource } from './reader.js';
+import { detectCsvEncoding, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
 
 /** A shipment that passed validation: its request body and the rows it came from. */
 export interface PreparedShipment {
@@ -55,6 +55,8 @@ export interface LoadedCsv {
   notes: string[];
   /** Data rows read (blank lines excluded). */
   rowCount: number;
+  /** How the file's bytes were read (`guessed`: not UTF-8, read as Windows-1252; the caller says so). */
+  encoding: CsvEncoding;
   /** The user's name for a contract column in this file (their header, the preset's column, or the contract name). */
   labelFor(column: string): string;
   /**
@@ -81,6 +83,8 @@ export interface LoadCsvOptions {
    */
   validate?: (body: ShipmentBody) => RequestIssue[] | { issues: RequestIssue[]; value?: ShipmentBody };
   delimiter?: string;
+  /** The file's encoding (--encoding, checked); detected once from the file when absent. */
+  encoding?: string | CsvEncoding;
   /** Display name of the file in messages. */
   name?: string;
   /** Only this shipment_reference is built and validated (quote picks one shipment of a file). */
@@ -120,7 +124,7 @@ const byRow = (a: InputProblem, b: InputProblem) => (a.row ?? 0) - (b.row ?? 0);
  * empty file.
  */
 async function openRecords(opts: LoadCsvOptions, name: string): Promise<{ records: AsyncGenerator<CsvRecord[]>; header: string[] }> {
-  const batches = readCsvBatches(opts.source, { delimiter: opts.delimiter });
+  const batches = readCsvBatches(opts.source, { delimiter: opts.delimiter, encoding: opts.encoding });
   let first = await batches.next();
   while (!first.done && first.value.length === 0) first = await batches.next();
   if (first.done) throw new InputError(`${name} is empty: a header row is required`, [{ row: 1, message: 'missing header row' }]);
@@ -237,8 +241,18 @@ async function* walk(
  * and validates each shipment as soon as its last row has been read, and drops its draft. With `keep: false`
  * not even the bodies are kept: stream() builds them again for sending. (A stream source is read once.)
  */
-export async function loadCsv(opts: LoadCsvOptions): Promise<LoadedCsv> {
-  const name = opts.name ?? ('path' in opts.source ? opts.source.path : opts.source.name);
+export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
+  const name = options.name ?? ('path' in options.source ? options.source.path : options.source.name);
+  // Detected once: every later read of the file (pass 2, the row files) decodes it the same way.
+  const encoding: CsvEncoding =
+    typeof options.encoding === 'object'
+      ? options.encoding
+      : typeof options.encoding === 'string'
+        ? { encoding: options.encoding }
+        : 'path' in options.source
+          ? await detectCsvEncoding(options.source.path)
+          : { encoding: 'utf-8' };
+  const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' ? options.encoding : encoding };
   const keep = opts.keep ?? true;
   const pass = await openRecords(opts, name);
   const header = pass.header;
@@ -336,6 +350,7 @@ export async function loadCsv(opts: LoadCsvOptions): Promise<LoadedCsv> {
     warnings,
     notes: layout.notes,
     rowCount: counter.rows,
+    encoding,
     labelFor: layout.labelFor,
     eachRecord: (fn) => eachRecord(opts, name, layout, fn),
     stream: () => streamShipments(opts, name, layout, lastRow),

@@ -1,7 +1,11 @@
 // Streams a CSV file record by record (never the whole file in memory), numbering rows as a spreadsheet does.
+// Files are UTF-8 unless they say or show otherwise: a UTF-16 byte-order mark (Excel's "Unicode Text"), or bytes
+// that are not UTF-8 at all, which are read as Windows-1252 (Excel's "CSV (Comma delimited)" on Windows) rather
+// than sent to the carrier as "Zo� Br�nte". `--encoding` overrides the guess.
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../errors.js';
 
 /** One record of the file: `row` is what a spreadsheet shows (the header is row 1). */
@@ -26,18 +30,98 @@ export function detectDelimiter(firstLine: string): string {
   return best;
 }
 
-async function sniff(path: string): Promise<string> {
-  let fh;
+/** How a CSV file's bytes are read: a WHATWG encoding name, and whether it was guessed rather than given or marked. */
+export interface CsvEncoding {
+  encoding: string;
+  /** Not UTF-8, and nothing in the file said so: read as Windows-1252 (the caller should say so). */
+  guessed?: boolean;
+}
+
+/** Checks an --encoding value (any WHATWG label: utf-8, windows-1252, latin1, iso-8859-2, utf-16le…); its canonical name. */
+export function checkEncoding(label: string): string {
   try {
-    fh = await open(path, 'r');
+    return new TextDecoder(label.trim()).encoding;
+  } catch {
+    throw new UsageError(`--encoding: unknown encoding "${label}"`, { hint: 'e.g. utf-8, windows-1252 (Excel\'s "CSV (Comma delimited)"), iso-8859-2, utf-16le' });
+  }
+}
+
+/** The warning for a file that was not UTF-8 and is read as Windows-1252 (undefined when nothing was guessed). */
+export function guessedEncodingNote(name: string, e: CsvEncoding): string | undefined {
+  if (!e.guessed) return undefined;
+  return `${name} is not UTF-8 text: read as Windows-1252 (Excel's "CSV (Comma delimited)"); if accented letters look wrong, give the encoding with --encoding (e.g. iso-8859-2), or save the file as "CSV UTF-8"`;
+}
+
+async function openOrExplain(path: string) {
+  try {
+    return await open(path, 'r');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new UsageError(err.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${err.message}`);
   }
+}
+
+/**
+ * The encoding of a CSV file: its byte-order mark if it has one, else UTF-8 when every byte of it is valid
+ * UTF-8 (read in 1 MB steps; a character cut by a step is completed by the next), else Windows-1252, guessed.
+ */
+export async function detectCsvEncoding(path: string): Promise<CsvEncoding> {
+  const fh = await openOrExplain(path);
+  try {
+    const buf = Buffer.alloc(1024 * 1024);
+    let pos = 0;
+    let carry = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, carry, buf.length - carry, pos);
+      pos += bytesRead;
+      const end = carry + bytesRead;
+      if (pos === bytesRead) {
+        if (end >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { encoding: 'utf-16le' };
+        if (end >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return { encoding: 'utf-16be' };
+      }
+      if (bytesRead === 0) return carry === 0 || isUtf8(buf.subarray(0, carry)) ? { encoding: 'utf-8' } : { encoding: 'windows-1252', guessed: true };
+      const tail = incompleteUtf8Tail(buf.subarray(0, end));
+      if (!isUtf8(buf.subarray(0, end - tail))) return { encoding: 'windows-1252', guessed: true };
+      buf.copyWithin(0, end - tail, end);
+      carry = tail;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Where the first byte that is not UTF-8 is in `b` (its length when all of it is); a chunk's last, cut character counts as bad. */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  // The longest prefix that is UTF-8 up to a possibly cut last character, by halving (isUtf8 is fast, a
+  // chunk is at most 64 KB); that last character, if any, is where it goes wrong.
+  let lo = 0;
+  let hi = b.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    const prefix = b.subarray(0, mid);
+    if (isUtf8(prefix.subarray(0, mid - incompleteUtf8Tail(prefix)))) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo - incompleteUtf8Tail(b.subarray(0, lo));
+}
+
+/** How many bytes at the end of `b` begin a UTF-8 character that continues beyond it (0–3). */
+export function incompleteUtf8Tail(b: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, b.length); back++) {
+    const byte = b[b.length - back];
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for the lead
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? back : 0;
+  }
+  return 0;
+}
+
+async function sniff(path: string, encoding: string): Promise<string> {
+  const fh = await openOrExplain(path);
   try {
     const buf = Buffer.alloc(64 * 1024);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const text = buf.subarray(0, bytesRead).toString('utf8');
+    const text = new TextDecoder(encoding).decode(buf.subarray(0, bytesRead), { stream: true });
     const nl = text.search(/\r?\n/);
     return detectDelimiter(nl >= 0 ? text.slice(0, nl) : text);
   } finally {
@@ -46,22 +130,67 @@ async function sniff(path: string): Promise<string> {
 }
 
 /**
+ * Decodes a byte stream in `encoding` into UTF-8 bytes for the CSV parser. `fatal`: bytes that are not valid in
+ * the encoding are an error (UTF-8 asked for explicitly) instead of U+FFFD.
+ */
+function toUtf8(encoding: string, fatal: boolean): Transform {
+  const decoder = new TextDecoder(encoding, { fatal });
+  // Lines before the current chunk, so an error can say where the bad bytes are.
+  let lines = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      try {
+        done(null, Buffer.from(decoder.decode(chunk, { stream: true }), 'utf8'));
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+      } catch (e) {
+        const at = encoding === 'utf-8' ? firstInvalidUtf8(chunk) : 0;
+        let line = lines + 1;
+        for (let i = chunk.indexOf(10); i >= 0 && i < at; i = chunk.indexOf(10, i + 1)) line++;
+        done(Object.assign(e as Error, { line }));
+      }
+    },
+    flush(done) {
+      try {
+        done(null, Buffer.from(decoder.decode(), 'utf8'));
+      } catch (e) {
+        done(e as Error);
+      }
+    },
+  });
+}
+
+/**
  * Yields every record of a CSV, header first, as trimmed strings. Quoted fields may span lines; a record counts
  * as one row. Malformed quoting becomes an InputError naming the row.
  */
-export async function* readCsv(source: CsvSource, opts: { delimiter?: string } = {}): AsyncGenerator<CsvRecord> {
+export async function* readCsv(source: CsvSource, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRecord> {
   for await (const batch of readCsvBatches(source, opts)) yield* batch;
+}
+
+/** Options of readCsv and readCsvBatches. */
+export interface ReadCsvOptions {
+  delimiter?: string;
+  /**
+   * The file's encoding (checkEncoding's name), or how detectCsvEncoding found it; detected when absent (a
+   * file) or UTF-8 (a stream). Given as a string (--encoding), bytes invalid in it are an error.
+   */
+  encoding?: string | CsvEncoding;
 }
 
 /**
  * readCsv in batches: every record parsed so far, each time the parser has some (a few hundred per 64 KB read).
  * A 10,000-row file is read in ~20 steps instead of 10,000, which spares its validation a few promises per row.
  */
-export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: string } = {}): AsyncGenerator<CsvRecord[]> {
+export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRecord[]> {
   const { parse } = await import('csv-parse');
   const name = 'path' in source ? source.path : source.name;
-  const delimiter = opts.delimiter ?? ('path' in source ? await sniff(source.path) : ',');
-  const input = 'path' in source ? createReadStream(source.path) : source.stream;
+  const given = typeof opts.encoding === 'string' ? opts.encoding : undefined;
+  const encoding = given ?? (typeof opts.encoding === 'object' ? opts.encoding.encoding : 'path' in source ? (await detectCsvEncoding(source.path)).encoding : 'utf-8');
+  const delimiter = opts.delimiter ?? ('path' in source ? await sniff(source.path, encoding) : ',');
+  const raw = 'path' in source ? createReadStream(source.path) : source.stream;
+  // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
+  const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
+  if (input !== raw) raw.on('error', (e: Error) => input.destroy(e));
   const parser = input.pipe(
     parse({
       bom: true,
@@ -114,6 +243,12 @@ export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: str
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { records?: number };
     if (err.code === 'ENOENT') throw new UsageError(`no such file: ${name}`);
+    if (err.code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      const line = (err as { line?: number }).line ?? row + 1;
+      throw new InputError(`${name} is not valid ${encoding} text`, [{ row: line, message: `bytes that are not ${encoding} (on line ${line} of the file)` }], {
+        hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
+      });
+    }
     const isCsvError = (e as Error)?.constructor?.name === 'CsvError' || (typeof err.code === 'string' && /^(CSV_|INVALID_)/.test(err.code));
     if (isCsvError) {
       const at = (err.records ?? row) + 1;
@@ -127,6 +262,9 @@ export async function* readCsvBatches(source: CsvSource, opts: { delimiter?: str
     // Still listened to: a parser that fails after we stopped reading must not end the process.
     parser.off('error', onError);
     parser.on('error', () => undefined);
-    if ('path' in source) input.destroy();
+    if ('path' in source) {
+      raw.destroy();
+      input.destroy();
+    }
   }
 }

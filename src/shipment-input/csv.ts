@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { parseMapping } from '../csv/headers.js';
 import { loadCsv, type LoadedCsv } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
-import type { CsvSource } from '../csv/reader.js';
+import { checkEncoding, detectCsvEncoding, guessedEncodingNote, type CsvSource } from '../csv/reader.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText } from './read.js';
 import type { ShipmentInputOptions } from './options.js';
@@ -53,18 +53,25 @@ export async function disposeCsvInput(): Promise<void> {
 /** Reads and validates the --csv file completely; throws InputError listing every problem. */
 export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { only?: string; keep?: boolean | 'json' } = {}): Promise<LoadedCsv> {
   const path = o.csv!;
-  const source: CsvSource = path === '-' ? { path: await spoolStdin(ctx) } : { path };
+  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx) } : { path };
   let delimiter = o.delimiter;
   if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);
+  const name = path === '-' ? 'stdin' : path;
+  // Said before any problem the file has, which a wrong guess could explain.
+  const encoding = o.encoding === undefined ? await detectCsvEncoding(source.path) : checkEncoding(o.encoding);
+  const guessed = typeof encoding === 'object' ? guessedEncodingNote(name, encoding) : undefined;
+  if (guessed) ctx.out.warn(guessed);
   return loadCsv({
     source,
     layout: await layoutFor(ctx, o),
     defaults: csvDefaultsFromFlags(o),
     validate: await apiChecker(),
     delimiter,
+    encoding,
     only: opts.only,
     keep: opts.keep,
-    name: path === '-' ? 'stdin' : path,
+    name,
   });
 }
+

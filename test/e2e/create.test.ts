@@ -192,6 +192,25 @@ describe('ship create --csv (binary)', () => {
     expect(statSync(join(labels, 'LW-3_1.zpl')).isDirectory()).toBe(true);
   });
 
+  it('reads an Excel "CSV (Comma delimited)" file (Windows-1252) with its accents, saying so; --encoding overrides', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight\r\n'),
+      Buffer.from([...Buffer.from('ENC-1;Zo'), 0xeb, ...Buffer.from(' Br'), 0xf6, ...Buffer.from('nte;1 Stra'), 0xdf, ...Buffer.from('e;M'), 0xfc, ...Buffer.from('nchen;80331;Deutschland;100\r\n')]),
+    ]);
+    const csv = join(work, 'excel.csv');
+    writeFileSync(csv, bytes);
+    const r = await ship(['create', '--csv', csv, '--dry-run', '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(JSON.parse(String(r.stdout)).request.to_address).toMatchObject({ name: 'Zoë Brönte', line_1: '1 Straße', city: 'München', country: 'DE' });
+    expect(String(r.stderr)).toMatch(/not UTF-8 text: read as Windows-1252/);
+    const strict = await ship(['create', '--csv', csv, '--dry-run', '--encoding', 'utf-8'], { env });
+    expect(strict.exitCode).toBe(2);
+    expect(String(strict.stderr)).toMatch(/not valid utf-8 text[\s\S]*row 2/);
+    const bad = await ship(['create', '--csv', csv, '--dry-run', '--encoding', 'klingon'], { env });
+    expect(bad.exitCode).toBe(2);
+    expect(String(bad.stderr)).toMatch(/unknown encoding "klingon"/);
+  });
+
   it('writes PDF labels and merges them in input order (--format PDF --merge), and PNG labels', async () => {
     const csv = file('pdf.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nPDF-1,Ann,1 St,London,E1 1AA,GB,100\nPDF-2,Bob,2 St,Leeds,LS1 1AA,GB,100\nPDF-2,,,,,,200\n');
     const merged = join(work, 'all.pdf');

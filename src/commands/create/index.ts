@@ -9,6 +9,8 @@ import type { CreateOptions } from './run.js';
 export const CSV_HELP = `
 CSV files (--csv FILE):
   A header row is required; names match case-insensitively, spaces and hyphens count as underscores.
+  UTF-8, or UTF-16 with a byte-order mark; a file that is not UTF-8 is read as Windows-1252 (Excel's
+  "CSV (Comma delimited)") with a warning, and --encoding names any other.
   One row per parcel. Rows sharing shipment_reference form one shipment (parcels in row order); rows of
   one shipment sharing parcel_reference form one parcel, each row's item_* columns adding one item.
   Columns:

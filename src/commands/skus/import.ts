@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
-import { readCsv } from '../../csv/reader.js';
+import { checkEncoding, detectCsvEncoding, guessedEncodingNote, readCsv, type CsvEncoding } from '../../csv/reader.js';
 import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
@@ -28,6 +28,8 @@ export interface ImportOptions {
   concurrency: number;
   failedPath?: string;
   yes: boolean;
+  /** --encoding: the file's encoding (default: UTF-8, or Windows-1252 when the bytes are not UTF-8). */
+  encoding?: string;
 }
 
 /** The summary a task stores in the journal and reports. */
@@ -96,6 +98,8 @@ export async function validateSkuFile(
   mapping?: SkuMapping,
   /** The name to show (stdin is read from a temporary copy). */
   shown = file,
+  /** How to decode the file (detected when absent). */
+  encoding?: string | CsvEncoding,
 ): Promise<{ header: string[]; bindings: SkuBinding[]; rows: number }> {
   const problems: InputProblem[] = [];
   let more = 0;
@@ -104,7 +108,7 @@ export async function validateSkuFile(
   let bindings: SkuBinding[] = [];
   const seen = new Map<string, number>();
   let rows = 0;
-  for await (const rec of readCsv({ path: file })) {
+  for await (const rec of readCsv({ path: file }, { encoding })) {
     if (!header) {
       header = rec.values;
       const resolved = resolveSkuHeader(header, mapping);
@@ -138,9 +142,9 @@ export async function validateSkuFile(
 }
 
 /** The tasks of the run, read from the file a second time (constant memory; it was validated just before). */
-async function* readTasks(file: string, bindings: readonly SkuBinding[]): AsyncGenerator<BulkTask<RowTask>> {
+async function* readTasks(file: string, bindings: readonly SkuBinding[], encoding: string | CsvEncoding): AsyncGenerator<BulkTask<RowTask>> {
   let first = true;
-  for await (const rec of readCsv({ path: file })) {
+  for await (const rec of readCsv({ path: file }, { encoding })) {
     if (first) {
       first = false;
       continue;
@@ -181,7 +185,10 @@ export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
 
 async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<void> {
   const mapping = await loadMapping(opts.map);
-  const { header, bindings, rows } = await validateSkuFile(ctx, path, mapping, opts.file);
+  const encoding = opts.encoding === undefined ? await detectCsvEncoding(path) : checkEncoding(opts.encoding);
+  const guessed = typeof encoding === 'object' ? guessedEncodingNote(opts.file === '-' ? 'stdin' : opts.file, encoding) : undefined;
+  if (guessed) ctx.out.warn(guessed);
+  const { header, bindings, rows } = await validateSkuFile(ctx, path, mapping, opts.file, encoding);
 
   if (opts.dryRun) {
     if (ctx.mode.json) ctx.out.json({ dry_run: true, file: opts.file, rows, valid: true });
@@ -216,7 +223,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
 
   const summary = await runBulkCommand<RowTask, SkuImportResult>(ctx, {
     noun: 'SKUs',
-    tasks: readTasks(path, bindings),
+    tasks: readTasks(path, bindings, encoding),
     total: rows,
     concurrency: opts.concurrency,
     journalPath,

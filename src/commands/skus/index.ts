@@ -64,6 +64,7 @@ Examples:
     .option('--dry-run', 'validate the whole file and stop; nothing is sent')
     .option('--concurrency <n>', 'requests in flight at once (default 8)')
     .option('--failed <file>', 'where to write the rows that failed (default FILE.failed.csv)')
+    .option('--encoding <name>', 'file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)')
     .option('-y, --yes', 'do not ask before --replace (required with --replace without a terminal)')
     .addHelpText(
       'after',
@@ -82,7 +83,7 @@ Examples:
   ship skus import supplier.csv --map supplier-map.json --dry-run
   ship skus import skus.csv --replace --yes --concurrency 4 --json > results.ndjson`,
     )
-    .action(async (file: string, flags: { map?: string; replace?: boolean; dryRun?: boolean; concurrency?: string; failed?: string; yes?: boolean }) => {
+    .action(async (file: string, flags: { map?: string; replace?: boolean; dryRun?: boolean; concurrency?: string; failed?: string; yes?: boolean; encoding?: string }) => {
       const concurrency = positiveInt('--concurrency', flags.concurrency, 8);
       const { runImport } = await import('./import.js');
       await runImport(ctx, {
@@ -93,6 +94,7 @@ Examples:
         concurrency,
         failedPath: flags.failed,
         yes: Boolean(flags.yes),
+        encoding: flags.encoding,
       });
     });
 

@@ -202,6 +202,18 @@ describe('skus import', () => {
     expect(b.stderr).toMatch(/did you mean sku/);
   });
 
+  it('reads a Windows-1252 file with its accents (saying so), and --encoding overrides the guess', async () => {
+    const p = join(dir, 'excel.csv');
+    writeFileSync(p, Buffer.from([...Buffer.from('sku;product_name\r\nENC-1;Cr'), 0xe8, ...Buffer.from('me br'), 0xfb, ...Buffer.from('l'), 0xe9, ...Buffer.from('e '), 0x80, 0x0d, 0x0a]));
+    const r = await ship(['skus', 'import', p, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/not UTF-8 text: read as Windows-1252/);
+    expect((await api('GET', '/skus/ENC-1')).body.data.product_name).toBe('Crème brûlée €');
+    const strict = await ship(['skus', 'import', p, '--encoding', 'utf-8', '--dry-run']);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/not valid utf-8 text/);
+  });
+
   it('reads the CSV from stdin with -', async () => {
     const r = await ship(['skus', 'import', '-', '--json'], { stdin: 'sku;product_name\nSTDIN-1;From stdin\n' });
     expect(r.code, r.stderr).toBe(0);

@@ -1,0 +1,100 @@
+// CSV files that are not UTF-8: Excel's "CSV (Comma delimited)" (Windows-1252), "Unicode Text" (UTF-16 with a
+// byte-order mark), a file whose one accented letter comes after the first megabyte, and --encoding.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError, UsageError } from '../../src/errors.js';
+import { loadCsv } from '../../src/csv/load.js';
+import { contractLayout } from '../../src/csv/presets/index.js';
+import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, incompleteUtf8Tail, readCsv } from '../../src/csv/reader.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ship-csv-enc-'));
+function file(name: string, bytes: Buffer): string {
+  const p = join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+}
+async function records(path: string, encoding?: string): Promise<string[][]> {
+  const out: string[][] = [];
+  for await (const r of readCsv({ path }, encoding ? { encoding } : {})) out.push(r.values);
+  return out;
+}
+
+const HEADER = 'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight\r\n';
+// "Zoë Brönte", "1 St €", "München" in Windows-1252: ë=EB, ö=F6, ü=FC, €=80 (not Latin-1's C1 control).
+const cp1252 = Buffer.concat([Buffer.from(HEADER), Buffer.from([...Buffer.from('W-1;Zo'), 0xeb, ...Buffer.from(' Br'), 0xf6, ...Buffer.from('nte;1 St '), 0x80, ...Buffer.from(';M'), 0xfc, ...Buffer.from('nchen;80331;DE;100'), 0x0d, 0x0a])]);
+
+describe('CSV encodings', () => {
+  it('reads a file that is not UTF-8 as Windows-1252, and says it guessed', async () => {
+    const p = file('excel.csv', cp1252);
+    expect(await detectCsvEncoding(p)).toEqual({ encoding: 'windows-1252', guessed: true });
+    const [, row] = await records(p);
+    expect(row).toEqual(['W-1', 'Zoë Brönte', '1 St €', 'München', '80331', 'DE', '100']);
+  });
+
+  it('reads UTF-16 with a byte-order mark (Excel "Unicode Text", tab-separated), delimiter detected', async () => {
+    const text = 'shipment_reference\tto_name\r\nU-1\tŁukasz Żółć 😀\r\n';
+    const le = file('u16le.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    expect(await detectCsvEncoding(le)).toEqual({ encoding: 'utf-16le' });
+    expect(await records(le)).toEqual([['shipment_reference', 'to_name'], ['U-1', 'Łukasz Żółć 😀']]);
+    const swapped = Buffer.from(text, 'utf16le').swap16();
+    const be = file('u16be.txt', Buffer.concat([Buffer.from([0xfe, 0xff]), swapped]));
+    expect(await detectCsvEncoding(be)).toEqual({ encoding: 'utf-16be' });
+    expect((await records(be))[1]).toEqual(['U-1', 'Łukasz Żółć 😀']);
+  });
+
+  it('keeps UTF-8 (with or without BOM) as UTF-8, also when a character straddles the 1 MB read steps', async () => {
+    // '€' (3 bytes) placed so that it is cut by the first 1 MB read: lines of 100 bytes, then one that ends there.
+    const lines = `${'x'.repeat(99)}\n`.repeat(10_000);
+    const head = `a,b\n${lines}`;
+    const filler = 'y'.repeat(1024 * 1024 - 1 - head.length - 1);
+    const p = file('big.csv', Buffer.from(`${head}${filler},€ café\n`));
+    expect(Buffer.from(`${head}${filler},`).length).toBe(1024 * 1024 - 1);
+    expect(await detectCsvEncoding(p)).toEqual({ encoding: 'utf-8' });
+    expect((await records(p)).at(-1)).toEqual([filler, '€ café']);
+    const bom = file('bom.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a,b\nZoë,1\n')]));
+    expect(await detectCsvEncoding(bom)).toEqual({ encoding: 'utf-8' });
+    expect(await records(bom)).toEqual([['a', 'b'], ['Zoë', '1']]);
+  });
+
+  it('finds a single Windows-1252 byte after the first megabyte', async () => {
+    const pad = `${'y'.repeat(100)}\n`.repeat(12_000);
+    const p = file('late.csv', Buffer.concat([Buffer.from(`a\n${pad}`), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x0a])]));
+    expect(await detectCsvEncoding(p)).toEqual({ encoding: 'windows-1252', guessed: true });
+    expect((await records(p)).at(-1)).toEqual(['Café']);
+  });
+
+  it('--encoding overrides the guess; UTF-8 asked for on a file that is not says where', async () => {
+    const p = file('excel2.csv', cp1252);
+    expect((await records(p, 'iso-8859-2'))[1][1]).toBe('Zoë Brönte'); // same letters in Latin-2
+    const err = await records(p, 'utf-8').catch((e) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toMatch(/not valid utf-8 text/);
+    expect(err.problems[0]).toMatchObject({ row: 2 });
+    expect(err.hint).toMatch(/--encoding/);
+    expect(checkEncoding('Latin1')).toBe('windows-1252');
+    expect(checkEncoding('cp1250')).toBe('windows-1250');
+    expect(() => checkEncoding('klingon')).toThrow(UsageError);
+  });
+
+  it('loadCsv builds the request bodies from the decoded text, the same on every pass', async () => {
+    const p = file('excel3.csv', cp1252);
+    const loaded = await loadCsv({ source: { path: p }, layout: contractLayout({}), keep: 'json', keepRecordsLimit: 0 });
+    expect(loaded.encoding).toEqual({ encoding: 'windows-1252', guessed: true });
+    expect(JSON.parse(loaded.compact[0].json).to_address).toMatchObject({ name: 'Zoë Brönte', line_1: '1 St €', city: 'München' });
+    const again: string[] = [];
+    await loaded.eachRecord((rec) => void again.push(rec.values[1]));
+    expect(again).toEqual(['Zoë Brönte']);
+  });
+
+  it('UTF-8 helpers: an incomplete last character, and the first invalid byte', () => {
+    const euro = Buffer.from('a€');
+    expect(incompleteUtf8Tail(euro)).toBe(0);
+    expect(incompleteUtf8Tail(euro.subarray(0, 3))).toBe(2);
+    expect(incompleteUtf8Tail(euro.subarray(0, 2))).toBe(1);
+    expect(incompleteUtf8Tail(Buffer.from('abc'))).toBe(0);
+    expect(firstInvalidUtf8(Buffer.from([0x61, 0x62, 0xe9, 0x63]))).toBe(2);
+    expect(firstInvalidUtf8(Buffer.from('all fine €'))).toBe(Buffer.byteLength('all fine €'));
+  });
+});
