@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Benchmark: `ship skus export` of 10,000 SKUs (334 pages of 30) against `ship sandbox` in its own process,
 // next to the sum of fetching the same 334 pages one by one with a minimal undici client (its own process,
-// bench/minimal-sku-pages.mjs), plus the peak memory
-// of the export (and of an export of 1,000 SKUs, to show that memory does not grow with the number of SKUs).
+// bench/minimal-sku-pages.mjs) and to ship itself without look-ahead (`--concurrency 1`: what prefetching
+// gains), plus the peak memory of the export (and of an export of 1,000 SKUs, to show that memory does not
+// grow with the number of SKUs).
 //
 // Usage: npm run build && node bench/skus-export.mjs [--skus 10000] [--runs 5] [--bin path/to/ship.js]
 // Needs the built binary (dist/) and the sandbox control endpoint POST /__sandbox/seed/skus {count, prefix}.
@@ -99,7 +100,9 @@ try {
     const ship = [];
     const done = [];
     const fixed = [];
+    const single = [];
     const netRatios = [];
+    const prefetchRatios = [];
     const wholeRatios = [];
     let rss = 0;
     let rows = 0;
@@ -108,6 +111,7 @@ try {
       let b;
       let f;
       let r;
+      let one;
       const out = join(tmp, `export-${label}-${i}.csv`);
       const jobs = [
         async () => {
@@ -120,6 +124,10 @@ try {
           r = await runShip(['skus', 'export', '-o', out], env);
           if (r.code !== 0) throw new Error(`ship skus export exited ${r.code}: ${r.stderr}`);
         },
+        async () => {
+          one = await runShip(['skus', 'export', '-o', `${out}.one`, '--concurrency', '1'], env);
+          if (one.code !== 0) throw new Error(`ship skus export --concurrency 1 exited ${one.code}: ${one.stderr}`);
+        },
       ];
       for (let k = 0; k < jobs.length; k++) await jobs[(k + i) % jobs.length]();
       base.push(b.ms);
@@ -130,7 +138,9 @@ try {
       ship.push(r.ms);
       done.push(r.doneMs);
       fixed.push(f);
+      single.push(one.doneMs);
       netRatios.push((r.doneMs - f) / b.ms);
+      prefetchRatios.push((r.doneMs - f) / (one.doneMs - f));
       wholeRatios.push(r.doneMs / b.ms);
       rss = Math.max(rss, r.maxRssBytes ?? 0);
       if (i === RUNS - 1) console.log(`  (${label}: ${statSync(out).size} bytes of CSV)`);
@@ -143,6 +153,9 @@ try {
       shipMs: median(ship),
       doneMs: median(done),
       fixed: median(fixed),
+      singleMs: median(single),
+      prefetchRatio: median(prefetchRatios),
+      prefetchRatios,
       netRatio: median(netRatios),
       netRatios,
       wholeRatio: median(wholeRatios),
@@ -177,17 +190,20 @@ try {
 
   console.log(`\nship skus export vs fetching the same pages one by one (median of ${RUNS} rounds; Node ${process.version}; ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(1)}; sandbox in its own process)`);
   console.log('"fixed" = a one-request command (ship skus get): start-up, API layer, one round trip.\n');
-  const head = ['SKUs', 'pages', 'added latency', 'sequential fetch (sum)', 'ship export (process)', 'ship export - fixed', 'fixed', 'peak RSS'];
-  const widths = [7, 6, 14, 23, 22, 20, 8, 10];
+  const head = ['SKUs', 'pages', 'added latency', 'sequential fetch (sum)', 'ship export (process)', 'ship export - fixed', '--concurrency 1 - fixed', 'fixed', 'peak RSS'];
+  const widths = [7, 6, 14, 23, 22, 20, 24, 8, 10];
   console.log(head.map((h, i) => h.padEnd(widths[i])).join(' '));
   for (const r of rows) {
-    const cells = [String(r.rows), String(r.pages), `${r.latency} ms`, `${r.baseMs.toFixed(0)} ms`, `${r.doneMs.toFixed(0)} ms`, `${(r.doneMs - r.fixed).toFixed(0)} ms`, `${r.fixed.toFixed(0)} ms`, mb(r.rss)];
+    const cells = [String(r.rows), String(r.pages), `${r.latency} ms`, `${r.baseMs.toFixed(0)} ms`, `${r.doneMs.toFixed(0)} ms`, `${(r.doneMs - r.fixed).toFixed(0)} ms`, `${(r.singleMs - r.fixed).toFixed(0)} ms`, `${r.fixed.toFixed(0)} ms`, mb(r.rss)];
     console.log(cells.map((c, i) => c.padEnd(widths[i])).join(' '));
   }
   console.log(`peak RSS of the one-request command (ship skus get): ${mb(fixedRss)}`);
   for (const r of rows.slice(1)) {
     console.log(
       `${r.rows} SKUs at +${r.latency} ms: (export - fixed) / sequential = ${r.netRatio.toFixed(2)} (per round: ${r.netRatios.map((x) => x.toFixed(2)).join(', ')}); whole process / sequential = ${r.wholeRatio.toFixed(2)}`,
+    );
+    console.log(
+      `${' '.repeat(String(r.rows).length)}  prefetching: export / export --concurrency 1 (both - fixed) = ${r.prefetchRatio.toFixed(2)} (per round: ${r.prefetchRatios.map((x) => x.toFixed(2)).join(', ')})`,
     );
   }
 } finally {

@@ -38,11 +38,11 @@ _ship_opts() {
     "containers delete") echo '--yes -y --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus import") echo '--map --replace --dry-run --concurrency --failed --encoding --yes -y --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
-    "skus list") echo '--page --all --ndjson --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus list") echo '--page --all --ndjson --concurrency --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus get") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus create") echo '--sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus update") echo '--replace --sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
-    "skus export") echo '--output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "skus export") echo '--output -o --concurrency --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "services") echo '--weight --length --width --depth --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "locations") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "brands") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
@@ -94,11 +94,11 @@ _ship_value_opts() {
     "containers delete") echo '--profile --base-url --timeout' ;;
     "skus") echo '--profile --base-url --timeout' ;;
     "skus import") echo '--map --concurrency --failed --encoding --profile --base-url --timeout' ;;
-    "skus list") echo '--page --profile --base-url --timeout' ;;
+    "skus list") echo '--page --concurrency --profile --base-url --timeout' ;;
     "skus get") echo '--profile --base-url --timeout' ;;
     "skus create") echo '--sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --profile --base-url --timeout' ;;
     "skus update") echo '--sku --product-name --image-url --outer-barcode --inner-barcode --product-code --description-short --description-full --department --category --location --warehouse-location --tariff-code --tariff-description --country-of-origin --manufacturer-name --part-number --value-ex-vat --vat-rate --value-inc-vat --gross-weight --net-weight --width --length --depth --active --is-stocked-item --in-stock --item-handling --custom-field --file --profile --base-url --timeout' ;;
-    "skus export") echo '--output -o --profile --base-url --timeout' ;;
+    "skus export") echo '--output -o --concurrency --profile --base-url --timeout' ;;
     "services") echo '--weight --length --width --depth --profile --base-url --timeout' ;;
     "locations") echo '--profile --base-url --timeout' ;;
     "brands") echo '--profile --base-url --timeout' ;;

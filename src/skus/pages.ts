@@ -25,7 +25,10 @@ export const DEFAULT_LOOKAHEAD = 8;
 export interface PageWalkOptions {
   /** First page number (default 1). */
   startPage?: number;
-  /** Pages fetched ahead of the one being rendered (default 8; 1 means plain prefetch of links.next). */
+  /**
+   * Pages fetched ahead of the one being rendered (default 8; 1 means plain prefetch of links.next; 0: none,
+   * each page requested once the one before it has been handed out).
+   */
   lookahead?: number;
   signal?: AbortSignal;
 }
@@ -51,9 +54,20 @@ export function pageNumberOf(url: string | null | undefined): number | undefined
  * caller renders the current one. At most `lookahead` pages are held at any time.
  */
 export async function* walkSkuPages(src: SkuPageSource, opts: PageWalkOptions = {}): AsyncGenerator<SkuListPage> {
-  const lookahead = Math.max(1, opts.lookahead ?? DEFAULT_LOOKAHEAD);
+  const lookahead = Math.max(0, opts.lookahead ?? DEFAULT_LOOKAHEAD);
   const first = await src.list(opts.startPage && opts.startPage > 1 ? { page: opts.startPage } : {});
   opts.signal?.throwIfAborted();
+  if (lookahead === 0) {
+    // One request at a time, none while the caller works on a page.
+    let page = first;
+    yield page;
+    while (page.links?.next) {
+      opts.signal?.throwIfAborted();
+      page = await src.page(page.links.next);
+      yield page;
+    }
+    return;
+  }
   const current = first.meta?.current_page ?? opts.startPage ?? 1;
   const last = first.meta?.last_page ?? pageNumberOf(first.links?.last);
 

@@ -63,6 +63,19 @@ describe('walkSkuPages', () => {
     expect(s.maxInFlight()).toBe(1);
   });
 
+  it('lookahead 0: one page after another, none requested while the caller holds one', async () => {
+    const s = source(30 * 4 + 1);
+    const order: string[] = [];
+    for await (const p of walkSkuPages(s.src, { lookahead: 0 })) {
+      order.push(`got:${p.meta!.current_page}`, `calls:${s.calls.length}`);
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    // Each page is asked for only after the previous one was handed out and the caller came back for more.
+    expect(order).toEqual(['got:1', 'calls:1', 'got:2', 'calls:2', 'got:3', 'calls:3', 'got:4', 'calls:4', 'got:5', 'calls:5']);
+    expect(s.calls).toEqual(['list:1', 'page:2', 'page:3', 'page:4', 'page:5']);
+    expect(s.maxInFlight()).toBe(1);
+  });
+
   it('starts at a given page and stops after a single page', async () => {
     const s = source(95);
     expect(await collect(walkSkuPages(s.src, { startPage: 4 }))).toEqual(['S91', 'S92', 'S93', 'S94', 'S95']);

@@ -11,7 +11,7 @@ import { walkSkuPages } from '../../skus/pages.js';
 import { skuPageSource } from './list.js';
 
 /** Exports every SKU; a file is written to FILE.partial and renamed when complete, so it is never half there. */
-export async function runExport(ctx: Ctx, opts: { output: string }): Promise<void> {
+export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: number }): Promise<void> {
   const toStdout = opts.output === '-';
   if (toStdout && ctx.mode.json) throw new UsageError('-o - writes the CSV to stdout; it cannot be combined with --json');
   const src = await skuPageSource(ctx);
@@ -28,7 +28,7 @@ export async function runExport(ctx: Ctx, opts: { output: string }): Promise<voi
   const progress = ctx.mode.interactive && !ctx.mode.json && !ctx.mode.quiet;
   let shown = 0;
   try {
-    const r = await writeSkuCsv(walkSkuPages(src, { signal: ctx.signal }), out, {
+    const r = await writeSkuCsv(walkSkuPages(src, { signal: ctx.signal, lookahead: opts.lookahead }), out, {
       onPage: (n) => {
         if (progress && n - shown >= 300) {
           shown = n;

@@ -9,6 +9,16 @@ export function skuFlag(name: string): string {
   return `--${name.replace(/_/g, '-')}`;
 }
 
+/** Help of --concurrency for the commands that walk every SKU page. */
+const PAGES_AT_ONCE = 'pages requested at once, ahead of the one being written (default 8; 1: one after another)';
+
+/** --concurrency of a page walk as the pager's look-ahead: N pages in flight, or none ahead for 1. */
+function lookaheadOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = positiveInt('--concurrency', value, 8, 32);
+  return n === 1 ? 0 : n;
+}
+
 /** commander's camelCase key of a SKU attribute flag: product_name → productName. */
 function optionKey(name: string): string {
   return name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -104,11 +114,13 @@ Examples:
     .option('--page <n>', 'page number (default 1)')
     .option('--all', 'every page, streamed as it arrives')
     .option('--ndjson', 'one JSON object per line instead of a table (implies machine output)')
+    .option('--concurrency <n>', PAGES_AT_ONCE)
     .addHelpText(
       'after',
       `
 --json prints one JSON array of SKUs (for one page or, with --all, every page, written as pages arrive);
---ndjson prints one SKU per line. --all requests up to 8 pages ahead while it prints, in constant memory.
+--ndjson prints one SKU per line. --all requests up to 8 pages ahead while it prints, in constant memory
+(--concurrency 1: one page after another, for an API that limits concurrent requests).
 
 Examples:
   ship skus list
@@ -116,11 +128,13 @@ Examples:
   ship skus list --all --json > skus.json
   ship skus list --all --ndjson | jq -r 'select(.in_stock == false) | .sku'`,
     )
-    .action(async (flags: { page?: string; all?: boolean; ndjson?: boolean }) => {
+    .action(async (flags: { page?: string; all?: boolean; ndjson?: boolean; concurrency?: string }) => {
       if (flags.all && flags.page !== undefined) throw new UsageError('give either --page or --all, not both');
+      if (!flags.all && flags.concurrency !== undefined) throw new UsageError('--concurrency applies to --all');
       const page = positiveInt('--page', flags.page, 1, Number.MAX_SAFE_INTEGER);
+      const lookahead = lookaheadOf(flags.concurrency);
       const { runList } = await import('./list.js');
-      await runList(ctx, { page, all: Boolean(flags.all), ndjson: Boolean(flags.ndjson) });
+      await runList(ctx, { page, all: Boolean(flags.all), ndjson: Boolean(flags.ndjson), lookahead });
     });
 
   skus
@@ -176,18 +190,21 @@ Examples:
     .command('export')
     .description('Write every SKU as CSV in the import format (export → edit → import round-trips)')
     .addOption(new Option('-o, --output <file>', 'CSV file to write, or - for stdout').makeOptionMandatory())
+    .option('--concurrency <n>', PAGES_AT_ONCE)
     .addHelpText(
       'after',
       `
 Text cells starting with = + - @ are written with a leading ' so spreadsheets do not run them as formulas;
-import removes it again. Numbers (including negative ones) are written as they are.
+import removes it again. Numbers (including negative ones) are written as they are. Up to 8 pages are
+requested ahead while rows are written (--concurrency 1: one page after another).
 
 Examples:
   ship skus export -o skus.csv
   ship skus export -o - | gzip > skus.csv.gz`,
     )
-    .action(async (flags: { output: string }) => {
+    .action(async (flags: { output: string; concurrency?: string }) => {
+      const lookahead = lookaheadOf(flags.concurrency);
       const { runExport } = await import('./export.js');
-      await runExport(ctx, { output: flags.output });
+      await runExport(ctx, { output: flags.output, lookahead });
     });
 }

@@ -10,6 +10,8 @@ export interface ListOptions {
   page: number;
   all: boolean;
   ndjson: boolean;
+  /** --all: pages requested ahead (walkSkuPages' lookahead; default 8, 0 for one after another). */
+  lookahead?: number;
 }
 
 /** The API's SKU pages as the pager wants them, bound to the run's abort signal. */
@@ -24,7 +26,7 @@ export async function skuPageSource(ctx: Ctx): Promise<SkuPageSource> {
 /** Lists SKUs; with --all streams every page in constant memory while the next pages are fetched. */
 export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
   const src = await skuPageSource(ctx);
-  const pages: AsyncIterable<SkuListPage> = opts.all ? walkSkuPages(src, { signal: ctx.signal }) : onePage(src, opts.page);
+  const pages: AsyncIterable<SkuListPage> = opts.all ? walkSkuPages(src, { signal: ctx.signal, lookahead: opts.lookahead }) : onePage(src, opts.page);
   const format = opts.ndjson ? 'ndjson' : ctx.mode.json ? 'json' : ctx.io.stdoutIsTTY ? 'tty' : 'tsv';
   let count = 0;
   let last: SkuListPage | undefined;

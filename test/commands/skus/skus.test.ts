@@ -280,4 +280,18 @@ describe('skus export', () => {
     const rows = r.stdout.trim().split('\n');
     expect(rows.length).toBe((await allSkus(env)).length + 1);
   });
+
+  it('--concurrency 1 (one page after another) gives the same file as the default look-ahead; bad values refused', async () => {
+    for (let i = 0; i < 70; i++) await api('POST', '/skus', { sku: `CONC-${String(i).padStart(3, '0')}`, product_name: `Item ${i}` });
+    const one = await ship(['skus', 'export', '-o', '-', '--concurrency', '1']);
+    const many = await ship(['skus', 'export', '-o', '-', '--concurrency', '4']);
+    expect(one.code, one.stderr).toBe(0);
+    expect(many.code, many.stderr).toBe(0);
+    expect(one.stdout.trim().split('\n').length).toBeGreaterThan(70);
+    expect(one.stdout).toBe(many.stdout);
+    const list = await ship(['skus', 'list', '--all', '--ndjson', '--concurrency', '1']);
+    expect(list.stdout.trim().split('\n')).toHaveLength(one.stdout.trim().split('\n').length - 1);
+    expect((await ship(['skus', 'export', '-o', '-', '--concurrency', '0'])).code).toBe(2);
+    expect((await ship(['skus', 'list', '--concurrency', '2'])).stderr).toMatch(/--concurrency applies to --all/);
+  });
 });
