@@ -444,7 +444,11 @@ export class HttpClient {
       return new ValidationError(apiMessage ?? 'the API rejected the request', fieldMap(data), http);
     }
     if (status === 404) {
-      return new NotFoundError(spec.what ? `${spec.what} not found` : `${where}: not found`, http);
+      if (spec.what) return new NotFoundError(`${spec.what} not found`, http);
+      // Nothing named was asked for (a list, a fixed route): the address itself is wrong.
+      return new NotFoundError(`${where}: not found${apiMessage ? ` (${apiMessage})` : ''}`, http, {
+        hint: `check the base URL (${this.base.origin}${this.base.pathname.replace(/\/$/, '')}): it must end with the API version, e.g. …/v1.2`,
+      });
     }
     if (status === 429) {
       const after = parseRetryAfter(headers['retry-after']);

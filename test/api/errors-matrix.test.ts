@@ -87,6 +87,8 @@ describe.each(endpoints)('%s (%s %s)', (name, method, path, invoke) => {
       expect(err!.http).toMatchObject({ method, path: path.replace('/v1.2', '') });
       if (f.status) expect(err!.http.status).toBe(f.status);
       if (f.status === 404 && path.includes(ENC)) expect(err!.message).toContain(JSON.stringify(REF));
+      // A 404 for a list means the address is wrong: the hint names the base URL to check.
+      if (f.status === 404 && name.endsWith('.list')) expect(err!.hint).toMatch(/check the base URL \(http:\/\/127\.0\.0\.1:\d+\/v1\.2\)/);
       f.check?.(err);
     });
   }
