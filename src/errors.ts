@@ -97,6 +97,11 @@ export class NetworkError extends ApiError {
 /** A 400 validation failure; `fields` maps dotted field paths to the API's messages (exit 2). */
 export class ValidationError extends ApiError {
   readonly fields: Record<string, string[]>;
+  /**
+   * The same messages placed in the user's own input (a flag, a field of their JSON file, a CSV row and
+   * column), when the command knows where each field came from; shown instead of the API's field paths.
+   */
+  located?: InputProblem[];
   constructor(message: string, fields: Record<string, string[]>, http: HttpErrorInfo = {}) {
     super(message, http, { exitCode: ExitCode.Usage });
     this.fields = fields;

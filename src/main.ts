@@ -95,6 +95,7 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
     const body: Record<string, unknown> = { message: err.message, exit_code: err.exitCode, type: err.name };
     if (err instanceof ApiError && err.http.status) body.status = err.http.status;
     if (err instanceof ValidationError) body.fields = err.fields;
+    if (err instanceof ValidationError && err.located?.length) body.problems = err.located;
     if (err instanceof InputError) body.problems = err.problems;
     if (err.hint) body.hint = err.hint;
     stderr.write(clean(JSON.stringify({ error: body })) + '\n');
@@ -102,16 +103,15 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   }
 
   stderr.write(`${c.red('error:')} ${clean(err.message)}\n`);
-  if (err instanceof ValidationError) {
+  if (err instanceof ValidationError && !err.located?.length) {
     for (const [field, messages] of Object.entries(err.fields)) {
       for (const m of messages) stderr.write(`  ${c.bold(field)}: ${clean(m)}\n`);
     }
   }
-  if (err instanceof InputError) {
-    for (const p of err.problems) {
-      const where = problemLocation(p);
-      stderr.write(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}\n`);
-    }
+  const problems = err instanceof InputError ? err.problems : err instanceof ValidationError ? (err.located ?? []) : [];
+  for (const p of problems) {
+    const where = problemLocation(p);
+    stderr.write(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}\n`);
   }
   if (err.hint) stderr.write(`${c.dim('hint:')} ${clean(err.hint)}\n`);
   if (mode?.verbose && err.cause instanceof Error) stderr.write(c.dim(`cause: ${clean(err.cause.message)}`) + '\n');

@@ -155,6 +155,8 @@ export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; 
     if (segs[0] === 'parcels' && /^\d+$/.test(segs[1] ?? '')) {
       const parcel = draft.parcels[Number(segs[1])];
       const parcelRow = parcel?.firstRow ?? draft.firstRow;
+      // The item list itself (e.g. "required when the destination is outside the UK"): the item column.
+      if (segs[2] === 'items' && segs.length === 3) return { row: parcelRow, column: opts.labelFor('item_sku') };
       if (segs[2] === 'items' && /^\d+$/.test(segs[3] ?? '')) {
         const item = parcel?.items[Number(segs[3])];
         const rel = segs.slice(4).join('.');

@@ -2,7 +2,7 @@
 // built, converted and validated the same way whatever the source, with problems naming the flag, the JSON
 // field or the CSV row and column.
 import type { Ctx } from '../context.js';
-import { InputError, UsageError, type InputProblem } from '../errors.js';
+import { InputError, UsageError, ValidationError, type InputProblem } from '../errors.js';
 import { columnDef } from '../csv/columns.js';
 import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.js';
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
@@ -25,6 +25,17 @@ export interface SingleShipment {
   warnings: InputProblem[];
   /** Where it came from, for messages ("flags", "shipment.json", "orders.csv row 4"). */
   source: string;
+  /** Where a request field came from: the flag, the field of the JSON file, the CSV row. */
+  locate(path: string): { row?: number; column: string };
+}
+
+/**
+ * Places the field messages of the API's validation error in the user's input (ValidationError.located), so
+ * that a refusal of a shipment given by flags names `--to-postcode`, not `to_address.postcode`.
+ */
+export function locateApiProblems(err: unknown, input: SingleShipment): void {
+  if (!(err instanceof ValidationError)) return;
+  err.located = Object.entries(err.fields).flatMap(([path, messages]) => messages.map((message) => ({ ...input.locate(path), message })));
 }
 
 function toProblems(issues: RequestIssue[], locate: (path: string) => { row?: number; column: string }): InputProblem[] {
@@ -67,7 +78,7 @@ export async function loadSingleShipment(
     }
     const s = loaded.shipments[0];
     for (const e of extra) setPath(s.body, e.path, e.value);
-    return { body: s.body, warnings: loaded.warnings, source: `${o.csv} row ${s.row}` };
+    return { body: s.body, warnings: loaded.warnings, source: `${o.csv} row ${s.row}`, locate: (path) => ({ row: s.row, column: path }) };
   }
 
   if (kind === 'file') {
@@ -113,7 +124,7 @@ export async function loadSingleShipment(
     problems.push(...toProblems(validate(b), locate));
     if (problems.length) throw new InputError(`${name}: the shipment request has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
     const warnings = checkLengths(b).map((w) => ({ column: locate(w.path).column, message: w.message }));
-    return { body: b, warnings, source: name };
+    return { body: b, warnings, source: name, locate };
   }
 
   const draft = draftFromFlags(o);
@@ -138,5 +149,5 @@ export async function loadSingleShipment(
     throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
   }
   const warnings = checkLengths(built.body).map((w) => ({ column: locate(w.path).column, message: w.message }));
-  return { body: built.body, warnings, source: 'flags' };
+  return { body: built.body, warnings, source: 'flags', locate };
 }

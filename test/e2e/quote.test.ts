@@ -37,4 +37,18 @@ describe('ship quote (binary)', () => {
     expect(data.recommended_service.service_key).toBe('DPD_CLASSIC_EU');
     for (const s of data.services) expect(s.total_price).toMatch(/^\d+\.\d{2}$/);
   });
+
+  it("the API's refusal names the user's own flags (and keeps the API's field paths in --json)", async () => {
+    // Outside the UK the API wants items for customs; given by flags, the message points at --item.
+    const abroad = ['--to-name', 'Ada', '--to-line1', '1 Rue', '--to-city', 'Paris', '--to-postcode', '75001', '--to-country', 'FR', '--weight', '1200'];
+    const r = await ship(['quote', ...abroad], { env });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toMatch(/^ {2}--item sku=…: .*items field is required/m);
+    expect(String(r.stderr)).not.toMatch(/^ {2}parcels\.0\.items:/m);
+    const j = await ship(['create', '--reference', 'LOC-1', ...abroad, '--json'], { env });
+    expect(j.exitCode).toBe(2);
+    const err = JSON.parse(String(j.stderr)).error;
+    expect(Object.keys(err.fields)).toEqual(['parcels.0.items']);
+    expect(err.problems[0]).toMatchObject({ column: '--item sku=…' });
+  });
 });

@@ -5,7 +5,7 @@ import type { Ctx } from '../../context.js';
 import { ExitCode, ShipError, ValidationError } from '../../errors.js';
 import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
-import { loadSingleShipment } from '../../shipment-input/index.js';
+import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
 import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
@@ -33,6 +33,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   try {
     ({ created, response } = await createShipment(api, input.body, policy));
   } catch (e) {
+    locateApiProblems(e, input);
     if (e instanceof LabelsNotWritten) {
       created = e.created;
       labelsFailed = e;

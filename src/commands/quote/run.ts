@@ -1,7 +1,7 @@
 // `ship quote`: builds the shipment exactly as create would (shared input code), asks for quotes, and prints
 // them cheapest first with the recommended service marked.
 import type { Ctx } from '../../context.js';
-import { loadSingleShipment } from '../../shipment-input/index.js';
+import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
 import type { ShipmentInputOptions } from '../../shipment-input/options.js';
 import { problemText } from '../create/render.js';
 
@@ -57,7 +57,13 @@ export async function run(ctx: Ctx, o: ShipmentInputOptions): Promise<void> {
   const input = await loadSingleShipment(ctx, o, { purpose: 'quote' });
   for (const w of input.warnings) ctx.out.warn(problemText(w));
   const api = await ctx.api();
-  const quotes = (await api.shipments.getServices(input.body as Parameters<typeof api.shipments.getServices>[0])) as unknown as ServiceQuotes;
+  let quotes: ServiceQuotes;
+  try {
+    quotes = (await api.shipments.getServices(input.body as Parameters<typeof api.shipments.getServices>[0])) as unknown as ServiceQuotes;
+  } catch (e) {
+    locateApiProblems(e, input);
+    throw e;
+  }
   if (ctx.mode.json) {
     ctx.out.json(quotes);
     return;
