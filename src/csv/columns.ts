@@ -92,5 +92,35 @@ export function columnForPath(level: ColumnLevel, relPath: string): string | und
   return undefined;
 }
 
+/** Where a shipment of a CSV file came from: its rows, the parcel of each row, the row of each item. */
+export interface ShipmentRows {
+  rows: readonly number[];
+  /** For each of `rows`: the 0-based parcel it belongs to, or -1. */
+  rowParcels: readonly number[];
+  /** Per parcel, the row of each of its items. */
+  itemRows?: ReadonlyArray<readonly number[]>;
+}
+
+/**
+ * The row and the user's column of an API field path of a shipment read from a CSV file (`parcels.1.weight`
+ * → the second parcel's row, the user's weight header), for the API's validation messages; the path itself
+ * as the column when no column holds it.
+ */
+export function locateApiPath(s: ShipmentRows, path: string, labelFor: (column: string) => string): { row?: number; column: string } {
+  const segs = path.split('.');
+  let row = s.rows[0];
+  let column: string | undefined;
+  if (segs[0] === 'parcels' && /^\d+$/.test(segs[1] ?? '')) {
+    const at = s.rowParcels.indexOf(Number(segs[1]));
+    if (at >= 0) row = s.rows[at];
+    if (segs[2] === 'items') {
+      const itemRow = /^\d+$/.test(segs[3] ?? '') ? s.itemRows?.[Number(segs[1])]?.[Number(segs[3])] : undefined;
+      if (itemRow !== undefined) row = itemRow;
+      column = segs.length === 3 ? 'item_sku' : columnForPath('item', segs.slice(4).join('.'));
+    } else column = columnForPath('parcel', segs.slice(2).join('.'));
+  } else column = columnForPath('shipment', path);
+  return { row, column: column ? labelFor(column) : path };
+}
+
 /** All fixed column names (for "did you mean" suggestions and help). */
 export const COLUMN_NAMES: readonly string[] = COLUMNS.map((c) => c.name);

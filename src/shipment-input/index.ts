@@ -3,7 +3,7 @@
 // field or the CSV row and column.
 import type { Ctx } from '../context.js';
 import { InputError, UsageError, ValidationError, type InputProblem } from '../errors.js';
-import { columnDef } from '../csv/columns.js';
+import { columnDef, locateApiPath } from '../csv/columns.js';
 import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.js';
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
 import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
@@ -78,7 +78,7 @@ export async function loadSingleShipment(
     }
     const s = loaded.shipments[0];
     for (const e of extra) setPath(s.body, e.path, e.value);
-    return { body: s.body, warnings: loaded.warnings, source: `${o.csv} row ${s.row}`, locate: (path) => ({ row: s.row, column: path }) };
+    return { body: s.body, warnings: loaded.warnings, source: `${o.csv} row ${s.row}`, locate: (path) => locateApiPath(s, path, loaded.labelFor) };
   }
 
   if (kind === 'file') {

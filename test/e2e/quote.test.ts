@@ -1,5 +1,7 @@
 // The built binary: `ship quote` against the sandbox.
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -50,5 +52,13 @@ describe('ship quote (binary)', () => {
     const err = JSON.parse(String(j.stderr)).error;
     expect(Object.keys(err.fields)).toEqual(['parcels.0.items']);
     expect(err.problems[0]).toMatchObject({ column: '--item sku=…' });
+
+    // From a CSV: the row of the parcel and the user's own column.
+    const csv = join(mkdtempSync(join(tmpdir(), 'ship-quote-')), 'abroad.csv');
+    writeFileSync(csv, 'Ref,to_name,to_line_1,to_city,to_postcode,to_country,Parcel Weight\nQ-1,Ada,1 Rue,Paris,75001,FR,1200\n');
+    writeFileSync(`${csv}.map.json`, JSON.stringify({ Ref: 'shipment_reference', 'Parcel Weight': 'weight' }));
+    const c = await ship(['quote', '--csv', csv, '--map', `${csv}.map.json`], { env });
+    expect(c.exitCode).toBe(2);
+    expect(String(c.stderr)).toMatch(/^ {2}row 2, column item_sku: .*items field is required/m);
   });
 });

@@ -21,7 +21,7 @@ import { errorMessage, isUnreachable, type BulkResult, type BulkTask } from '../
 import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import type { ExcludedShipment, LoadedCsv } from '../../csv/load.js';
-import { columnForPath } from '../../csv/columns.js';
+import { locateApiPath } from '../../csv/columns.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
 import { printDryRun, problemText } from './render.js';
@@ -363,19 +363,7 @@ function reportExcluded(ctx: Ctx, excluded: ExcludedShipment[]): void {
  * user's own column.
  */
 export function locateField(r: Result, path: string, labelFor: (column: string) => string): { row?: number; column: string } {
-  const segs = path.split('.');
-  let row = r.task.rows[0];
-  let column: string | undefined;
-  if (segs[0] === 'parcels' && /^\d+$/.test(segs[1] ?? '')) {
-    const at = r.task.input.rowParcels.indexOf(Number(segs[1]));
-    if (at >= 0) row = r.task.rows[at];
-    if (segs[2] === 'items') {
-      const itemRow = /^\d+$/.test(segs[3] ?? '') ? r.task.input.itemRows?.[Number(segs[1])]?.[Number(segs[3])] : undefined;
-      if (itemRow !== undefined) row = itemRow;
-      column = columnForPath('item', segs.slice(4).join('.'));
-    } else column = columnForPath('parcel', segs.slice(2).join('.'));
-  } else column = columnForPath('shipment', path);
-  return { row, column: column ? labelFor(column) : path };
+  return locateApiPath({ rows: r.task.rows, rowParcels: r.task.input.rowParcels, itemRows: r.task.input.itemRows }, path, labelFor);
 }
 
 /** A failure in the user's terms: the API's field messages as "row N, column C: message". */
