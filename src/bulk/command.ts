@@ -47,7 +47,7 @@ export interface BulkCommandOptions<I, R> {
   /** fdatasync the journal (default true; SHIP_JOURNAL_FSYNC=0 turns it off, e.g. on tmpfs or for benchmarks). */
   journalSync?: boolean;
   /** FILE.failed.csv: the input's header and where to write. */
-  failedCsv?: { path: string; header: readonly string[] };
+  failedCsv?: { path: string; header: readonly string[]; bom?: boolean };
   /** --results FILE.csv: the input's header, where to write, and the columns for a result's rows. */
   resultsCsv?: { path: string; header: readonly string[]; columns: (r: BulkResult<I, R>, rowIndex: number) => ResultColumns };
   /** The --json line of a task (printed on stdout, one per task, in input order). */
@@ -83,7 +83,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   const unbatch = out.batchLines();
   let journal: Journal | undefined;
   let results: ResultsWriter | undefined;
-  const failed = opts.failedCsv ? new FailedRowsWriter(opts.failedCsv.path, opts.failedCsv.header) : undefined;
+  const failed = opts.failedCsv ? new FailedRowsWriter(opts.failedCsv.path, opts.failedCsv.header, { bom: opts.failedCsv.bom }) : undefined;
   let lastError: unknown;
   const progress = createProgress({
     stream: io.stderr,

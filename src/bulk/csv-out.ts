@@ -22,6 +22,9 @@ export function spreadsheetSafe(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
+/** The UTF-8 byte-order mark, as text. */
+const BOM = '\ufeff';
+
 /** `orders.csv` → `orders.failed.csv` beside it (stdin → `stdin.failed.csv` in the working directory). */
 export function failedCsvPathFor(inputPath: string): string {
   if (inputPath === '-') return 'stdin.failed.csv';
@@ -38,6 +41,8 @@ export class FailedRowsWriter {
     readonly path: string,
     /** The input file's header row, exactly as it was. */
     readonly header: readonly string[],
+    /** Start the file with a UTF-8 byte-order mark (the input came from a spreadsheet: writeBackWithBom). */
+    private readonly opts: { bom?: boolean } = {},
   ) {}
 
   /** Adds the original records of one failed task (all its rows get the same error). */
@@ -62,7 +67,7 @@ export class FailedRowsWriter {
     }
     this.rows.sort((a, b) => a.row - b.row);
     const header = this.header.includes('error') ? [...this.header, 'ship_error'] : [...this.header, 'error'];
-    let text = csvLine(header);
+    let text = (this.opts.bom ? BOM : '') + csvLine(header);
     for (const r of this.rows) {
       const cells = r.cells.slice(0, this.header.length);
       while (cells.length < this.header.length) cells.push('');
@@ -94,12 +99,14 @@ export class ResultsWriter {
   constructor(
     readonly path: string,
     readonly header: readonly string[],
+    /** Start the file with a UTF-8 byte-order mark (the input came from a spreadsheet: writeBackWithBom). */
+    opts: { bom?: boolean } = {},
   ) {
     fs.mkdirSync(dirname(path), { recursive: true });
     this.tmp = `${path}.${process.pid}.tmp`;
     this.fd = fs.openSync(this.tmp, 'w');
     const extra = RESULT_COLUMNS.map((c) => (header.includes(c) ? `result_${c}` : c));
-    this.buf = csvLine([...header, ...extra]);
+    this.buf = (opts.bom ? BOM : '') + csvLine([...header, ...extra]);
   }
 
   /** Adds the rows of one task with its result columns (label paths joined with `;`). */

@@ -35,6 +35,19 @@ export interface CsvEncoding {
   encoding: string;
   /** Not UTF-8, and nothing in the file said so: read as Windows-1252 (the caller should say so). */
   guessed?: boolean;
+  /** The file starts with a byte-order mark. */
+  bom?: boolean;
+}
+
+/**
+ * Whether files written back from an input (FILE.failed.csv, --results) should start with a UTF-8 byte-order
+ * mark: when the input had one or was not UTF-8 — it came from a spreadsheet, and Excel reads a UTF-8 file
+ * without the mark as Windows-1252 ("ZoÃ«"). ship reads the mark either way.
+ */
+export function writeBackWithBom(e: CsvEncoding | string | undefined): boolean {
+  if (e === undefined) return false;
+  if (typeof e === 'string') return e !== 'utf-8';
+  return e.bom === true || e.encoding !== 'utf-8';
 }
 
 /** Checks an --encoding value (any WHATWG label: utf-8, windows-1252, latin1, iso-8859-2, utf-16le…); its canonical name. */
@@ -71,15 +84,17 @@ export async function detectCsvEncoding(path: string): Promise<CsvEncoding> {
     const buf = Buffer.alloc(1024 * 1024);
     let pos = 0;
     let carry = 0;
+    let bom = false;
     for (;;) {
       const { bytesRead } = await fh.read(buf, carry, buf.length - carry, pos);
       pos += bytesRead;
       const end = carry + bytesRead;
       if (pos === bytesRead) {
-        if (end >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { encoding: 'utf-16le' };
-        if (end >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return { encoding: 'utf-16be' };
+        if (end >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { encoding: 'utf-16le', bom: true };
+        if (end >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return { encoding: 'utf-16be', bom: true };
+        if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) bom = true;
       }
-      if (bytesRead === 0) return carry === 0 || isUtf8(buf.subarray(0, carry)) ? { encoding: 'utf-8' } : { encoding: 'windows-1252', guessed: true };
+      if (bytesRead === 0) return carry === 0 || isUtf8(buf.subarray(0, carry)) ? { encoding: 'utf-8', ...(bom ? { bom } : {}) } : { encoding: 'windows-1252', guessed: true };
       const tail = incompleteUtf8Tail(buf.subarray(0, end));
       if (!isUtf8(buf.subarray(0, end - tail))) return { encoding: 'windows-1252', guessed: true };
       buf.copyWithin(0, end - tail, end);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
-import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, incompleteUtf8Tail, readCsv } from '../../src/csv/reader.js';
+import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, incompleteUtf8Tail, readCsv, writeBackWithBom } from '../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-csv-enc-'));
 function file(name: string, bytes: Buffer): string {
@@ -36,11 +36,11 @@ describe('CSV encodings', () => {
   it('reads UTF-16 with a byte-order mark (Excel "Unicode Text", tab-separated), delimiter detected', async () => {
     const text = 'shipment_reference\tto_name\r\nU-1\tŁukasz Żółć 😀\r\n';
     const le = file('u16le.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
-    expect(await detectCsvEncoding(le)).toEqual({ encoding: 'utf-16le' });
+    expect(await detectCsvEncoding(le)).toEqual({ encoding: 'utf-16le', bom: true });
     expect(await records(le)).toEqual([['shipment_reference', 'to_name'], ['U-1', 'Łukasz Żółć 😀']]);
     const swapped = Buffer.from(text, 'utf16le').swap16();
     const be = file('u16be.txt', Buffer.concat([Buffer.from([0xfe, 0xff]), swapped]));
-    expect(await detectCsvEncoding(be)).toEqual({ encoding: 'utf-16be' });
+    expect(await detectCsvEncoding(be)).toEqual({ encoding: 'utf-16be', bom: true });
     expect((await records(be))[1]).toEqual(['U-1', 'Łukasz Żółć 😀']);
   });
 
@@ -54,7 +54,7 @@ describe('CSV encodings', () => {
     expect(await detectCsvEncoding(p)).toEqual({ encoding: 'utf-8' });
     expect((await records(p)).at(-1)).toEqual([filler, '€ café']);
     const bom = file('bom.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a,b\nZoë,1\n')]));
-    expect(await detectCsvEncoding(bom)).toEqual({ encoding: 'utf-8' });
+    expect(await detectCsvEncoding(bom)).toEqual({ encoding: 'utf-8', bom: true });
     expect(await records(bom)).toEqual([['a', 'b'], ['Zoë', '1']]);
   });
 
@@ -86,6 +86,15 @@ describe('CSV encodings', () => {
     const again: string[] = [];
     await loaded.eachRecord((rec) => void again.push(rec.values[1]));
     expect(again).toEqual(['Zoë Brönte']);
+  });
+
+  it('files written back get a byte-order mark when the input came from a spreadsheet (a mark, or not UTF-8)', () => {
+    expect(writeBackWithBom({ encoding: 'utf-8' })).toBe(false);
+    expect(writeBackWithBom({ encoding: 'utf-8', bom: true })).toBe(true);
+    expect(writeBackWithBom({ encoding: 'windows-1252', guessed: true })).toBe(true);
+    expect(writeBackWithBom('utf-8')).toBe(false);
+    expect(writeBackWithBom('iso-8859-2')).toBe(true);
+    expect(writeBackWithBom(undefined)).toBe(false);
   });
 
   it('UTF-8 helpers: an incomplete last character, and the first invalid byte', () => {

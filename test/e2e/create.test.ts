@@ -209,6 +209,21 @@ describe('ship create --csv (binary)', () => {
     const bad = await ship(['create', '--csv', csv, '--dry-run', '--encoding', 'klingon'], { env });
     expect(bad.exitCode).toBe(2);
     expect(String(bad.stderr)).toMatch(/unknown encoding "klingon"/);
+
+    // A row the API refuses goes to FILE.failed.csv in UTF-8 with a byte-order mark (Excel reads it right),
+    // and ship reads that file back as it is.
+    const refused = join(work, 'excel-refused.csv');
+    writeFileSync(refused, Buffer.concat([bytes, Buffer.from([...Buffer.from('ENC-2;Ren'), 0xe9, ...Buffer.from(';2 Rue;Paris;75001;FR;100\r\n')])]));
+    const run = await ship(['create', '--csv', refused, '-o', join(work, 'labels-enc'), '--service', 'NO_SUCH_SERVICE', '--json'], { env });
+    expect(run.exitCode, String(run.stderr)).toBe(3);
+    const failedCsv = readFileSync(join(work, 'excel-refused.failed.csv'));
+    expect([...failedCsv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(failedCsv.toString('utf8')).toContain('Zoë Brönte');
+    expect(failedCsv.toString('utf8')).toContain('René');
+    const again = await ship(['create', '--csv', join(work, 'excel-refused.failed.csv'), '--dry-run', '--json'], { env });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(String(again.stderr)).not.toMatch(/not UTF-8/);
+    expect(String(again.stdout)).toContain('Zoë Brönte');
   });
 
   it('writes PDF labels and merges them in input order (--format PDF --merge), and PNG labels', async () => {

@@ -22,6 +22,7 @@ import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import type { ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { locateApiPath } from '../../csv/columns.js';
+import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
 import { printDryRun, problemText } from './render.js';
@@ -308,10 +309,11 @@ async function writeRowFiles(
   outcomes: Map<string, Outcome>,
   paths: { failedPath: string; resultsPath?: string },
 ): Promise<{ failed?: string; results?: string }> {
-  const failed = new FailedRowsWriter(paths.failedPath, loaded.header);
+  const bom = writeBackWithBom(loaded.encoding);
+  const failed = new FailedRowsWriter(paths.failedPath, loaded.header, { bom });
   const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed' && !x.rejected);
   if (!anyFailed && !paths.resultsPath) return { failed: failed.finish() };
-  const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header) : undefined;
+  const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header, { bom }) : undefined;
   const seen = new Map<string, number>();
   try {
     await loaded.eachRecord((rec, ref) => {

@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
-import { checkEncoding, detectCsvEncoding, guessedEncodingNote, readCsv, type CsvEncoding } from '../../csv/reader.js';
+import { checkEncoding, detectCsvEncoding, guessedEncodingNote, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
@@ -227,7 +227,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
     total: rows,
     concurrency: opts.concurrency,
     journalPath,
-    failedCsv: { path: opts.failedPath ?? failedCsvPathFor(opts.file), header },
+    failedCsv: { path: opts.failedPath ?? failedCsvPathFor(opts.file), header, bom: writeBackWithBom(encoding) },
     hooks: {
       // GET first, so a repeat after an unknown outcome finds what the lost attempt did and updates it.
       idempotent: true,
