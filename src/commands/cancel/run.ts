@@ -88,9 +88,12 @@ const ALREADY_CANCELLED = 'already cancelled';
 
 /** The API's refusal because the shipment is cancelled already (a validation error on shipment_reference). */
 export function isAlreadyCancelled(err: unknown): boolean {
-  if (!(err instanceof ValidationError)) return false;
-  const all = [err.message, ...Object.values(err.fields).flat()].join(' ');
-  return /already (been )?cancel/i.test(all);
+  return err instanceof ValidationError && /already (been )?cancel/i.test(refusalText(err));
+}
+
+/** Everything a validation error says (its message and every field message), to recognise a refusal by. */
+function refusalText(err: ValidationError): string {
+  return [err.message, ...Object.values(err.fields).flat()].join(' ');
 }
 
 /** Turns the API's refusal into a message a person can act on. */
@@ -109,8 +112,7 @@ function explain(ref: string, err: unknown): unknown {
     }
   }
   if (err instanceof ValidationError) {
-    const all = [err.message, ...Object.values(err.fields).flat()].join(' ');
-    if (/manifest/i.test(all)) {
+    if (/manifest/i.test(refusalText(err))) {
       return new ValidationError(`shipment ${ref} has already been manifested to the carrier and can no longer be cancelled`, {}, err.http);
     }
   }

@@ -1,5 +1,5 @@
 // `ship create` for one shipment (flags or --file): validate, create, write the labels, print the parcels.
-import type { ShipmentResponse } from '../../api/index.js';
+import type { Api, ShipmentResponse } from '../../api/index.js';
 import { classifyFailure } from '../../bulk/runner.js';
 import type { Ctx } from '../../context.js';
 import { ExitCode, ShipError, ValidationError } from '../../errors.js';
@@ -68,7 +68,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
  * After an error whose outcome is unknown (no answer came back), looks whether the shipment exists before
  * anyone retries: its summary when it does (labels fetched and written), the error otherwise.
  */
-async function settleUnknown(ctx: Ctx, api: Awaited<ReturnType<Ctx['api']>>, ref: string, policy: LabelPolicy, e: unknown): Promise<Created> {
+async function settleUnknown(ctx: Ctx, api: Api, ref: string, policy: LabelPolicy, e: unknown): Promise<Created> {
   if (!classifyFailure(e).unknownOutcome) throw e;
   let found;
   try {
