@@ -1,9 +1,8 @@
 // HTTP mechanics of the API layer: one keep-alive undici Agent per Api, headers, time limits, retries of safe
 // requests only, --verbose traces with secrets masked, and HTTP failures turned into src/errors.ts errors.
-import { EventEmitter } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { ApiOptions } from './index.js';
-import { Agent, request } from './undici-lite.js';
+import { Agent, exchange, headerValue } from './undici-lite.js';
 import { ApiError, AuthError, NetworkError, NotFoundError, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
 import { mask, redact } from '../output/redact.js';
 import { abortableSleep } from '../util/sleep.js';
@@ -165,24 +164,6 @@ function messageOf(body: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The abort signal of one attempt. undici takes an EventEmitter with `aborted` and `reason` as a request's
- * signal, as it takes an AbortSignal; an AbortController (an EventTarget, with the listeners undici adds and
- * removes) cost ~6 µs per request, a few percent of a bulk run's CPU.
- */
-class AttemptAbort extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
-
-  /** Aborts the attempt (once): undici fails the request with `reason`. */
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
-  }
-}
-
 /** The HTTP client shared by every resource of one Api. */
 export class HttpClient {
   private readonly base: URL;
@@ -309,34 +290,25 @@ export class HttpClient {
 
       const started = performance.now();
       let status: number;
-      let resHeaders: Record<string, string | string[] | undefined>;
+      let rawHeaders: ReadonlyArray<Buffer | string>;
       let text: string;
-      // One abort handle per attempt, fed by our time limit and the caller's signal (wired by hand so a
-      // long-lived caller signal does not collect a listener per request).
-      const controller = new AttemptAbort();
       let timedOut = false;
+      // The attempt's whole time limit (undici's own limits apply to the wait for headers and between body
+      // pieces); the caller's signal is wired in by exchange().
+      const pending = exchange(this.dispatcher, url, {
+        method: spec.method,
+        headers,
+        body: payload,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: spec.signal,
+      });
       const timer = setTimeout(() => {
         timedOut = true;
-        controller.abort(new Error(`timed out after ${this.timeoutMs} ms`));
+        pending.abort(new Error(`timed out after ${this.timeoutMs} ms`));
       }, this.timeoutMs);
-      const onCallerAbort = () => controller.abort(spec.signal?.reason);
-      spec.signal?.addEventListener('abort', onCallerAbort, { once: true });
       try {
-        const res = await request(url, {
-          method: spec.method,
-          headers,
-          body: payload,
-          dispatcher: this.dispatcher,
-          signal: controller,
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
-        });
-        status = res.statusCode;
-        resHeaders = res.headers;
-        text = await res.body.text();
-        // undici frees a keep-alive socket one event-loop turn after the body ends (it checks the idle socket
-        // first); waiting that turn lets the caller's next request reuse it instead of opening another.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        ({ status, rawHeaders, text } = await pending);
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason;
         const kind = timedOut ? 'timeout' : networkKind(err);
@@ -367,11 +339,10 @@ export class HttpClient {
         });
       } finally {
         clearTimeout(timer);
-        spec.signal?.removeEventListener('abort', onCallerAbort);
       }
 
       const ms = Math.round(performance.now() - started);
-      const contentType = String(resHeaders['content-type'] ?? '');
+      const contentType = headerValue(rawHeaders, 'content-type') ?? '';
       let body: unknown = null;
       let parsed = true;
       if (text.trim() !== '') {
@@ -387,7 +358,7 @@ export class HttpClient {
       }
 
       if (RETRYABLE_STATUSES.has(status) && attempt < attemptsAllowed) {
-        const after = parseRetryAfter(resHeaders['retry-after']);
+        const after = parseRetryAfter(headerValue(rawHeaders, 'retry-after'));
         const delay = after !== undefined ? Math.min(after, RETRY_AFTER_CAP_MS) : this.backoff(attempt);
         this.trace(`  retrying in ${delay} ms${after !== undefined ? ' (Retry-After)' : ''} (attempt ${attempt + 1}/${attemptsAllowed})`);
         await this.sleep(delay, spec.signal);
@@ -400,7 +371,7 @@ export class HttpClient {
         }
         return { status, body, attempts: attempt };
       }
-      throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType, { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, resHeaders, attempt);
+      throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType, { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, rawHeaders, attempt);
     }
   }
 
@@ -416,7 +387,7 @@ export class HttpClient {
     nonJsonType: string | undefined,
     http: HttpErrorInfo,
     spec: RequestSpec,
-    headers: Record<string, string | string[] | undefined>,
+    rawHeaders: ReadonlyArray<Buffer | string>,
     attempts: number,
   ): ApiError {
     const apiMessage = messageOf(body);
@@ -451,14 +422,14 @@ export class HttpClient {
       });
     }
     if (status === 429) {
-      const after = parseRetryAfter(headers['retry-after']);
+      const after = parseRetryAfter(headerValue(rawHeaders, 'retry-after'));
       if (after !== undefined) http.retryAfterMs = after;
       return new ApiError(`${where}: rate limited (429)${apiMessage ? `: ${apiMessage}` : ''}${attempts > 1 ? ` after ${attempts} attempts` : ''}`, http, {
         hint: after !== undefined ? `the API asks to wait ${Math.ceil(after / 1000)} s` : 'slow down (e.g. a lower --concurrency)',
       });
     }
     if (status >= 300 && status < 400) {
-      const location = headers['location'];
+      const location = headerValue(rawHeaders, 'location');
       return new ApiError(`${where}: the API answered ${status} (a redirect${location ? ` to ${String(location)}` : ''}); redirects are not followed`, http, {
         hint: 'use the final address as the base URL (--base-url or SHIP_BASE_URL)',
       });
