@@ -342,7 +342,8 @@ export class HttpClient {
       }
 
       const ms = Math.round(performance.now() - started);
-      const contentType = headerValue(rawHeaders, 'content-type') ?? '';
+      // Read only for messages (a successful answer never needs it).
+      const contentType = () => headerValue(rawHeaders, 'content-type') ?? '';
       let body: unknown = null;
       let parsed = true;
       if (text.trim() !== '') {
@@ -354,7 +355,7 @@ export class HttpClient {
       }
       // Summarising a body costs as much as parsing it: only when someone reads the trace.
       if (this.opts.trace) {
-        this.trace(`← ${status} (${ms} ms)${text.trim() === '' ? '' : ` ${parsed ? summariseBody(body, this.secrets()) : `[${contentType || 'no content-type'}, ${text.length} chars]`}`}`);
+        this.trace(`← ${status} (${ms} ms)${text.trim() === '' ? '' : ` ${parsed ? summariseBody(body, this.secrets()) : `[${contentType() || 'no content-type'}, ${text.length} chars]`}`}`);
       }
 
       if (RETRYABLE_STATUSES.has(status) && attempt < attemptsAllowed) {
@@ -367,11 +368,11 @@ export class HttpClient {
 
       if (status >= 200 && status < 300) {
         if (!parsed) {
-          throw new ApiError(`${spec.method} ${http.path}: the API answered ${status} with a ${contentType || 'body without content-type'} body, not JSON`, { ...http, status });
+          throw new ApiError(`${spec.method} ${http.path}: the API answered ${status} with a ${contentType() || 'body without content-type'} body, not JSON`, { ...http, status });
         }
         return { status, body, attempts: attempt };
       }
-      throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType, { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, rawHeaders, attempt);
+      throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType(), { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, rawHeaders, attempt);
     }
   }
 

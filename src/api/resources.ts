@@ -22,7 +22,13 @@ let schemasP: Promise<[Schemas, typeof import('./validate.js')]> | undefined;
  * The zod schemas (and zod itself), loaded by the first call that parses or validates, not with the client:
  * a command whose call needs no parsing (`whoami`: GET /tokens) never loads them.
  */
-const loadSchemas = () => (schemasP ??= Promise.all([import('./schemas.js'), import('./validate.js')]));
+const loadSchemas = () =>
+  (schemasP ??= Promise.all([import('./schemas.js'), import('./validate.js')]).then((loaded) => {
+    schemasLoaded = loaded[0];
+    return loaded;
+  }));
+/** The schemas once loaded: a bulk run's thousands of calls take them without waiting on a promise each. */
+let schemasLoaded: Schemas | undefined;
 
 /** Largest number of SKU pages `skus.all` follows (30 per page: 300 000 SKUs). */
 const MAX_SKU_PAGES = 10_000;
@@ -85,9 +91,13 @@ export function buildApi(opts: ApiOptions): Api {
     throw new ValidationError(`the ${what} is not valid (checked before sending; nothing was sent)`, fields, {});
   }
 
+  /** Sends `spec` (a fresh object of the caller's: the signal of `o` is set on it). */
   async function call(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown }> {
-    const res = await http.send({ ...spec, signal: o?.signal ?? spec.signal });
-    return { ...envelope(res.body), body: res.body };
+    if (o?.signal) spec.signal = o.signal;
+    const res = await http.send(spec);
+    const out = envelope(res.body) as { message?: string; data: unknown; body: unknown };
+    out.body = res.body;
+    return out;
   }
 
   const where = (spec: { method: string; path: string }) => `${spec.method} ${spec.path}`;
@@ -105,6 +115,11 @@ export function buildApi(opts: ApiOptions): Api {
 
   /** Sends a call and loads the schemas meanwhile (the module loads while the request is on the wire). */
   async function callParsed(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown; schemas: Schemas }> {
+    if (schemasLoaded !== undefined) {
+      const res = (await call(spec, o)) as { message?: string; data: unknown; body: unknown; schemas: Schemas };
+      res.schemas = schemasLoaded;
+      return res;
+    }
     const [res, [schemas]] = await Promise.all([call(spec, o), loadSchemas()]);
     return { ...res, schemas };
   }
