@@ -51,8 +51,10 @@ export interface JournalOpenOptions {
   /** Take the lock file (default true). */
   lock?: boolean;
   /**
-   * Milliseconds records may wait to be committed together (default 2). Fewer, larger commits cost less CPU
-   * and disk; the runner writes "sending" records ahead of need, so this delay is not on any request's path.
+   * Milliseconds records may wait to be committed together (default 10). Fewer, larger commits cost less CPU
+   * and disk (each is a write and an fdatasync: a 10,000-shipment run with labels on ext4 used ~7% less CPU
+   * than at 2 ms); the runner writes "sending" records ahead of need (128+ at a time), so this delay is not on
+   * any request's path, only on when a finished task's line is printed.
    */
   commitDelayMs?: number;
   /** Told about stale locks taken over and unreadable lines ignored. */
@@ -105,7 +107,7 @@ export class Journal {
 
   /** Opens (creating if needed) the journal, takes its lock and reads what earlier runs recorded. */
   static async open(path: string, opts: JournalOpenOptions = {}): Promise<Journal> {
-    const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 2));
+    const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 10));
     fs.mkdirSync(dirname(j.path), { recursive: true });
     if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, opts.onWarning);
     try {
