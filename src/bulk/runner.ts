@@ -401,15 +401,16 @@ export async function runBulk<I, R>(
     }
   };
 
-  const iterator = toAsyncIterator(tasks);
+  // A plain iterable (a command's task list or generator) is read without a promise and a turn per task.
+  const syncIterator = Symbol.asyncIterator in tasks ? undefined : (tasks as Iterable<BulkTask<I>>)[Symbol.iterator]();
+  const asyncIterator = syncIterator ? undefined : (tasks as AsyncIterable<BulkTask<I>>)[Symbol.asyncIterator]();
   let exhausted = false;
   // With a journal, the "sending" records of the next few fresh tasks are written ahead, while earlier
   // requests are in flight, so a free slot never waits for the disk. A reservation never used (Ctrl-C,
   // a kill) costs at most one settle() on the next run.
   const lookAhead = journal ? Math.max(128, 16 * concurrency) : 1;
   const ready: Array<{ task: BulkTask<I>; index: number; prior: Prior }> = [];
-  const pull = async (): Promise<void> => {
-    const next = await iterator.next();
+  const accept = (next: IteratorResult<BulkTask<I>>): void => {
     if (next.done) {
       exhausted = true;
       return;
@@ -429,7 +430,9 @@ export async function runBulk<I, R>(
   opts.signal.addEventListener('abort', poke);
   try {
     for (;;) {
-      while (!exhausted && !fatal && !stopped() && !opts.signal.aborted && ready.length < lookAhead) await pull();
+      while (!exhausted && !fatal && !stopped() && !opts.signal.aborted && ready.length < lookAhead) {
+        accept(syncIterator ? syncIterator.next() : await asyncIterator!.next());
+      }
       if (ready.length === 0) break;
       while (!fatal && !stopped() && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
         await new Promise<void>((r) => (wake = r));
@@ -467,7 +470,14 @@ export async function runBulk<I, R>(
     if (opts.signal.aborted) summary.interrupted = true;
     if ((summary.interrupted || stopped()) && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
     summary.elapsedS = (Date.now() - started) / 1000;
-    if (!exhausted) await iterator.return?.().catch(() => undefined);
+    if (!exhausted) {
+      try {
+        syncIterator?.return?.();
+        await asyncIterator?.return?.();
+      } catch {
+        // closing the source is best effort
+      }
+    }
   }
   if (fatal) throw fatal.error;
   return summary;
@@ -478,15 +488,6 @@ interface Prior {
   entry?: JournalEntry;
   fp?: string;
   reserved?: Promise<void>;
-}
-
-function toAsyncIterator<T>(src: AsyncIterable<T> | Iterable<T>): AsyncIterator<T> {
-  if (Symbol.asyncIterator in src) return (src as AsyncIterable<T>)[Symbol.asyncIterator]();
-  const it = (src as Iterable<T>)[Symbol.iterator]();
-  return {
-    next: async () => it.next(),
-    return: async () => it.return?.() ?? { done: true, value: undefined },
-  };
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {

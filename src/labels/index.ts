@@ -241,18 +241,28 @@ export interface WriteLabelsOptions {
 /** Writes each parcel's label (parcel numbers 1…n in array order) into the output dir; returns the paths. */
 export function writeLabels(labels: ReadonlyArray<LabelContent | string | Uint8Array>, opts: WriteLabelsOptions): string[] {
   ensureDirSync(opts.dir);
+  // join(dir, name) for a plain file name, without normalising the directory again for every label.
+  const dir = dirPrefix(opts.dir);
   return labels.map((l, i) => {
     const content = typeof l === 'string' || l instanceof Uint8Array ? l : l.content;
     const name = opts.namer
       ? opts.namer.name(opts.shipmentRef, i + 1, opts.format)
       : safeLabelFileName(opts.shipmentRef, i + 1, opts.format);
-    const path = join(opts.dir, name);
+    const path = dir + name;
     // ZPL text goes to the file as the string itself: the same UTF-8 bytes as labelBytes gives, and Node
     // writes a string in one native call (open, write, close) without a Buffer copy, ~25% less per file.
     if (opts.inPlace && !opts.sync) writeFileInPlace(path, opts.format === 'ZPL' && typeof content === 'string' ? content : labelBytes(content, opts.format));
     else writeFileAtomic(path, labelBytes(content, opts.format), { sync: opts.sync });
     return path;
   });
+}
+
+let lastDir: [string, string] = ['', ''];
+
+/** The directory as join() gives it, ending in a separator (a run writes thousands of labels into one). */
+function dirPrefix(dir: string): string {
+  if (lastDir[0] !== dir) lastDir = [dir, join(dir, 'x').slice(0, -1)];
+  return lastDir[1];
 }
 
 /**

@@ -55,6 +55,11 @@ function contentOf(r: { zpl?: string | null; pdf?: string | null; png?: string |
  * (print_labels: the desktop application picks the format), in whichever format the service sent.
  */
 export function labelsOf(res: ShipmentResponse[], requested: LabelFormat): { format: LabelFormat; contents: string[] } {
+  // The usual answer (one element per parcel, each with the format asked for), without the general walk.
+  if (res.length === 1) {
+    const contents = contentOf(res[0], requested);
+    if (contents.length) return { format: requested, contents };
+  }
   for (const f of [requested, ...FORMATS.filter((x) => x !== requested)]) {
     const contents = res.flatMap((r) => contentOf(r, f));
     if (contents.length) return { format: f, contents };
