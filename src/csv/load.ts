@@ -152,21 +152,21 @@ type Finished =
 /** Builds (and, when asked, validates) one complete shipment draft. */
 function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOptions, validate: boolean): Finished {
   const fin = layout.finalize?.(draft) ?? {};
-  const warnings = [...(fin.warnings ?? [])];
+  const warnings = fin.warnings ? [...fin.warnings] : [];
   if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };
   const built = buildShipment(draft, { labelFor: layout.labelFor, defaults: opts.defaults });
-  const problems = [...built.problems];
+  const problems = built.problems;
   let normalised: ShipmentBody | undefined;
   if (validate) {
-    const seen = new Set(problems.map((p) => `${p.row}\u0000${p.column}`));
     const checked = opts.validate?.(built.body) ?? [];
     const issues = Array.isArray(checked) ? checked : checked.issues;
     if (!Array.isArray(checked) && checked.issues.length === 0) normalised = checked.value;
+    const seen = issues.length ? new Set(problems.map((p) => `${p.row}\u0000${p.column}`)) : undefined;
     for (const issue of issues) {
       const at = built.locate(issue.path);
       const key = `${at.row}\u0000${at.column}`;
-      if (seen.has(key)) continue; // our own message for this cell is the more precise one
-      seen.add(key);
+      if (seen!.has(key)) continue; // our own message for this cell is the more precise one
+      seen!.add(key);
       problems.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: issue.message });
     }
     for (const w of checkLengths(built.body)) {

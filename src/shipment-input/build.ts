@@ -99,11 +99,10 @@ export function setPath(target: Record<string, unknown>, path: string, value: un
 /** Builds the request body of one shipment draft. Conversion problems are returned, not thrown. */
 export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; defaults?: Defaults }): BuiltShipment {
   const body: ShipmentBody = {};
-  const origins = new Map<string, Origin>();
   const problems: InputProblem[] = [];
   const defaults = opts.defaults ?? new Map<string, Cell>();
 
-  const put = (target: Record<string, unknown>, prefix: string, column: string, cell: Cell) => {
+  const put = (target: Record<string, unknown>, column: string, cell: Cell) => {
     const def = columnDef(column);
     if (!def) return;
     const r = convertCell(def, cell.value);
@@ -112,7 +111,6 @@ export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; 
       return;
     }
     setPath(target, def.path, r.value);
-    origins.set(prefix + def.path, cell);
   };
   const withDefaults = (cells: Map<string, Cell>, level: 'shipment' | 'parcel') => {
     if (defaults.size === 0) return sortedCells(cells);
@@ -121,29 +119,49 @@ export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; 
     return sortedCells(all);
   };
 
-  for (const [col, cell] of withDefaults(draft.cells, 'shipment')) put(body, '', col, cell);
+  for (const [col, cell] of withDefaults(draft.cells, 'shipment')) put(body, col, cell);
   // to_address always exists, so a missing recipient is reported field by field, not as one "to_address".
   body.to_address ??= {};
   let items = 0;
   body.parcels = draft.parcels.map((parcel, pi) => {
     const p: Record<string, unknown> & { items?: Array<Record<string, unknown>> } = {};
-    for (const [col, cell] of withDefaults(parcel.cells, 'parcel')) put(p, `parcels.${pi}.`, col, cell);
+    for (const [col, cell] of withDefaults(parcel.cells, 'parcel')) put(p, col, cell);
     if (parcel.items.length) {
       p.items = parcel.items.map((item, ii) => {
         const it: Record<string, unknown> = {};
-        for (const [col, cell] of sortedCells(item.cells)) put(it, `parcels.${pi}.items.${ii}.`, col, cell);
+        for (const [col, cell] of sortedCells(item.cells)) put(it, col, cell);
         items++;
         return it;
       });
     }
     return p;
   });
-  for (const extra of draft.extras) {
-    setPath(body, extra.path, extra.value);
-    origins.set(extra.path, extra.origin);
-  }
+  for (const extra of draft.extras) setPath(body, extra.path, extra.value);
+
+  // Where each request field came from, worked out only when something asks (a problem to place): a file of
+  // valid rows, the usual case, never needs it, and recording it as the body was built cost every row.
+  let origins: Map<string, Origin> | undefined;
+  const originsOf = (): Map<string, Origin> => {
+    if (origins) return origins;
+    const map = new Map<string, Origin>();
+    const note = (prefix: string, column: string, cell: Cell) => {
+      const def = columnDef(column);
+      if (def) map.set(prefix + def.path, cell);
+    };
+    for (const [col, cell] of withDefaults(draft.cells, 'shipment')) note('', col, cell);
+    draft.parcels.forEach((parcel, pi) => {
+      for (const [col, cell] of withDefaults(parcel.cells, 'parcel')) note(`parcels.${pi}.`, col, cell);
+      parcel.items.forEach((item, ii) => {
+        for (const [col, cell] of sortedCells(item.cells)) note(`parcels.${pi}.items.${ii}.`, col, cell);
+      });
+    });
+    for (const extra of draft.extras) map.set(extra.path, extra.origin);
+    origins = map;
+    return map;
+  };
 
   const locate = (path: string): Origin => {
+    const origins = originsOf();
     const exact = origins.get(path);
     if (exact) return exact;
     const segs = path.split('.');
