@@ -55,7 +55,10 @@ Examples:
   program
     .command('packaging')
     .description('Show packaging options and packaging types (GET /packaging-options)')
-    .addHelpText('after', '\nExamples:\n  ship packaging\n  ship packaging --quiet        # packaging type keys')
+    .addHelpText(
+      'after',
+      '\nOff a terminal, stdout has one tab-separated line per packaging type (key, name, default, internal and external\nW×H×D in mm, max, default and packaging weight in g); the account flags (net weight, allow override) go to stderr.\n\nExamples:\n  ship packaging\n  ship packaging --quiet        # packaging type keys\n  ship packaging --json         # flags and types',
+    )
     .action(async () => {
       const { run } = await import('./packaging.js');
       await run(ctx);

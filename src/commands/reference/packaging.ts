@@ -1,8 +1,13 @@
 // `ship packaging`: GET /packaging-options — the account's flags, then its packaging types.
 import type { Ctx } from '../../context.js';
+import { cellText } from '../../output/output.js';
 import { dimensionsText } from './render.js';
 
-/** Prints net_weight/allow_override, then the packaging types (dimensions in mm, weights in g, default marked). */
+/**
+ * Prints net_weight/allow_override, then the packaging types (dimensions in mm, weights in g, default marked).
+ * Off a terminal stdout carries the types only, one per line (so `cut` and `awk` see one kind of row), and the
+ * two account flags go to stderr; --json has them all.
+ */
 export async function run(ctx: Ctx): Promise<void> {
   const api = await ctx.api();
   const options = await api.packaging.get({ signal: ctx.signal });
@@ -12,10 +17,12 @@ export async function run(ctx: Ctx): Promise<void> {
     for (const t of types) ctx.out.line(t.key);
     return;
   }
-  ctx.out.keyValues([
+  const flags: Array<[string, unknown]> = [
     ['net weight', options.net_weight == null ? 'unknown' : options.net_weight],
     ['allow override', options.allow_override == null ? 'unknown' : options.allow_override],
-  ]);
+  ];
+  if (ctx.io.stdoutIsTTY) ctx.out.keyValues(flags);
+  else ctx.out.info(flags.map(([k, v]) => `${k}: ${cellText(v)}`).join('; '));
   if (types.length === 0) return ctx.out.info('No packaging types.');
   if (ctx.io.stdoutIsTTY) ctx.out.line();
   await ctx.out.table(types, [

@@ -145,15 +145,17 @@ describe('ship users / packaging / custom-fields', () => {
     expect(JSON.parse((await ship(['users', '--json'])).stdout)[0]).toMatchObject({ email: 'dana@example.com' });
   });
 
-  it('shows packaging flags then types in mm and g, default marked', async () => {
+  it('shows packaging flags then types in mm and g, default marked; off a terminal the flags go to stderr', async () => {
     const r = await ship(['packaging']);
+    expect(r.stderr).toContain('net weight: no; allow override: yes');
     expect(r.stdout.split('\n')).toEqual([
-      'net weight\tno',
-      'allow override\tyes',
       'BOX_S\tSmall box\t*\t300 × 200 × 100\t310 × 210 × 110\t5000\t250\t120',
       'MAILER\tMailer\t\t250 × 350 × 30\t\t1000\t50\t20',
       '',
     ]);
+    const onTerminal = await ship(['packaging'], {}, true);
+    expect(onTerminal.stdout).toMatch(/net weight\s+no/);
+    expect(onTerminal.stdout).toMatch(/BOX_S/);
     expect((await ship(['packaging', '--quiet'])).stdout).toBe('BOX_S\nMAILER\n');
     expect(JSON.parse((await ship(['packaging', '--json'])).stdout)).toMatchObject({ net_weight: false, allow_override: true });
   });
