@@ -118,7 +118,10 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
           const l = opts.quietLine?.(r);
           if (l !== undefined) out.line(l);
         } else if (perTaskText) {
-          const l = opts.textLine?.(r);
+          // The one task of a singleTaskOwnError run failed: its error is printed once, as the command's own,
+          // not also as a result line on the terminal (a script still gets the line: stdout is its data).
+          const ownError = opts.singleTaskOwnError && opts.total === 1 && r.status === 'failed' && io.stdoutIsTTY;
+          const l = ownError ? undefined : opts.textLine?.(r);
           if (l !== undefined) out.line(l);
         } else if (r.status === 'failed') {
           progress.stop();

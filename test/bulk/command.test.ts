@@ -116,6 +116,19 @@ describe('runBulkCommand', () => {
     expect(io.err()).toMatch(/B-2 \(row 3\): parcels\.0\.weight/);
   });
 
+  it('singleTaskOwnError: one failed task throws its own error; its result line is left out on a terminal only', async () => {
+    const one = () => [{ key: 'B-2', rows: [] as number[], input: rows[1] }];
+    const opts = { noun: 'shipments', total: 1, hooks, concurrency: 1, singleTaskOwnError: true, jsonLine: () => ({}), textLine: (r: { status: string; task: { key: string } }) => `${r.status}\t${r.task.key}` };
+    const onTerminal = ctxWith({ tty: true });
+    const err = await runBulkCommand(onTerminal.ctx, { ...opts, tasks: one() }).catch((e) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(onTerminal.io.out()).not.toContain('B-2');
+    // A script reads stdout: it keeps the result line (the error itself is printed by the caller, on stderr).
+    const piped = ctxWith();
+    expect(await runBulkCommand(piped.ctx, { ...opts, tasks: one() }).catch((e) => e)).toBeInstanceOf(ValidationError);
+    expect(piped.io.out()).toBe('failed\tB-2\n');
+  });
+
   it('Ctrl-C: stops, prints the summary, throws Interrupted (130)', async () => {
     const io = bufferIO();
     const ac = new AbortController();
