@@ -3,7 +3,7 @@
 // ~30–80 ms of start-up for nothing (see bench/startup.mjs).
 import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
-// Typed in undici-internals.d.ts: the same class and function undici's index exports.
+// Typed in undici-internals.d.ts: the same class undici's index exports.
 import AgentClass from 'undici/lib/dispatcher/agent.js';
 
 // undici parses HTTP with llhttp compiled to WebAssembly. On Node 20 (V8 11), its one huge parser function is
@@ -181,6 +181,7 @@ function decode(chunks: Buffer[]): string {
   const start = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
   return buf.toString('utf8', start);
 }
+
 let lastSplit: { url: string; origin: string; path: string } | undefined;
 
 /** The origin and path of a URL; the last one is remembered (a bulk run sends thousands to the same URL). */
