@@ -308,7 +308,7 @@ export class HttpClient {
         pending.abort(new Error(`timed out after ${this.timeoutMs} ms`));
       }, this.timeoutMs);
       try {
-        ({ status, rawHeaders, text } = await pending);
+        ({ status, rawHeaders, text } = await pending.answer);
       } catch (err) {
         if (spec.signal?.aborted) throw spec.signal.reason;
         const kind = timedOut ? 'timeout' : networkKind(err);

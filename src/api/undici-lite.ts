@@ -44,19 +44,17 @@ export interface ExchangeOptions {
  * 10,000 shipments, CPU-bound on its main thread, paid for nothing (bench/create-csv.mjs). The handler speaks
  * undici's own (v7 "legacy") handler protocol, which every Dispatcher accepts, MockAgent included.
  *
- * The returned exchange also carries `abort(reason)`: it fails the request with `reason` (a time limit).
+ * Returns the answer's promise and `abort(reason)`, which fails the request with `reason` (a time limit). They
+ * come as two fields, not as a method added to the promise: a promise with a property of its own is awaited on
+ * V8's slow path, and on Node 24 that kept every response alive long enough to reach the old generation (a
+ * 10,000-shipment run's peak memory went from ~140 to ~190 MB).
  */
 export function exchange(dispatcher: Dispatcher, url: string, opts: ExchangeOptions): PendingExchange {
   const { origin, path } = split(url);
-  let collector!: Collector;
-  const promise = new Promise<Exchange>((resolve, reject) => {
-    collector = new Collector(resolve, reject, opts.signal);
-  });
-  const pending = promise as PendingExchange;
-  pending.abort = (reason: unknown) => collector.abort(reason);
+  const collector = new Collector(opts.signal);
   if (opts.signal?.aborted) {
     collector.fail(opts.signal.reason);
-    return pending;
+    return collector;
   }
   try {
     dispatcher.dispatch(
@@ -66,11 +64,14 @@ export function exchange(dispatcher: Dispatcher, url: string, opts: ExchangeOpti
   } catch (err) {
     collector.fail(err);
   }
-  return pending;
+  return collector;
 }
 
-/** An exchange under way: a promise of its answer that can also be aborted. */
-export type PendingExchange = Promise<Exchange> & { abort(reason: unknown): void };
+/** An exchange under way: its answer, and a way to abort it. */
+export interface PendingExchange {
+  readonly answer: Promise<Exchange>;
+  abort(reason: unknown): void;
+}
 
 /** The value of response header `name` (lower case), or undefined; repeated headers are joined with ", ". */
 export function headerValue(rawHeaders: ReadonlyArray<Buffer | string>, name: string): string | undefined {
@@ -101,7 +102,10 @@ function watch(signal: AbortSignal, c: Collector): void {
 }
 
 /** undici's handler protocol (onConnect, onHeaders, onData, onComplete, onError), collecting the answer whole. */
-class Collector {
+class Collector implements PendingExchange {
+  readonly answer: Promise<Exchange>;
+  private resolve!: (x: Exchange) => void;
+  private reject!: (e: unknown) => void;
   private status = 0;
   private rawHeaders: ReadonlyArray<Buffer | string> = [];
   private chunks: Buffer[] = [];
@@ -110,11 +114,11 @@ class Collector {
   private aborting = false;
   private settled = false;
 
-  constructor(
-    private readonly resolve: (x: Exchange) => void,
-    private readonly reject: (e: unknown) => void,
-    private readonly signal: AbortSignal | undefined,
-  ) {
+  constructor(private readonly signal: AbortSignal | undefined) {
+    this.answer = new Promise<Exchange>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
     if (signal && !signal.aborted) watch(signal, this);
   }
 

@@ -35,7 +35,7 @@ describe('exchange', () => {
       res.write('{"message":"ok","da');
       setTimeout(() => res.end('ta":"é€😀"}'), 20);
     });
-    const r = await exchange(agent!, `${origin}/v1.2/x?q=1`, opts);
+    const r = await exchange(agent!, `${origin}/v1.2/x?q=1`, opts).answer;
     expect(r.status).toBe(201);
     expect(JSON.parse(r.text)).toEqual({ message: 'ok', data: 'é€😀' });
     expect(headerValue(r.rawHeaders, 'content-type')).toBe('application/json');
@@ -48,7 +48,7 @@ describe('exchange', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}')]));
     });
-    const r = await exchange(agent!, `${origin}/`, opts);
+    const r = await exchange(agent!, `${origin}/`, opts).answer;
     expect(r.text).toBe('{"a":1}');
   });
 
@@ -62,7 +62,7 @@ describe('exchange', () => {
         res.end('');
       });
     });
-    const r = await exchange(agent!, `${origin}/shipments`, { ...opts, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":"ü"}' });
+    const r = await exchange(agent!, `${origin}/shipments`, { ...opts, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":"ü"}' }).answer;
     expect(r.text).toBe('');
     expect(seen).toEqual({ method: 'POST', type: 'application/json', body: '{"x":"ü"}' });
   });
@@ -80,7 +80,7 @@ describe('exchange', () => {
     const pending = exchange(agent!, `${origin}/slow`, opts);
     const reason = new Error('timed out after 50 ms');
     setTimeout(() => pending.abort(reason), 50);
-    await expect(pending).rejects.toBe(reason);
+    await expect(pending.answer).rejects.toBe(reason);
   });
 
   it('a caller signal already aborted fails at once, nothing sent', async () => {
@@ -91,7 +91,7 @@ describe('exchange', () => {
     });
     const ac = new AbortController();
     ac.abort(new Error('stop'));
-    await expect(exchange(agent!, `${origin}/`, { ...opts, signal: ac.signal })).rejects.toThrow('stop');
+    await expect(exchange(agent!, `${origin}/`, { ...opts, signal: ac.signal }).answer).rejects.toThrow('stop');
     expect(requests).toBe(0);
   });
 
@@ -102,9 +102,9 @@ describe('exchange', () => {
       else res.end('{}');
     });
     const ac = new AbortController();
-    for (let i = 0; i < 20; i++) await exchange(agent!, `${origin}/quick`, { ...opts, signal: ac.signal });
+    for (let i = 0; i < 20; i++) await exchange(agent!, `${origin}/quick`, { ...opts, signal: ac.signal }).answer;
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
-    const hanging = [exchange(agent!, `${origin}/hang`, { ...opts, signal: ac.signal }), exchange(agent!, `${origin}/hang`, { ...opts, signal: ac.signal })];
+    const hanging = [exchange(agent!, `${origin}/hang`, { ...opts, signal: ac.signal }).answer, exchange(agent!, `${origin}/hang`, { ...opts, signal: ac.signal }).answer];
     while (held < 2) await new Promise((r) => setTimeout(r, 5));
     expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
     ac.abort(new Error('interrupted'));
@@ -117,7 +117,7 @@ describe('exchange', () => {
       sockets.add(req.socket);
       res.end('{}');
     });
-    for (let i = 0; i < 5; i++) await exchange(agent!, `${origin}/`, opts);
+    for (let i = 0; i < 5; i++) await exchange(agent!, `${origin}/`, opts).answer;
     expect(sockets.size).toBe(1);
   });
 
@@ -125,7 +125,7 @@ describe('exchange', () => {
     const mock = new MockAgent();
     mock.disableNetConnect();
     mock.get('http://api.test.invalid').intercept({ path: '/v1.2/users', method: 'GET' }).reply(429, { message: 'slow down' }, { headers: { 'Retry-After': '3' } });
-    const r = await exchange(mock, 'http://api.test.invalid/v1.2/users', opts);
+    const r = await exchange(mock, 'http://api.test.invalid/v1.2/users', opts).answer;
     expect(r.status).toBe(429);
     expect(JSON.parse(r.text)).toEqual({ message: 'slow down' });
     expect(headerValue(r.rawHeaders, 'retry-after')).toBe('3');
@@ -136,6 +136,6 @@ describe('exchange', () => {
     const origin = await serve(() => undefined);
     await new Promise((r) => server!.close(r));
     server = undefined;
-    await expect(exchange(agent!, `${origin}/`, opts)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(exchange(agent!, `${origin}/`, opts).answer).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });
