@@ -73,6 +73,15 @@ describe('exchange', () => {
     expect(headerValue(raw, 'other')).toBe('c');
   });
 
+  it('the answer is a plain promise, its abort beside it (a promise with properties of its own is awaited on V8\'s slow path and kept every response alive into the old generation)', async () => {
+    const origin = await serve((_req, res) => res.end('{}'));
+    const pending = exchange(agent!, `${origin}/`, opts);
+    expect(Object.getPrototypeOf(pending.answer)).toBe(Promise.prototype);
+    expect(Reflect.ownKeys(pending.answer)).toEqual([]);
+    expect(typeof pending.abort).toBe('function');
+    await pending.answer;
+  });
+
   it('abort(reason) fails a request under way with that reason', async () => {
     const origin = await serve(() => {
       // never answers
