@@ -73,7 +73,7 @@ describe('exchange', () => {
     expect(headerValue(raw, 'other')).toBe('c');
   });
 
-  it('the answer is a plain promise, its abort beside it (a promise with properties of its own is awaited on V8\'s slow path and kept every response alive into the old generation)', async () => {
+  it('the answer is a plain promise, its abort beside it (with a property of its own on the promise, every response lived on into the old generation)', async () => {
     const origin = await serve((_req, res) => res.end('{}'));
     const pending = exchange(agent!, `${origin}/`, opts);
     expect(Object.getPrototypeOf(pending.answer)).toBe(Promise.prototype);
