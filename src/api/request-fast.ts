@@ -132,7 +132,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 const okText = (v: unknown): v is string => typeof v === 'string' && !BANNED_CHARS.test(v);
 
-
 /** Any value (custom field values) free of the banned characters at any depth, as JSON data. */
 function cleanDeep(v: unknown, depth = 0): boolean {
   if (depth > 20) return false;

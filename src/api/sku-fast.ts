@@ -247,5 +247,5 @@ export function fastSkuMeta(input: unknown, opts?: FastParseOptions): Record<str
 
 /** SkuSchema's output for a SKU that matches it; undefined when it does not (or might not): parse that one with zod. */
 export function fastSku(input: unknown, opts?: FastParseOptions): Sku | undefined {
-  return isRecord(input) ? (object(SKU, input, opts?.reuse === true) as Sku | undefined) : undefined;
+  return parseObject(SKU, input, opts) as Sku | undefined;
 }

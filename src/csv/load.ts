@@ -161,13 +161,15 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
     const checked = opts.validate?.(built.body) ?? [];
     const issues = Array.isArray(checked) ? checked : checked.issues;
     if (!Array.isArray(checked) && checked.issues.length === 0) normalised = checked.value;
-    const seen = issues.length ? new Set(problems.map((p) => `${p.row}\u0000${p.column}`)) : undefined;
-    for (const issue of issues) {
-      const at = built.locate(issue.path);
-      const key = `${at.row}\u0000${at.column}`;
-      if (seen!.has(key)) continue; // our own message for this cell is the more precise one
-      seen!.add(key);
-      problems.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: issue.message });
+    if (issues.length) {
+      const seen = new Set(problems.map((p) => `${p.row}\u0000${p.column}`));
+      for (const issue of issues) {
+        const at = built.locate(issue.path);
+        const key = `${at.row}\u0000${at.column}`;
+        if (seen.has(key)) continue; // our own message for this cell is the more precise one
+        seen.add(key);
+        problems.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: issue.message });
+      }
     }
     for (const w of checkLengths(built.body)) {
       const at = built.locate(w.path);

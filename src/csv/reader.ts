@@ -59,10 +59,18 @@ export function checkEncoding(label: string): string {
   }
 }
 
-/** The warning for a file that was not UTF-8 and is read as Windows-1252 (undefined when nothing was guessed). */
-export function guessedEncodingNote(name: string, e: CsvEncoding): string | undefined {
-  if (!e.guessed) return undefined;
-  return `${name} is not UTF-8 text: read as Windows-1252 (Excel's "CSV (Comma delimited)"); if accented letters look wrong, give the encoding with --encoding (e.g. iso-8859-2), or save the file as "CSV UTF-8"`;
+/**
+ * How to read a CSV file: the --encoding given (checked), else what detectCsvEncoding finds, with the warning to
+ * show when that is a guess (a file that is not UTF-8, read as Windows-1252).
+ */
+export async function csvEncodingFor(path: string, given: string | undefined, name: string): Promise<{ encoding: string | CsvEncoding; warning?: string }> {
+  if (given !== undefined) return { encoding: checkEncoding(given) };
+  const encoding = await detectCsvEncoding(path);
+  if (!encoding.guessed) return { encoding };
+  return {
+    encoding,
+    warning: `${name} is not UTF-8 text: read as Windows-1252 (Excel's "CSV (Comma delimited)"); if accented letters look wrong, give the encoding with --encoding (e.g. iso-8859-2), or save the file as "CSV UTF-8"`,
+  };
 }
 
 async function openOrExplain(path: string) {

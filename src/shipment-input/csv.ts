@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { parseMapping } from '../csv/headers.js';
 import { loadCsv, type LoadedCsv } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
-import { checkEncoding, detectCsvEncoding, guessedEncodingNote, type CsvSource } from '../csv/reader.js';
+import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText } from './read.js';
 import type { ShipmentInputOptions } from './options.js';
@@ -59,9 +59,8 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);
   const name = path === '-' ? 'stdin' : path;
   // Said before any problem the file has, which a wrong guess could explain.
-  const encoding = o.encoding === undefined ? await detectCsvEncoding(source.path) : checkEncoding(o.encoding);
-  const guessed = typeof encoding === 'object' ? guessedEncodingNote(name, encoding) : undefined;
-  if (guessed) ctx.out.warn(guessed);
+  const { encoding, warning } = await csvEncodingFor(source.path, o.encoding, name);
+  if (warning) ctx.out.warn(warning);
   return loadCsv({
     source,
     layout: await layoutFor(ctx, o),
@@ -74,4 +73,3 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
     name,
   });
 }
-

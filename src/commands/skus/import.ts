@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
-import { checkEncoding, detectCsvEncoding, guessedEncodingNote, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
+import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
@@ -185,9 +185,8 @@ export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
 
 async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<void> {
   const mapping = await loadMapping(opts.map);
-  const encoding = opts.encoding === undefined ? await detectCsvEncoding(path) : checkEncoding(opts.encoding);
-  const guessed = typeof encoding === 'object' ? guessedEncodingNote(opts.file === '-' ? 'stdin' : opts.file, encoding) : undefined;
-  if (guessed) ctx.out.warn(guessed);
+  const { encoding, warning } = await csvEncodingFor(path, opts.encoding, opts.file === '-' ? 'stdin' : opts.file);
+  if (warning) ctx.out.warn(warning);
   const { header, bindings, rows } = await validateSkuFile(ctx, path, mapping, opts.file, encoding);
 
   if (opts.dryRun) {
