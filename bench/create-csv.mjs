@@ -186,10 +186,12 @@ async function shipRun(baseUrl, token, csv, outDir, extraArgs = []) {
 
 /**
  * What creating a new file costs on the labels' file system right now (µs per file, 1,000 small files). On ext4
- * without a journal, creating files in a block group where many files were deleted in the last ~30 s costs
- * 10–20× more (the kernel skips recently deleted inodes one by one): a shared /tmp with other test runs
- * deleting temp dirs shows 300 µs per file where a quiet directory shows 20 µs. Printed so the figures can
- * be read in that light; the probe's files are removed at the end with the rest of the work dir.
+ * without a journal, the inode allocator will not reuse an inode freed in the last 60 s (360 s while its inode
+ * table block is still dirty): for every new file it walks the group's free inodes from the start and checks
+ * each one's deletion time (find_inode_bit → recently_deleted in `perf`), so after many deletions creating a
+ * file costs 10–20× more: a shared /tmp with other test runs deleting temp dirs shows 100–300 µs per file
+ * where a quiet one shows 20 µs. Printed so the figures can be read in that light; the probe's files are
+ * removed at the end with the rest of the work dir (which makes the next few minutes slow in its turn).
  */
 function fsProbe(dir) {
   mkdirSync(dir, { recursive: true });
