@@ -117,6 +117,40 @@ function itemRows(draft: ShipmentDraft): number[][] | undefined {
 
 const withItemRows = (rows: number[][] | undefined) => (rows ? { itemRows: rows } : {});
 
+/**
+ * A validated shipment as a bulk run keeps it until it is sent: its JSON text — what the validator made of the
+ * body when given (a request then carries it as it is, not validated again), else the built body — and its rows.
+ * Built field by field, not with `{ body, ...rest }` and a spread: objects made that way each got a hidden class
+ * of their own (a Map, a DescriptorArray and a PropertyArray, ~400 bytes a shipment: 20 MB of a 50,000-row
+ * file), and `rows`, grown by push, is copied to its exact length (~130 bytes less).
+ */
+function compactOf(s: PreparedShipment, normalised: ShipmentBody | undefined): CompactShipment {
+  const out: CompactShipment = {
+    reference: s.reference,
+    row: s.row,
+    rows: s.rows.slice(),
+    parcels: s.parcels,
+    items: s.items,
+    rowParcels: s.rowParcels,
+    itemRows: s.itemRows,
+    json: flat(JSON.stringify(normalised ?? s.body)),
+    validated: normalised !== undefined,
+  };
+  return out;
+}
+
+/**
+ * The same string, flattened in place. JSON.stringify returns its output as a tree of pieces (32, 64, 128…
+ * characters) joined by rope nodes, ~200 bytes more than the text for a 600-character body; held for every
+ * shipment of a large file until it is sent, that adds up. Converting a string to a number makes V8 flatten it
+ * where it is (the trick `flatstr` and pino use); the number itself is not needed.
+ */
+function flat(s: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-unused-expressions
+  Number(s);
+  return s;
+}
+
 const byRow = (a: InputProblem, b: InputProblem) => (a.row ?? 0) - (b.row ?? 0);
 
 /**
@@ -315,11 +349,8 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     counts.shipments++;
     counts.parcels += f.shipment.parcels;
     counts.items += f.shipment.items;
-    if (keep === 'json') {
-      const { body, ...rest } = f.shipment;
-      // What the validator made of the body is what a request carries: kept, it need not be validated again.
-      compact.push(f.normalised ? { ...rest, json: JSON.stringify(f.normalised), validated: true } : { ...rest, json: JSON.stringify(body) });
-    } else if (keep) shipments.push(f.shipment);
+    if (keep === 'json') compact.push(compactOf(f.shipment, f.normalised));
+    else if (keep) shipments.push(f.shipment);
   }
 
   let kept = problems;

@@ -53,8 +53,15 @@ describe('validated bodies kept for sending', () => {
     }
   });
 
+  it('keep the row facts of the full form (rows, parcels, items, where each item came from)', async () => {
+    const { kept, built } = await both(join(ROOT, 'examples', 'orders.csv'), contractLayout());
+    expect(kept.compact.some((c) => c.itemRows !== undefined && c.rows.length > 1)).toBe(true);
+    // (toEqual takes an absent itemRows and an undefined one as the same.)
+    expect(kept.compact.map(({ json: _json, validated: _validated, ...facts }) => facts)).toEqual(built.shipments.map(({ body: _body, ...facts }) => facts));
+  });
+
   it('keeps the built bodies, unmarked, when the validator gives no normalised body', async () => {
     const kept = await loadCsv({ source: { path: ODD }, layout: contractLayout(), validate: await apiValidator(), keep: 'json' });
-    expect(kept.compact.every((c) => c.validated === undefined)).toBe(true);
+    expect(kept.compact.every((c) => c.validated === false)).toBe(true);
   });
 });
