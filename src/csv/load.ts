@@ -146,7 +146,6 @@ function compactOf(s: PreparedShipment, normalised: ShipmentBody | undefined): C
  * where it is (the trick `flatstr` and pino use); the number itself is not needed.
  */
 function flat(s: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-unused-expressions
   Number(s);
   return s;
 }
