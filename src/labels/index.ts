@@ -161,17 +161,18 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, opts: {
  * Writes a file in place: one open (created or truncated), one write, one close — no temp file, no rename,
  * about half the system calls and directory updates of writeFileAtomic. A process killed meanwhile can leave
  * the file torn, so this is only for callers whose own records make that harmless (see
- * WriteLabelsOptions.inPlace). A write that fails removes the partial file.
+ * WriteLabelsOptions.inPlace). A write that fails removes the partial file. `dir` is the file's directory
+ * (made if missing), when the caller has it at hand.
  */
-export function writeFileInPlace(path: string, data: Uint8Array | string): void {
-  ensureDirSync(dirname(path));
+export function writeFileInPlace(path: string, data: Uint8Array | string, dir = dirname(path)): void {
+  ensureDirSync(dir);
   try {
     fs.writeFileSync(path, data);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
       // The directory went away since we made it (someone cleaned up): make it again, once.
-      knownDirs.delete(dirname(path));
-      ensureDirSync(dirname(path));
+      knownDirs.delete(dir);
+      ensureDirSync(dir);
       fs.writeFileSync(path, data);
       return;
     }
@@ -251,7 +252,8 @@ export function writeLabels(labels: ReadonlyArray<LabelContent | string | Uint8A
     const path = dir + name;
     // ZPL text goes to the file as the string itself: the same UTF-8 bytes as labelBytes gives, and Node
     // writes a string in one native call (open, write, close) without a Buffer copy, ~25% less per file.
-    if (opts.inPlace && !opts.sync) writeFileInPlace(path, opts.format === 'ZPL' && typeof content === 'string' ? content : labelBytes(content, opts.format));
+    // opts.dir, not dirname(path): the same string for every label of a run, so checking it is a lookup.
+    if (opts.inPlace && !opts.sync) writeFileInPlace(path, opts.format === 'ZPL' && typeof content === 'string' ? content : labelBytes(content, opts.format), opts.dir);
     else writeFileAtomic(path, labelBytes(content, opts.format), { sync: opts.sync });
     return path;
   });

@@ -43,6 +43,15 @@ describe('writeLabels with inPlace', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('makes the output directory again if it went away between two shipments of a run', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ship-inplace-')), 'labels');
+    writeLabels([ZPL], { dir, shipmentRef: 'R-1', format: 'ZPL', inPlace: true });
+    rmSync(dir, { recursive: true, force: true });
+    const [path] = writeLabels([ZPL], { dir, shipmentRef: 'R-2', format: 'ZPL', inPlace: true });
+    expect(readFileSync(path, 'utf8')).toBe(ZPL);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('throws the write error itself when the file cannot be written', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-inplace-'));
     mkdirSync(join(dir, 'taken.zpl'));
