@@ -181,6 +181,7 @@ export function createContext(init: CtxInit): Ctx {
             timeoutMs: s.timeoutMs.value,
             trace: ctx.mode.verbose ? (line: string) => ctx.out.debug(line) : undefined,
             onWarning: (msg: string) => ctx.out.debug(`warning: ${msg}`),
+            onWait: waitForService(ctx),
           });
         })();
       }
@@ -208,6 +209,7 @@ export function createContext(init: CtxInit): Ctx {
             timeoutMs: s.timeoutMs.value,
             trace: ctx.mode.verbose ? (line: string) => ctx.out.debug(line) : undefined,
             onWarning: (msg: string) => ctx.out.debug(`warning: ${msg}`),
+            onWait: waitForService(ctx),
           });
         })();
         apis.set(key, p);
@@ -216,6 +218,12 @@ export function createContext(init: CtxInit): Ctx {
     },
   };
   return ctx;
+}
+
+/** The spinner shown while a request to the service is out (a person at a terminal only; see output/wait.ts). */
+function waitForService(ctx: Ctx): (() => () => void) | undefined {
+  const wait = ctx.out.wait;
+  return wait.enabled ? () => wait.begin('Waiting for the shipping service…') : undefined;
 }
 
 function createPrompter(getCtx: () => Ctx): Prompter {
@@ -232,11 +240,15 @@ function createPrompter(getCtx: () => Ctx): Prompter {
   // ExitPromptError, which is the user interrupting, so exit 130 like any other interrupt.
   const ask = async <T>(spec: { message: string; supplyWith: string }, prompt: () => Promise<T>): Promise<T> => {
     if (!getCtx().mode.interactive) return refuse(spec);
+    // The prompt owns the terminal's last line while it is open: no spinner meanwhile.
+    const resume = getCtx().out.wait.suspend();
     try {
       return await prompt();
     } catch (e) {
       if (e instanceof Error && e.name === 'ExitPromptError') throw new Interrupted();
       throw e;
+    } finally {
+      resume();
     }
   };
   return {

@@ -32,6 +32,8 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       abort.abort(new Interrupted());
       return;
     }
+    // A spinner's line would otherwise stay on the terminal after the process is gone.
+    ctx.out.wait.close();
     process.exit(ExitCode.Interrupted);
   };
   if (handleSignals) {
@@ -60,6 +62,8 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     await reportError(ctx, err);
     return exitCodeOf(err);
   } finally {
+    // No spinner outlives the command (its timer would keep the process alive).
+    ctx.out.wait.close();
     if (handleSignals) {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -29,6 +29,11 @@ export const ENVIRONMENT_HELP = `Environment:
   NO_COLOR          disable colour; FORCE_COLOR forces it
   CI                set: never prompt, no spinners`;
 
+export const OUTPUT_HELP = `Output:
+  Results go to stdout; messages, prompts, spinners and progress bars to stderr. At a terminal a spinner
+  shows while the service is slow to answer or a large CSV file is being checked, and bulk commands show
+  a progress bar; --json, --quiet, --no-input and CI turn both off.`;
+
 /** Builds the full command tree. `ctx.globals` is filled in before any action runs. */
 export function buildProgram(ctx: Ctx): Command {
   const program = new Command('ship');
@@ -56,6 +61,8 @@ Examples:
   ship create --csv orders.csv --printer tcp://10.0.0.50:9100
   ship track ORDER-1001
   ship sandbox --port 4010
+
+${OUTPUT_HELP}
 
 ${ENVIRONMENT_HELP}
 

@@ -256,7 +256,16 @@ export class HttpClient {
   }
 
   /** Sends a request, retrying safe ones, and resolves to a 2xx response; anything else rejects with a typed error. */
-  async send(spec: RequestSpec): Promise<HttpResponse> {
+  send(spec: RequestSpec): Promise<HttpResponse> {
+    const onWait = this.opts.onWait;
+    if (!onWait) return this.sendNow(spec);
+    const done = onWait();
+    const sent = this.sendNow(spec);
+    sent.then(done, done);
+    return sent;
+  }
+
+  private async sendNow(spec: RequestSpec): Promise<HttpResponse> {
     if (this.closed) throw new ApiError('the API client was closed');
     const url = spec.url ?? this.urlFor(spec.path, spec.query);
     const http: HttpErrorInfo = { method: spec.method, path: this.relativePath(url) };

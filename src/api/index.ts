@@ -58,6 +58,11 @@ export interface ApiOptions {
   trace?: (line: string) => void;
   /** Lenient-parse warnings: a response that did not match its schema (the data is used as received). */
   onWarning?: (message: string) => void;
+  /**
+   * Called when a request starts (before its first attempt); the function it returns is called once the
+   * request is settled, retries included. The CLI shows a spinner meanwhile; the API layer draws nothing.
+   */
+  onWait?: () => () => void;
   /** Tests inject a MockAgent; otherwise one keep-alive Agent is created per Api. Injected dispatchers are not closed by close(). */
   dispatcher?: Dispatcher;
   /** Default `ship/<version> (node <v>; <platform>)`. */

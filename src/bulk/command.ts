@@ -95,6 +95,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   // With a progress line on the terminal, per-task text would tear it; failures still show as they happen.
   const perTaskText = !mode.json && !mode.quiet && !(progress.enabled && io.stdoutIsTTY);
   let summary: BulkSummary;
+  // The progress line (or the lines per task) says what is going on: no spinner on top of it.
+  const resumeWait = out.wait.suspend();
   try {
     if (opts.journalPath) {
       const sync = opts.journalSync ?? ctx.env.SHIP_JOURNAL_FSYNC !== '0';
@@ -148,6 +150,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     unbatch();
     await journal?.close();
     release();
+    resumeWait();
   }
 
   const failedPath = failed?.finish();

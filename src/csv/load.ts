@@ -99,6 +99,20 @@ export interface LoadCsvOptions {
    * again (default ~6 million, ~15 MB of memory); beyond it, or at 0, the file is read twice.
    */
   keepRecordsLimit?: number;
+  /**
+   * Told how far the work is, about every batch of records: rows read (pass 1), then rows checked out of
+   * `total` (pass 2). With it, the checking pass also lets the event loop turn every ~100 ms (a spinner can
+   * draw); without it, nothing changes.
+   */
+  onProgress?: (p: LoadProgress) => void;
+}
+
+/** How far loadCsv is (see LoadCsvOptions.onProgress). */
+export interface LoadProgress {
+  phase: 'reading' | 'checking';
+  rows: number;
+  /** Data rows of the file (known once it was read). */
+  total?: number;
 }
 
 function rowParcels(draft: ShipmentDraft): number[] {
@@ -303,6 +317,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   // Pass 1 (files only): the last row of each shipment, so pass 2 knows when a shipment is complete.
   let lastRow: Map<string, number> | undefined;
   let records = pass.records;
+  let dataRows = 0;
   if (isFile) {
     lastRow = new Map();
     const scratch: InputProblem[] = [];
@@ -321,9 +336,12 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
       }
       if (kept && keptSize > (opts.keepRecordsLimit ?? KEEP_RECORDS_LIMIT)) kept = undefined;
       kept?.push(batch);
+      dataRows += batch.length;
+      opts.onProgress?.({ phase: 'reading', rows: dataRows });
     }
     records = kept ? drain(kept) : (await openRecords(opts, name)).records;
   }
+  if (opts.onProgress) records = reporting(records, opts.onProgress, isFile ? dataRows : undefined);
 
   const problems: InputProblem[] = [];
   const warnings: InputProblem[] = [...layout.warnings];
@@ -392,6 +410,24 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
 const KEEP_RECORDS_LIMIT = 6_000_000;
 
 /** Yields kept batches once each, letting go of each as it is handed out. */
+/**
+ * The records, telling `onProgress` how many were checked after each batch; every ~100 ms it also lets the
+ * event loop turn (records kept from pass 1 come through promises alone, and would not).
+ */
+async function* reporting(records: AsyncIterable<CsvRecord[]>, onProgress: (p: LoadProgress) => void, total: number | undefined): AsyncGenerator<CsvRecord[]> {
+  let rows = 0;
+  let turned = performance.now();
+  for await (const batch of records) {
+    yield batch;
+    rows += batch.length;
+    onProgress({ phase: 'checking', rows, total });
+    if (performance.now() - turned > 100) {
+      await new Promise((resolveTurn) => setImmediate(resolveTurn));
+      turned = performance.now();
+    }
+  }
+}
+
 async function* drain(batches: CsvRecord[][]): AsyncGenerator<CsvRecord[]> {
   for (let i = 0; i < batches.length; i++) {
     const b = batches[i];

@@ -1,6 +1,7 @@
 // How commands print: stdout is data, stderr is talk. Every command goes through this, never console.*.
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { IO } from './io.js';
+import { WaitIndicator } from './wait.js';
 
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
 export interface OutputMode {
@@ -23,11 +24,16 @@ export interface Column<T> {
 /** Renderer bound to the injected streams. */
 export class Output {
   readonly c: ChalkInstance;
+  /** The spinner shown while a person waits (only where progress bars are shown too). */
+  readonly wait: WaitIndicator;
   constructor(
     readonly io: IO,
     readonly mode: OutputMode,
   ) {
     this.c = new Chalk({ level: mode.color ? 2 : 0 });
+    // A real terminal only (`isTTY` on the stream itself): in-process tests that only say "TTY" get no spinner.
+    const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
+    this.wait = new WaitIndicator({ stream: io.stderr, enabled: terminal && mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet });
   }
 
   /** Lines held back by batchLines(), written together at the end of the event-loop turn. */

@@ -3,7 +3,7 @@
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseMapping } from '../csv/headers.js';
-import { loadCsv, type LoadedCsv } from '../csv/load.js';
+import { loadCsv, type LoadedCsv, type LoadProgress } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
 import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
 import { csvDefaultsFromFlags } from './flags.js';
@@ -61,15 +61,30 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   // Said before any problem the file has, which a wrong guess could explain.
   const { encoding, warning } = await csvEncodingFor(source.path, o.encoding, name);
   if (warning) ctx.out.warn(warning);
-  return loadCsv({
-    source,
-    layout: await layoutFor(ctx, o),
-    defaults: csvDefaultsFromFlags(o),
-    validate: await apiChecker(),
-    delimiter,
-    encoding,
-    only: opts.only,
-    keep: opts.keep,
-    name,
-  });
+  // A large file takes seconds to check: a person at a terminal sees how far it got.
+  const wait = ctx.out.wait;
+  const done = wait.begin(`Reading ${name}…`);
+  try {
+    return await loadCsv({
+      source,
+      layout: await layoutFor(ctx, o),
+      defaults: csvDefaultsFromFlags(o),
+      validate: await apiChecker(),
+      delimiter,
+      encoding,
+      only: opts.only,
+      keep: opts.keep,
+      name,
+      onProgress: wait.enabled ? (p) => wait.update(progressText(name, p)) : undefined,
+    });
+  } finally {
+    done();
+  }
+}
+
+/** The spinner's text while a file is read and checked. */
+export function progressText(name: string, p: LoadProgress): string {
+  const n = (x: number) => x.toLocaleString('en-GB');
+  if (p.phase === 'reading') return `Reading ${name}… ${n(p.rows)} row${p.rows === 1 ? '' : 's'}`;
+  return `Checking ${name}… ${n(p.rows)}${p.total !== undefined ? ` of ${n(p.total)}` : ''} row${(p.total ?? p.rows) === 1 ? '' : 's'}`;
 }

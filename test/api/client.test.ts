@@ -302,6 +302,38 @@ describe('trace (--verbose)', () => {
   });
 });
 
+describe('onWait (the CLI\'s spinner)', () => {
+  it('is told once per request, retries included, and the wait ends once the request is settled, failed or not', async () => {
+    mock = new MockAgent();
+    mock.disableNetConnect();
+    const log: string[] = [];
+    api = createApi({
+      baseUrl: BASE,
+      apiKey: API_KEY,
+      token: TOKEN,
+      dispatcher: mock,
+      sleep: async () => {
+        log.push('backoff');
+      },
+      random: () => 0.5,
+      onWait: () => {
+        log.push('begin');
+        return () => log.push('end');
+      },
+    });
+    const pool = mock.get(ORIGIN);
+    pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(503, { message: 'Service Unavailable', data: null });
+    pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(200, { data: [{ id: 'u1' }] });
+    await api.users.list();
+    expect(log).toEqual(['begin', 'backoff', 'end']);
+
+    log.length = 0;
+    pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(401, { message: 'Unauthenticated', data: null });
+    await expect(api.users.list()).rejects.toThrow(/401/);
+    expect(log).toEqual(['begin', 'end']);
+  });
+});
+
 describe('helpers', () => {
   it('parseRetryAfter: seconds and HTTP-date', () => {
     expect(parseRetryAfter('1')).toBe(1000);

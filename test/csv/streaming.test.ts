@@ -74,6 +74,26 @@ describe('two passes, one read', () => {
   });
 });
 
+describe('progress', () => {
+  it('says how many rows were read, then how many of them were checked', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ship-progress-')), 'many.csv');
+    let text = HEADER;
+    for (let i = 1; i <= 4000; i++) text += row(i);
+    writeFileSync(path, text);
+    const seen: Array<{ phase: string; rows: number; total?: number }> = [];
+    const loaded = await loadCsv({ source: { path }, layout: contractLayout(), validate: await apiValidator(), keep: 'json', onProgress: (p) => seen.push({ ...p }) });
+    expect(loaded.counts.shipments).toBe(4000);
+    const reading = seen.filter((p) => p.phase === 'reading');
+    const checking = seen.filter((p) => p.phase === 'checking');
+    // Reading first, then checking; counts only grow, and each phase ends at the file's 4,000 data rows.
+    expect(seen.findIndex((p) => p.phase === 'checking')).toBe(reading.length);
+    expect(reading.length).toBeGreaterThan(1);
+    expect(reading.at(-1)!.rows).toBe(4000);
+    expect(checking.at(-1)).toEqual({ phase: 'checking', rows: 4000, total: 4000 });
+    for (const list of [reading, checking]) for (let i = 1; i < list.length; i++) expect(list[i].rows).toBeGreaterThan(list[i - 1].rows);
+  });
+});
+
 describe('a parse error while the reader is busy', () => {
   it('is reported as the file\'s problem (row named), not an unhandled error, even when found between batches', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ship-badcsv-')), 'bad.csv');

@@ -1,4 +1,5 @@
-// The built binary at a real terminal: prompts (login, bulk-create confirmation, container close) driven through tmux.
+// The built binary at a real terminal: prompts (login, bulk-create confirmation, container close) driven through tmux,
+// and the spinner shown while the service is slow to answer.
 // Prompts only appear when stdin and stderr are TTYs and CI is unset, which execa cannot give; a detached tmux
 // session can. Each test gets its own session on a private tmux socket, killed in afterEach even when a test fails.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -68,8 +69,8 @@ function type(name: string, text: string, enter = true): void {
 const exitCode = (text: string): number => Number(/EXIT=(\d+)/.exec(text)?.[1]);
 
 const title = hasTmux
-  ? 'prompts at a real terminal (built binary in tmux)'
-  : 'prompts at a real terminal: SKIPPED, tmux is not installed (.ci/run installs it; locally: apt-get install -y tmux)';
+  ? 'prompts and spinners at a real terminal (built binary in tmux)'
+  : 'prompts and spinners at a real terminal: SKIPPED, tmux is not installed (.ci/run installs it; locally: apt-get install -y tmux)';
 describe.skipIf(!hasTmux)(title, () => {
   beforeAll(async () => {
     sb = await startTestSandbox();
@@ -190,5 +191,26 @@ describe.skipIf(!hasTmux)(title, () => {
     const shown = await apiCall(auth, 'GET', `/containers/${ref}`);
     expect(shown.status).toBe(200);
     expect(shown.body.data?.status ?? shown.body.status).toBe('Open');
+  });
+
+  it('a slow answer shows a spinner while ship waits, gone once the answer is printed; --json shows none', async () => {
+    await sb.control('faults', { latency_ms: 1500 });
+    try {
+      const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+      const s = start(['services'], env);
+      await waitFor(s, /Waiting for the shipping service…/);
+      const text = await waitFor(s, /EXIT=\d+/);
+      expect(exitCode(text), text).toBe(0);
+      expect(text).toContain('RM_TRACKED_48');
+      expect(text).not.toContain('Waiting for the shipping service');
+
+      const j = start(['services', '--json'], env);
+      const json = await waitFor(j, /EXIT=\d+/);
+      expect(exitCode(json), json).toBe(0);
+      expect(json).toContain('"RM_TRACKED_48"');
+      expect(json).not.toContain('Waiting');
+    } finally {
+      await sb.control('faults', {});
+    }
   });
 });

@@ -27,6 +27,8 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
 
   const progress = ctx.mode.interactive && !ctx.mode.json && !ctx.mode.quiet;
   let shown = 0;
+  // Its own count of SKUs on stderr says how far it got: no spinner on that line.
+  const resumeWait = ctx.out.wait.suspend();
   try {
     const r = await writeSkuCsv(walkSkuPages(src, { signal: ctx.signal, lookahead: opts.lookahead }), out, {
       onPage: (n) => {
@@ -54,5 +56,7 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
       await rm(partial, { force: true });
     }
     throw err;
+  } finally {
+    resumeWait();
   }
 }

@@ -36,6 +36,8 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
     return finish(state);
   }
 
+  // The timeline is redrawn in place (or followed line by line): a spinner would tear it.
+  ctx.out.wait.suspend();
   const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json;
   const seen = new Set<string>();
   let drawnLines = 0;
