@@ -193,6 +193,25 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(shown.body.data?.status ?? shown.body.status).toBe('Open');
   });
 
+  it('a large CSV file shows how far its check got (rows checked of the total) before the confirmation', async () => {
+    const csv = join(work, 'large.csv');
+    // Enough rows that checking them outlasts the spinner's delay (300 ms) on a fast machine too.
+    const rows = 30_000;
+    const lines = ['shipment_reference,delivery_service_key,to_name,to_line_1,to_city,to_postcode,to_country,weight'];
+    for (let i = 1; i <= rows; i++) lines.push(`LARGE-${i},RM_TRACKED_48,Customer ${i},${i} Long Road,Derby,DE1 1AA,GB,${500 + (i % 900)}`);
+    writeFileSync(csv, lines.join('\n') + '\n');
+    const s = start(['create', '--csv', csv, '--output-dir', join(work, 'large-labels')], { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) });
+    const during = await waitFor(s, /(Reading|Checking) \S*large\.csv… [\d,]+ (of 30,000 )?rows/, 20_000);
+    expect(during).not.toMatch(/\? Create/);
+    const asked = await waitFor(s, new RegExp(`^\\? Create ${rows} shipments`, 'm'), 30_000);
+    // The spinner's line is gone once the question is asked.
+    expect(asked).not.toMatch(/(Reading|Checking) \S*large\.csv/);
+    type(s, 'n');
+    const text = await waitFor(s, /EXIT=\d+/);
+    expect(exitCode(text), text).toBe(0);
+    expect(text).toContain('Nothing sent.');
+  });
+
   it('a slow answer shows a spinner while ship waits, gone once the answer is printed; --json shows none', async () => {
     await sb.control('faults', { latency_ms: 1500 });
     try {
