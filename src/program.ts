@@ -31,8 +31,8 @@ export const ENVIRONMENT_HELP = `Environment:
 
 export const OUTPUT_HELP = `Output:
   Results go to stdout; messages, prompts, spinners and progress bars to stderr. At a terminal a spinner
-  shows while the service is slow to answer or a large CSV file is being checked, and bulk commands show
-  a progress bar; --json, --quiet, --no-input and CI turn both off.`;
+  shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk
+  commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
 
 /** Builds the full command tree. `ctx.globals` is filled in before any action runs. */
 export function buildProgram(ctx: Ctx): Command {

@@ -55,7 +55,7 @@ export function manPage(root: CommandSpec, input: ManPageInput): string {
     'Results go to standard output; progress, prompts, warnings and errors go to standard error.',
     'With \\fB\\-\\-json\\fR, standard output carries exactly one JSON document (bulk commands: one JSON object per line).',
     'Without a terminal, or with \\fBCI\\fR set, or with \\fB\\-\\-no\\-input\\fR, ship never prompts.',
-    'At a terminal, a spinner shows while the service is slow to answer or a large CSV file is being checked, and bulk commands show a progress bar;',
+    'At a terminal, a spinner shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk commands show a progress bar;',
     '\\fB\\-\\-json\\fR, \\fB\\-\\-quiet\\fR, \\fB\\-\\-no\\-input\\fR and \\fBCI\\fR turn both off.',
   );
   out.push('.SH GLOBAL OPTIONS');

@@ -130,7 +130,16 @@ export function blockingProblems(s: HostStatus): string[] {
 export interface PrinterOptions {
   /** Connection (and idle) timeout in ms (default 5000). */
   timeoutMs?: number;
+  /** Told what is being waited for (the CLI's spinner; see printerWait); returns the wait's end. */
+  onWait?: (text: string) => () => void;
 }
+
+/** PrinterOptions.onWait for a command: the spinner a person sees while a printer is slow to answer. */
+export function printerWait(ctx: Ctx): (text: string) => () => void {
+  return (text) => ctx.out.wait.begin(text);
+}
+
+const nameOf = (target: PrinterTarget) => target.name ?? target.url;
 
 /**
  * Asks the printer for its host status (~HS) and reads the three-line answer, within the timeout.
@@ -190,7 +199,13 @@ export function queryHostStatus(target: PrinterTarget, opts: PrinterOptions = {}
 
 /** Checks that the printer is ready for a batch; throws PrinterError naming the problem (paper out, head open…). */
 export async function preflight(target: PrinterTarget, opts: PrinterOptions = {}): Promise<HostStatus> {
-  const status = await queryHostStatus(target, opts);
+  const end = opts.onWait?.(`Asking printer ${nameOf(target)} for its status…`);
+  let status: HostStatus;
+  try {
+    status = await queryHostStatus(target, opts);
+  } finally {
+    end?.();
+  }
   const problems = blockingProblems(status);
   if (problems.length) {
     throw new PrinterError(`printer ${target.name ?? target.url} is not ready: ${problems.join(', ')}`, {
@@ -227,6 +242,15 @@ interface RawInterface {
  * buffer to the socket as-is, then closes the connection once the bytes are handed to the OS).
  */
 export async function sendRaw(target: PrinterTarget, data: Uint8Array, opts: PrinterOptions = {}): Promise<void> {
+  const end = opts.onWait?.(`Sending to printer ${nameOf(target)}…`);
+  try {
+    await sendRawNow(target, data, opts);
+  } finally {
+    end?.();
+  }
+}
+
+async function sendRawNow(target: PrinterTarget, data: Uint8Array, opts: PrinterOptions): Promise<void> {
   const timeoutMs = opts.timeoutMs ?? 5000;
   const mod = (await import('node-thermal-printer')) as unknown as {
     default?: { printer: new (c: object) => { raw(b: Buffer): Promise<unknown> }; types: Record<string, string> };

@@ -110,6 +110,27 @@ describe('~HS host status', () => {
     expect(err.exitCode).toBe(1);
   });
 
+  it('says what it waits for (the CLI shows it as a spinner), and the wait ends whether the printer answered or not', async () => {
+    const log: string[] = [];
+    const onWait = (text: string) => {
+      log.push(`begin ${text}`);
+      return () => log.push('end');
+    };
+    const p = await printer(hs());
+    await preflight(p.target, { timeoutMs: 2000, onWait });
+    await sendRaw(p.target, Buffer.from('^XA^XZ'), { timeoutMs: 2000, onWait });
+    const silent = await printer(null);
+    await preflight(silent.target, { timeoutMs: 200, onWait }).catch(() => undefined);
+    expect(log).toEqual([
+      `begin Asking printer ${p.target.url} for its status…`,
+      'end',
+      `begin Sending to printer ${p.target.url}…`,
+      'end',
+      `begin Asking printer ${silent.target.url} for its status…`,
+      'end',
+    ]);
+  });
+
   it('an unreachable printer: clear error with a hint', async () => {
     const p = await printer();
     const target = p.target;
