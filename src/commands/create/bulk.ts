@@ -211,7 +211,13 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
   if (finished && o.merge && mergeList.length) {
-    const pages = await mergePdfs(mergeList, o.merge);
+    const merging = ctx.out.wait.begin(`Merging ${mergeList.length} label${mergeList.length === 1 ? '' : 's'} into ${o.merge}…`);
+    let pages: number;
+    try {
+      pages = await mergePdfs(mergeList, o.merge);
+    } finally {
+      merging();
+    }
     out.info(`Merged ${pages} label page${pages === 1 ? '' : 's'} into ${o.merge}`);
   }
   if (count <= TABLE_ROWS) {
