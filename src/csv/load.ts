@@ -409,7 +409,6 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
 /** Characters (plus a little per cell) of pass-1 records kept for pass 2: ~15 MB of memory at most. */
 const KEEP_RECORDS_LIMIT = 6_000_000;
 
-/** Yields kept batches once each, letting go of each as it is handed out. */
 /**
  * The records, telling `onProgress` how many were checked after each batch; every ~100 ms it also lets the
  * event loop turn (records kept from pass 1 come through promises alone, and would not).
@@ -428,6 +427,7 @@ async function* reporting(records: AsyncIterable<CsvRecord[]>, onProgress: (p: L
   }
 }
 
+/** Yields kept batches once each, letting go of each as it is handed out. */
 async function* drain(batches: CsvRecord[][]): AsyncGenerator<CsvRecord[]> {
   for (let i = 0; i < batches.length; i++) {
     const b = batches[i];
