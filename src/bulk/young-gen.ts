@@ -3,8 +3,9 @@
 // takes it to the maximum: on Node 20 (V8 11) 2 × 16 MB, 32 MB of the ~150 MB peak of a 10,000-shipment run;
 // on Node 24 (V8 13) far more: up to 134 MB of young generation, for a peak of 180–255 MB. Stopped at 16 MB,
 // the run scavenges more often at about the same total GC time (each scavenge copies the same few in-flight
-// objects) and peaks ~30 MB lower on Node 20 and at ~137 MB on Node 24, no slower (bench/create-csv.mjs). `--max-semi-space-size` only takes effect at start-up; the growth factor is read at
-// each growth, so setting it to 1 once the young generation reached the size we want stops it there.
+// objects) and peaks ~30 MB lower on Node 20 and at ~137 MB on Node 24, no slower (bench/create-csv.mjs).
+// `--max-semi-space-size` only takes effect at start-up; the growth factor is read at each growth, so setting
+// it to 1 once the young generation reached the size we want stops it there.
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** Young-generation size (both semi-spaces) at which growth is stopped. */

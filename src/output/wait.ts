@@ -53,13 +53,10 @@ export class WaitIndicator {
     this.open++;
     this.setText(text);
     this.arm();
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
+    return once(() => {
       this.open--;
       if (this.open === 0) this.hide();
-    };
+    });
   }
 
   /** New text for the waits in progress (e.g. how many rows were checked so far). */
@@ -73,13 +70,10 @@ export class WaitIndicator {
     if (!this.enabled) return noop;
     this.suspended++;
     this.hide();
-    let resumed = false;
-    return () => {
-      if (resumed) return;
-      resumed = true;
+    return once(() => {
       this.suspended--;
       this.arm();
-    };
+    });
   }
 
   /** Stops for good (the command is over, or the process is about to exit): the spinner's line is cleared. */
@@ -134,6 +128,16 @@ export class WaitIndicator {
 
 function noop(): void {
   // nothing to end
+}
+
+/** `fn` for the first call only: an end (or a resume) called twice counts once. */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 /**

@@ -13,6 +13,11 @@ export interface PrinterTarget {
   url: string;
   /** The profile's printer name, when resolved from one. */
   name?: string;
+  /**
+   * Told what the printer is being waited for (the status question, a send); returns the wait's end. Set by
+   * resolvePrinter to the command's spinner, so every printing path shows it without passing it along.
+   */
+  onWait?: (text: string) => () => void;
 }
 
 /** The printer could not be reached, did not answer, or is not ready (exit 1). */
@@ -47,8 +52,10 @@ export async function resolvePrinter(ctx: Ctx, nameOrUrl: string | undefined): P
     if (typeof def !== 'string' || def.trim() === '') return undefined;
     v = def.trim();
   }
+  // A person at a terminal sees a spinner while the printer is slow (output/wait.ts).
+  const onWait = (text: string) => ctx.out.wait.begin(text);
   const direct = parsePrinterUrl(v);
-  if (direct) return direct;
+  if (direct) return { ...direct, onWait };
   if (/^[a-z]+:\/\//i.test(v)) {
     throw new UsageError(`--printer: "${v}" is not a raw printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
   }
@@ -57,7 +64,7 @@ export async function resolvePrinter(ctx: Ctx, nameOrUrl: string | undefined): P
   const url = store.resolvePrinter(v);
   const target = parsePrinterUrl(url);
   if (!target) throw new UsageError(`printers.${v}: "${url}" is not a printer address`, { hint: 'use tcp://HOST:PORT' });
-  return { ...target, name: v };
+  return { ...target, name: v, onWait };
 }
 
 /** The printer's answer to ~HS, decoded (Zebra ZPL manual, "~HS Host Status Return"). */
@@ -130,13 +137,6 @@ export function blockingProblems(s: HostStatus): string[] {
 export interface PrinterOptions {
   /** Connection (and idle) timeout in ms (default 5000). */
   timeoutMs?: number;
-  /** Told what is being waited for (the CLI's spinner; see printerWait); returns the wait's end. */
-  onWait?: (text: string) => () => void;
-}
-
-/** PrinterOptions.onWait for a command: the spinner a person sees while a printer is slow to answer. */
-export function printerWait(ctx: Ctx): (text: string) => () => void {
-  return (text) => ctx.out.wait.begin(text);
 }
 
 const nameOf = (target: PrinterTarget) => target.name ?? target.url;
@@ -199,7 +199,7 @@ export function queryHostStatus(target: PrinterTarget, opts: PrinterOptions = {}
 
 /** Checks that the printer is ready for a batch; throws PrinterError naming the problem (paper out, head open…). */
 export async function preflight(target: PrinterTarget, opts: PrinterOptions = {}): Promise<HostStatus> {
-  const end = opts.onWait?.(`Asking printer ${nameOf(target)} for its status…`);
+  const end = target.onWait?.(`Asking printer ${nameOf(target)} for its status…`);
   let status: HostStatus;
   try {
     status = await queryHostStatus(target, opts);
@@ -242,7 +242,7 @@ interface RawInterface {
  * buffer to the socket as-is, then closes the connection once the bytes are handed to the OS).
  */
 export async function sendRaw(target: PrinterTarget, data: Uint8Array, opts: PrinterOptions = {}): Promise<void> {
-  const end = opts.onWait?.(`Sending to printer ${nameOf(target)}…`);
+  const end = target.onWait?.(`Sending to printer ${nameOf(target)}…`);
   try {
     await sendRawNow(target, data, opts);
   } finally {

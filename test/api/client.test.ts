@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 /** A MockAgent that refuses real network traffic, and an Api over it whose sleeps are recorded, not waited. */
-function mocked(opts: { maxRetries?: number; trace?: string[] } = {}) {
+function mocked(opts: { maxRetries?: number; trace?: string[]; onWait?: () => () => void; onSleep?: () => void } = {}) {
   mock = new MockAgent();
   mock.disableNetConnect();
   const sleeps: number[] = [];
@@ -34,9 +34,11 @@ function mocked(opts: { maxRetries?: number; trace?: string[] } = {}) {
     maxRetries: opts.maxRetries,
     sleep: async (ms) => {
       sleeps.push(ms);
+      opts.onSleep?.();
     },
     random: () => 0.5,
     trace: opts.trace ? (l) => opts.trace!.push(l) : undefined,
+    onWait: opts.onWait,
   });
   return { pool: mock.get(ORIGIN), sleeps, api };
 }
@@ -304,24 +306,14 @@ describe('trace (--verbose)', () => {
 
 describe('onWait (the CLI\'s spinner)', () => {
   it('is told once per request, retries included, and the wait ends once the request is settled, failed or not', async () => {
-    mock = new MockAgent();
-    mock.disableNetConnect();
     const log: string[] = [];
-    api = createApi({
-      baseUrl: BASE,
-      apiKey: API_KEY,
-      token: TOKEN,
-      dispatcher: mock,
-      sleep: async () => {
-        log.push('backoff');
-      },
-      random: () => 0.5,
+    const { pool, api } = mocked({
       onWait: () => {
         log.push('begin');
         return () => log.push('end');
       },
+      onSleep: () => log.push('backoff'),
     });
-    const pool = mock.get(ORIGIN);
     pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(503, { message: 'Service Unavailable', data: null });
     pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(200, { data: [{ id: 'u1' }] });
     await api.users.list();

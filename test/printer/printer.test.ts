@@ -117,10 +117,10 @@ describe('~HS host status', () => {
       return () => log.push('end');
     };
     const p = await printer(hs());
-    await preflight(p.target, { timeoutMs: 2000, onWait });
-    await sendRaw(p.target, Buffer.from('^XA^XZ'), { timeoutMs: 2000, onWait });
+    await preflight({ ...p.target, onWait }, { timeoutMs: 2000 });
+    await sendRaw({ ...p.target, onWait }, Buffer.from('^XA^XZ'), { timeoutMs: 2000 });
     const silent = await printer(null);
-    await preflight(silent.target, { timeoutMs: 200, onWait }).catch(() => undefined);
+    await preflight({ ...silent.target, onWait }, { timeoutMs: 200 }).catch(() => undefined);
     expect(log).toEqual([
       `begin Asking printer ${p.target.url} for its status…`,
       'end',

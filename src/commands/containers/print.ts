@@ -5,20 +5,20 @@ import type { PrinterTarget } from '../../printer/index.js';
 
 /** Resolves --printer (or the profile's default printer) and checks with ~HS that it is ready. */
 export async function readyPrinter(ctx: Ctx, printer: string | undefined): Promise<PrinterTarget> {
-  const { resolvePrinter, preflight, printerWait } = await import('../../printer/index.js');
+  const { resolvePrinter, preflight } = await import('../../printer/index.js');
   const target = await resolvePrinter(ctx, printer);
   if (!target) {
     throw new UsageError('no printer to print on', { hint: 'pass --printer tcp://HOST:PORT (or a printer name from your profile), or -o FILE to save the label' });
   }
-  const status = await preflight(target, { onWait: printerWait(ctx) });
+  const status = await preflight(target);
   ctx.out.debug(`printer ${target.url} ready (${status.formatsInBuffer} formats in buffer)`);
   return target;
 }
 
 /** Sends ZPL bytes unchanged to a ready printer; returns the printer's name or address for messages. */
 export async function sendZpl(ctx: Ctx, target: PrinterTarget, bytes: Uint8Array): Promise<{ target: string }> {
-  const { sendRaw, printerWait } = await import('../../printer/index.js');
-  await sendRaw(target, bytes, { onWait: printerWait(ctx) });
+  const { sendRaw } = await import('../../printer/index.js');
+  await sendRaw(target, bytes);
   ctx.out.debug(`sent ${bytes.length} bytes to ${target.url}`);
   return { target: target.name ? `${target.name} (${target.url})` : target.url };
 }

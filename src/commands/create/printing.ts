@@ -7,21 +7,21 @@ import type { PrinterTarget } from '../../printer/index.js';
 /** Resolves --printer (address or profile name) and runs the preflight; undefined without --printer. */
 export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight: boolean }): Promise<PrinterTarget | undefined> {
   if (!o.printer) return undefined;
-  const { resolvePrinter, preflight, printerWait } = await import('../../printer/index.js');
+  const { resolvePrinter, preflight } = await import('../../printer/index.js');
   const target = await resolvePrinter(ctx, o.printer);
   if (!target) return undefined;
-  if (o.preflight) await preflight(target, { onWait: printerWait(ctx) });
+  if (o.preflight) await preflight(target);
   return target;
 }
 
 /** Sends label files to the printer, one after another, unchanged. */
 export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[]): Promise<number> {
   if (paths.length === 0) return 0;
-  const { sendLabels, printerWait } = await import('../../printer/index.js');
+  const { sendLabels } = await import('../../printer/index.js');
   async function* bytes() {
     for (const p of paths) yield await readFile(p);
   }
-  const n = await sendLabels(target, bytes(), { onWait: printerWait(ctx) });
+  const n = await sendLabels(target, bytes());
   ctx.out.debug(`sent ${n} label${n === 1 ? '' : 's'} to ${target.name ?? target.url}`);
   return n;
 }

@@ -5,7 +5,7 @@ import type { Ctx } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { documentBytes, toDocumentResult } from '../../api/index.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
-import { preflight as checkPrinter, printerWait, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
 
 /** Options of `ship label`. */
 export interface LabelOptions {
@@ -31,7 +31,7 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
 
   const api = await ctx.api();
   // Check the printer before fetching, so a printer that is out of paper fails fast.
-  if (printer && opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs, onWait: printerWait(ctx) });
+  if (printer && opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs });
   const labels = await api.parcels.label(opts.trackingRef, { format });
   if (labels.length === 0) throw new ApiError(`the API returned no label for parcel ${opts.trackingRef}`);
   const bytes = labelBytesOf(labels[0], format, opts.trackingRef);
@@ -43,7 +43,7 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
     path = outputPath(opts.output, `${safeFileStem(opts.trackingRef)}.${labelExtension(format)}`);
     writeFileAtomic(path, bytes);
   }
-  if (printer) await sendRaw(printer, bytes, { timeoutMs: opts.printerTimeoutMs, onWait: printerWait(ctx) });
+  if (printer) await sendRaw(printer, bytes, { timeoutMs: opts.printerTimeoutMs });
 
   if (opts.output === '-') {
     if (printer) ctx.out.success(`label sent to printer ${printer.name ?? printer.url}`);

@@ -2,7 +2,7 @@
 // them to a thermal printer over a raw socket, in parcel order.
 import type { Ctx } from '../../context.js';
 import { ApiError } from '../../errors.js';
-import { preflight as checkPrinter, printerWait, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
 
 /** Options of `ship print`. */
@@ -37,7 +37,7 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
   const events = await api.shipments.events(opts.ref);
   const trackingRefs = Object.keys(events);
   if (trackingRefs.length === 0) throw new ApiError(`shipment ${opts.ref} has no parcels to print`);
-  if (opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs, onWait: printerWait(ctx) });
+  if (opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs });
   // Fetch every label first: a failure halfway must not leave half a shipment printed.
   const labels: Array<{ ref: string; bytes: Buffer }> = [];
   for (const ref of trackingRefs) {
@@ -47,7 +47,7 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
   }
   const sent: string[] = [];
   for (const l of labels) {
-    await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs, onWait: printerWait(ctx) });
+    await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs });
     sent.push(l.ref);
   }
   const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
