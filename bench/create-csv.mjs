@@ -6,8 +6,10 @@
 //     `ship create --csv … --dry-run --json`) at the same concurrency, with a keep-alive pool;
 //   - the ratio ship / minimal client (target ≥ 0.85), each ship run against the mean of client runs made just before and just after it,
 //     and ship's peak memory (target ≤ 150 MB).
-// Peak memory is the child's own getrusage maxRSS, recorded at exit by a preload module (--import), which is the
-// kernel's high-water mark for that process; /usr/bin/time -v is used as a cross-check when present.
+// Peak memory is the child's own getrusage maxRSS, recorded at exit by a preload module (bench/usage-preload.mjs),
+// which is the kernel's high-water mark for that process; /usr/bin/time -v is used as a cross-check when present.
+// The same module records ship's CPU and main-thread busy time from its first request on, beside which the
+// client's own figures are printed: on a machine the three processes share, that is what decides the ratio.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
@@ -164,24 +166,17 @@ async function minimalClient(baseUrl, token, bodiesFile, labelsDir) {
 }
 
 async function shipRun(baseUrl, token, csv, outDir, extraArgs = []) {
-  const rssFile = join(work, `maxrss-${Date.now()}.txt`);
-  const preload = join(work, 'maxrss.mjs');
-  writeFileSync(
-    preload,
-    `import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => { const u = process.resourceUsage(); writeFileSync(${JSON.stringify(rssFile)}, JSON.stringify({ maxRSS: u.maxRSS, cpuUs: u.userCPUTime + u.systemCPUTime })); });\n`,
-  );
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', NO_COLOR: '1', SHIP_CONFIG_DIR: join(work, 'ship-config'), SHIP_BASE_URL: baseUrl, SHIP_API_KEY: API_KEY, SHIP_TOKEN: token };
-  const argv = ['--import', preload, BIN, 'create', '--csv', csv, '--yes', '-o', outDir, '--concurrency', String(CONCURRENCY), '--json', ...extraArgs];
+  const usageFile = join(work, `usage-${Date.now()}.json`);
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', NO_COLOR: '1', SHIP_CONFIG_DIR: join(work, 'ship-config'), SHIP_BASE_URL: baseUrl, SHIP_API_KEY: API_KEY, SHIP_TOKEN: token, SHIP_BENCH_USAGE_FILE: usageFile };
+  const argv = ['--import', join(ROOT, 'bench', 'usage-preload.mjs'), BIN, 'create', '--csv', csv, '--yes', '-o', outDir, '--concurrency', String(CONCURRENCY), '--json', ...extraArgs];
   const useTime = existsSync('/usr/bin/time');
   const r = useTime ? await run('/usr/bin/time', ['-v', process.execPath, ...argv], env) : await run(process.execPath, argv, env);
   const summaryLine = r.stderr.split('\n').find((l) => l.startsWith('{"summary"'));
   const summary = summaryLine ? JSON.parse(summaryLine).summary : undefined;
   const timeKb = useTime ? Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1]) : undefined;
-  const usage = existsSync(rssFile) ? JSON.parse(readFileSync(rssFile, 'utf8')) : {};
-  const maxRssKb = usage.maxRSS;
-  const cpuUs = usage.cpuUs;
+  const usage = existsSync(usageFile) ? JSON.parse(readFileSync(usageFile, 'utf8')) : {};
   const created = r.stdout.split('\n').filter((l) => l.includes('"status":"created"')).length;
-  return { ...r, summary, created, maxRssKb, timeKb, cpuUs };
+  return { ...r, summary, created, maxRssKb: usage.maxRSS, timeKb, cpuUs: usage.cpuUs, bulkCpuUs: usage.bulkCpuUs, bulkMainUs: usage.bulkMainUs };
 }
 
 /**
@@ -305,6 +300,9 @@ async function main() {
   console.log('');
   console.log(`${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; figures are medians over the rounds, ratios are taken within each round`);
   console.log(`minimal undici client      ${fmt(clientRate)} shipments/s posting  (per round: ${clientRates.map((x) => fmt(x, 0)).join(', ')}; ${rounds.reduce((n, r) => n + r.client.failed, 0)} failed; ${fmt(median(rounds.map((r) => r.client.cpuUs / ROWS)), 0)} µs CPU per shipment; its own process, started cold like ship's)`);
+  const clientMain = median(rounds.map((r) => r.client.mainUs / ROWS));
+  const clientCpu = median(rounds.map((r) => r.client.cpuUs / ROWS));
+  if (Number.isFinite(clientMain)) console.log(`  its main thread            busy ${fmt(clientMain, 0)} µs per shipment`);
   const clientSandbox = median(rounds.map((r) => r.client.sandboxCpuUs / ROWS));
   if (Number.isFinite(clientSandbox)) console.log(`  the sandbox meanwhile      ${fmt(clientSandbox, 0)} µs CPU per request`);
   const filesRates = rounds.map((r) => ROWS / (r.clientFiles.ms / 1000));
@@ -333,6 +331,13 @@ async function main() {
       console.log(`  new file on that disk    ${fmt(perFile, 0)} µs each just before the runs (${fmt(median(probes.map((p) => p.cpuUs)), 0)} µs CPU; ~20 µs on a quiet ext4 directory)`);
       // Seen on ext4 for minutes after many files were deleted (an earlier bench run cleaning up, say).
       if (perFile > 60) console.log(`  (the file system is in a slow phase: this variant's figures say more about the disk than about ship; rerun in a few minutes)`);
+    }
+    const bulkMain = median(rs.map((r) => r.bulkMainUs / ROWS));
+    if (Number.isFinite(bulkMain)) {
+      // On a machine whose cores the client (or ship) and the sandbox share, a process's main thread is one
+      // core's worth at most: the busier one per shipment sets the pace, and the rest of the CPU is what the
+      // two processes' other threads and the kernel take from the other core.
+      console.log(`  bulk phase, per shipment main thread busy ${fmt(bulkMain, 0)} µs, CPU ${fmt(median(rs.map((r) => r.bulkCpuUs / ROWS)), 0)} µs  (the client: ${fmt(clientMain, 0)} µs busy, ${fmt(clientCpu, 0)} µs CPU)`);
     }
     const sandboxCpu = median(rs.map((r) => r.sandboxCpuUs / ROWS));
     console.log(`  CPU per shipment         ${fmt(median(rs.map((r) => r.cpuUs / ROWS)), 0)} µs (whole process: start, validation, run) on ${os.cpus().length} cores shared with the sandbox${Number.isFinite(sandboxCpu) ? ` (${fmt(sandboxCpu, 0)} µs per request)` : ''}`);

@@ -2,7 +2,8 @@
 // The baseline of bench/create-csv.mjs: a minimal undici client, as a script would write one, run as its own
 // process (so its JIT starts cold, like ship's): POST /shipments for every body of a JSON-lines file,
 // CONCURRENCY at a time over one keep-alive pool, reading each answer (a real client takes the labels out of
-// it). Prints one JSON line: the posting time (first request to last answer), failures and CPU.
+// it). Prints one JSON line: the posting time (first request to last answer), failures, CPU and the main
+// thread's busy time.
 //
 // With LABELS_DIR set, it also writes each answer's ZPL label to a file there (one writeFileSync per parcel,
 // named after the shipment reference): the same file-system work as ship's, to tell that cost from ship's own.
@@ -30,6 +31,7 @@ if (labelsDir) mkdirSync(labelsDir, { recursive: true });
 let next = 0;
 let failed = 0;
 const cpu0 = process.cpuUsage();
+const elu0 = performance.eventLoopUtilization();
 const started = performance.now();
 const worker = async () => {
   while (next < bodies.length) {
@@ -46,5 +48,7 @@ const worker = async () => {
 await Promise.all(Array.from({ length: concurrency }, worker));
 const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpu0);
+// The main thread's busy time (event-loop utilisation), as ship's is measured (bench/usage-preload.mjs).
+const mainUs = performance.eventLoopUtilization(elu0).active * 1000;
 await pool.close();
-console.log(JSON.stringify({ ms, failed, cpuUs: cpu.user + cpu.system, count: bodies.length }));
+console.log(JSON.stringify({ ms, failed, cpuUs: cpu.user + cpu.system, mainUs, count: bodies.length }));
