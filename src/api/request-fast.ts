@@ -4,7 +4,7 @@
 // (numbers as numbers, codes upper-case, no unknown keys) and returns the schema's output for it (the same keys
 // in the same order); anything else, valid or not, gives undefined and goes through zod as before, which
 // reports the problems. test/api/request-fast.test.ts holds it to the schema on varied inputs.
-import { BANNED_CHARS, hasAtMostTwoDecimals, isDateTime, LABEL_FORMATS, type ShipmentRequest } from './schemas.js';
+import { BANNED_CHARS, customsItemIssues, hasAtMostTwoDecimals, isDateTime, LABEL_FORMATS, outsideMainlandUk, type ShipmentRequest } from './schemas.js';
 
 type Rule =
   | 'text'
@@ -221,5 +221,7 @@ export function fastShipmentRequest(body: unknown): ShipmentRequest | undefined 
   const r = out as Record<string, unknown>;
   // The schema's cross-field rule.
   if (r.print_to_user !== undefined && r.print_labels !== true) return undefined;
+  // Items outside mainland UK: zod says what is missing.
+  if (outsideMainlandUk(r.to_address) && customsItemIssues(r).length > 0) return undefined;
   return r as ShipmentRequest;
 }

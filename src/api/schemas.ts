@@ -232,6 +232,56 @@ export const ParcelSchema = deferred(() =>
 );
 export type Parcel = z.output<typeof ParcelSchema>;
 
+/** Northern Ireland's postcodes (BT…): in the UK, but not mainland UK. */
+const NORTHERN_IRELAND_POSTCODE = /^\s*BT\d/i;
+
+/** An item attribute customs needs outside mainland UK when no SKU lookup supplies it (Item rules). */
+export const CUSTOMS_ITEM_FIELDS = ['short_description', 'full_description', 'country_of_origin', 'harmonised_code', 'item_weight', 'item_value', 'item_quantity'] as const;
+
+/**
+ * A delivery outside mainland UK: abroad, or to Northern Ireland (a GB address with a BT postcode). A country that
+ * is not a two-letter code says nothing either way (it has an error of its own).
+ */
+export function outsideMainlandUk(to: unknown): boolean {
+  if (!to || typeof to !== 'object') return false;
+  const { country, postcode } = to as { country?: unknown; postcode?: unknown };
+  if (typeof country !== 'string' || !/^\s*[A-Za-z]{2}\s*$/.test(country)) return false;
+  return country.trim().toUpperCase() !== 'GB' || (typeof postcode === 'string' && NORTHERN_IRELAND_POSTCODE.test(postcode));
+}
+
+const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+/**
+ * The document's rules for items outside mainland UK: every parcel lists its items ("Optional for mainland UK
+ * deliveries; required at item level when a customs declaration is required"), and an item without a SKU has
+ * every customs attribute (short_description "Optional for mainland UK deliveries or with SKU lookup", the others
+ * "the same optionality"). An item with a SKU is left to the service, whose inventory may supply them.
+ */
+export function customsItemIssues(body: unknown): Array<{ path: Array<string | number>; message: string }> {
+  const out: Array<{ path: Array<string | number>; message: string }> = [];
+  if (!body || typeof body !== 'object') return out;
+  const { to_address, parcels } = body as { to_address?: unknown; parcels?: unknown };
+  if (!Array.isArray(parcels) || !outsideMainlandUk(to_address)) return out;
+  parcels.forEach((parcel, i) => {
+    if (!parcel || typeof parcel !== 'object') return;
+    const items = (parcel as { items?: unknown }).items;
+    if (items === undefined || items === null) {
+      out.push({ path: ['parcels', i, 'items'], message: 'is required for deliveries outside mainland UK' });
+      return;
+    }
+    if (!Array.isArray(items)) return;
+    items.forEach((item, j) => {
+      if (!item || typeof item !== 'object') return;
+      const it = item as Record<string, unknown>;
+      if (!blank(it.sku)) return;
+      for (const k of CUSTOMS_ITEM_FIELDS) {
+        if (blank(it[k])) out.push({ path: ['parcels', i, 'items', j, k], message: 'is required for deliveries outside mainland UK (or give the item a SKU)' });
+      }
+    });
+  });
+  return out;
+}
+
 /** Body of POST /shipments and POST /shipments/get-services. */
 export const ShipmentRequestSchema = deferred(() =>
   z
@@ -265,6 +315,7 @@ export const ShipmentRequestSchema = deferred(() =>
         if (v && v.print_to_user !== undefined && v.print_labels !== true) {
           ctx.addIssue({ code: 'custom', path: ['print_to_user'], message: 'is only allowed when print_labels is true' });
         }
+        for (const issue of customsItemIssues(v)) ctx.addIssue({ code: 'custom', ...issue });
       },
       // Cross-field rules run even when other fields failed, so every problem is reported at once.
       { when: () => true },

@@ -441,7 +441,11 @@ export class Store {
   }
   /** Shipment by reference (the live one, else the latest cancelled one) or ID. */
   shipmentByRefOrId(ref: string): ShipmentRec | undefined {
-    return this.activeByRef.get(ref) ?? this.lastByRef.get(ref) ?? this.shipments.get(ref);
+    return this.shipmentByRef(ref) ?? this.shipments.get(ref);
+  }
+  /** Shipment by reference only (the active one, else the last one cancelled under it). */
+  shipmentByRef(ref: string): ShipmentRec | undefined {
+    return this.activeByRef.get(ref) ?? this.lastByRef.get(ref);
   }
   /** Shipment by ID, reference, order reference, the service's tracking reference or a carrier tracking reference. */
   shipmentByAnyRef(ref: string): ShipmentRec | undefined {

@@ -176,6 +176,32 @@ describe('fastShipmentRequest', () => {
     expectSameAsSchema(reference, fastShipmentRequest, bodies);
   });
 
+  it('outside mainland UK, items without a SKU carry every customs attribute (Item rules), on both paths', () => {
+    const item = { short_description: 'Mug', full_description: 'Ceramic mug', country_of_origin: 'GB', harmonised_code: '6912002310', item_weight: 400, item_value: 10, item_quantity: 2 };
+    const body = (to: Record<string, string>, items?: unknown[]) => ({
+      shipment_reference: 'C-1',
+      to_address: { name: 'A', line_1: '1 St', city: 'X', postcode: 'P', ...to },
+      parcels: [{ weight: 500, ...(items ? { items } : {}) }],
+    });
+    const paths = (b: unknown) => {
+      const r = validateShipmentRequest(b);
+      return r.ok ? [] : r.issues.map((i) => `${i.path}: ${i.message}`);
+    };
+    // Abroad: complete items, or a SKU (the service's inventory supplies the rest), pass the fast path too.
+    expect(fastShipmentRequest(body({ country: 'FR' }, [item]))).toBeDefined();
+    expect(fastShipmentRequest(body({ country: 'FR' }, [{ sku: 'MUG-001' }]))).toBeDefined();
+    // Gaps go to zod, which names each one.
+    const gappy = body({ country: 'FR' }, [{ short_description: 'Mug', item_value: 10, item_quantity: 1 }]);
+    expect(fastShipmentRequest(gappy)).toBeUndefined();
+    const rule = 'is required for deliveries outside mainland UK (or give the item a SKU)';
+    expect(paths(gappy)).toEqual(['full_description', 'country_of_origin', 'harmonised_code', 'item_weight'].map((k) => `parcels.0.items.0.${k}: ${rule}`));
+    expect(paths(body({ country: 'fr' }))).toEqual(['parcels.0.items: is required for deliveries outside mainland UK']);
+    // Northern Ireland (BT postcodes) is outside mainland UK; the rest of GB needs no items.
+    expect(paths(body({ country: 'GB', postcode: 'BT1 5GS' }))).toEqual(['parcels.0.items: is required for deliveries outside mainland UK']);
+    expect(paths(body({ country: 'GB', postcode: 'LS1 1AA' }))).toEqual([]);
+    expect(fastShipmentRequest(body({ country: 'GB', postcode: 'LS1 1AA' }))).toBeDefined();
+  });
+
   it('leaves invalid bodies to zod, so every problem is still reported with its path', () => {
     const bad = { ...full, to_address: { ...(full.to_address as object), country: 'GBR', city: 'a\\b' }, parcels: [{ weight: 0 }] };
     expect(fastShipmentRequest(bad)).toBeUndefined();

@@ -44,7 +44,7 @@ describe('grouping', () => {
         `shipment_reference,order_reference,${ADDR},parcel_reference,weight,length,width,depth,value,item_sku,item_short_description,item_quantity,item_value,item_country_of_origin,custom_fields.gift_message,parcel_custom_fields.fragile`,
         'S1,O-1,Ada,1 High St,London,SW1A 1AA,United Kingdom,P1,1000,30,20,10,25.50,MUG-1,Mug,2,5.25,GB,Hi there,true',
         'S1,,,,,,,P1,,,,,,TEE-1,Tee,1,15.00,Portugal,,',
-        'S2,O-2,Bob,2 Rue,Paris,75001,FR,,500,,,,,,,,,,,',
+        'S2,O-2,Bob,2 Mill Lane,Leeds,LS1 1AA,GB,,500,,,,,,,,,,,',
         'S1,,,,,,,P2,700,,,,,SOCK-1,Socks,3,4.00,IT,,false',
         'S2,,,,,,,,600,,,,,,,,,,,',
       ].join('\n'),
@@ -92,8 +92,8 @@ describe('grouping', () => {
   it('detects ; and tab delimiters from the header', async () => {
     const semi = await load(`shipment_reference;${ADDR.replace(/,/g, ';')};weight\nA;Ann;"1, High St";London;E1 1AA;GB;100\n`);
     expect(semi.shipments[0].body.to_address).toMatchObject({ line_1: '1, High St' });
-    const tab = await load(`shipment_reference\t${ADDR.replace(/,/g, '\t')}\nA\tAnn\t1 High St\tLondon\tE1 1AA\tDE\n`);
-    expect(tab.shipments[0].body.to_address).toMatchObject({ country: 'DE' });
+    const tab = await load(`shipment_reference\t${ADDR.replace(/,/g, '\t')}\nA\tAnn\t1 High St\tLeeds\tLS1 1AA\tGB\n`);
+    expect(tab.shipments[0].body.to_address).toMatchObject({ city: 'Leeds', country: 'GB' });
   });
 
   it('reports a shipment- or parcel-level value that differs between rows (blank later rows are fine)', async () => {
@@ -144,6 +144,27 @@ describe('problems name the row and the user\'s column', () => {
   it('names a column missing from the file by its contract name, on the shipment\'s first row', async () => {
     expect(await problems('shipment_reference,to_name,to_line_1,to_city,to_country\nS1,Ann,1 High St,London,GB\n')).toEqual([
       { row: 2, column: 'to_postcode', message: 'is required' },
+    ]);
+  });
+
+  it('outside mainland UK, an item without a SKU needs its customs data: every gap named by row and column, before sending', async () => {
+    const p = await problems(
+      [
+        `shipment_reference,${ADDR},weight,item_sku,item_short_description,item_full_description,item_country_of_origin,item_harmonised_code,item_weight,item_value,item_quantity`,
+        // Abroad: row 2 lacks the tariff code and weight; row 3 has a SKU (the service's inventory may supply the rest).
+        'F1,Marie,1 Rue X,Paris,75005,FR,900,,Scarf,Knitted wool scarf,GB,,,10.00,1',
+        'F1,,,,,,,SCARF-1,,,,,,,',
+        // Northern Ireland is not mainland UK either: a parcel there lists its items.
+        'N1,Mary,1 Donegall Pl,Belfast,BT1 5GS,GB,900,,,,,,,,',
+        // Mainland UK: nothing required.
+        'G1,Ann,1 High St,Leeds,LS1 1AA,GB,900,,Mug,,,,,,',
+      ].join('\n'),
+    );
+    const rule = 'is required for deliveries outside mainland UK (or give the item a SKU)';
+    expect(p).toEqual([
+      { row: 2, column: 'item_harmonised_code', message: rule },
+      { row: 2, column: 'item_weight', message: rule },
+      { row: 4, column: 'item_sku', message: 'is required for deliveries outside mainland UK' },
     ]);
   });
 

@@ -8,6 +8,7 @@ import { validateShipmentRequest } from '../../src/api/validate.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout, presetLayout } from '../../src/csv/presets/index.js';
 import { apiChecker, apiValidator } from '../../src/shipment-input/validate.js';
+import { shopifyExportWithSkus } from '../helpers/shopify.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dir = mkdtempSync(join(tmpdir(), 'ship-preval-'));
@@ -20,7 +21,7 @@ writeFileSync(
     'shipment_reference,order_reference,delivery_service_key,despatch_date,to_name,to_line_1,to_city,to_postcode,to_country,weight,length,width,depth,value,item_sku,item_quantity,item_value,item_country_of_origin,custom_fields.gift,parcel_custom_fields.fragile',
     'S-1,42,RM_TRACKED_48,2026-12-01,Ann,1 Road,Derby,de1 1aa,gb,500,30,20,10,9.99,MUG,1,9.99,gb,yes,',
     'S-1,,,,,,,,,,,,,,BOWL,2,4.5,France,,',
-    'S-2,,DPD_NEXT_DAY,,Bob,2 Road,Paris,75001,France,1000.0,10,10,10,.5,,,,,,1',
+    'S-2,,DPD_NEXT_DAY,,Bob,2 Road,Paris,75001,France,1000.0,10,10,10,.5,SCARF,,,,,1',
     'S-3,0007,RM_TRACKED_48,,Zoë Ünal,3 Straße,Köln,50667,DE,1,1,1,1,0,X,3,1.10,DE,,',
   ].join('\n') + '\n',
 );
@@ -35,7 +36,7 @@ describe('validated bodies kept for sending', () => {
   it.each([
     ['examples/orders.csv', join(ROOT, 'examples', 'orders.csv'), async () => contractLayout()],
     ['normalised values', ODD, async () => contractLayout()],
-    ['a Shopify export', join(ROOT, 'test', 'fixtures', 'shopify-orders-export.csv'), async () => presetLayout('shopify')],
+    ['a Shopify export', shopifyExportWithSkus(dir), async () => presetLayout('shopify')],
   ])('are validateShipmentRequest of the built bodies (%s)', async (_name, path, layout) => {
     const { kept, built } = await both(path, await layout());
     expect(kept.compact.length).toBeGreaterThan(0);

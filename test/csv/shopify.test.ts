@@ -7,16 +7,27 @@ import { loadCsv } from '../../src/csv/load.js';
 import { presetLayout } from '../../src/csv/presets/index.js';
 import type { Cell } from '../../src/shipment-input/draft.js';
 import { apiValidator } from '../../src/shipment-input/validate.js';
+import { SHOPIFY_EXPORT as FIXTURE, shopifyExportWithSkus } from '../helpers/shopify.js';
 
-const FIXTURE = resolve(import.meta.dirname, '../fixtures/shopify-orders-export.csv');
+const CUSTOMS_REASON = 'ships outside mainland UK and a line item has no SKU: customs needs its origin, tariff code and weight, which an orders export does not carry';
 
 async function loadShopify(path: string, defaults?: Map<string, Cell>) {
   return loadCsv({ source: { path }, layout: await presetLayout('shopify'), validate: await apiValidator(), defaults });
 }
 
 describe('--preset shopify', () => {
-  it('ships exactly the two orders that have an address and a line needing shipping', async () => {
+  it('leaves out orders abroad whose line items have no SKU (customs data an export never carries), saying why', async () => {
     const r = await loadShopify(FIXTURE);
+    expect(r.rowCount).toBe(40);
+    expect(r.shipments).toEqual([]);
+    expect(r.excluded.filter((e) => e.reason === CUSTOMS_REASON).map((e) => [e.reference, e.rows])).toEqual([
+      ['#1005', [11, 12]],
+      ['#1013', [31, 32]],
+    ]);
+  });
+
+  it('ships exactly the two orders that have an address and a line needing shipping (SKUs on their lines)', async () => {
+    const r = await loadShopify(shopifyExportWithSkus(mkdtempSync(join(tmpdir(), 'ship-shopify-'))));
     expect(r.rowCount).toBe(40);
     expect(r.shipments.map((s) => [s.reference, s.rows])).toEqual([
       ['#1005', [11, 12]],
@@ -41,8 +52,8 @@ describe('--preset shopify', () => {
         {
           value: 1635.55,
           items: [
-            { short_description: 'The Multi-location Snowboard', item_value: 738.83, item_quantity: 1 },
-            { short_description: 'The Videographer Snowboard', item_value: 896.72, item_quantity: 1 },
+            { sku: 'TEE-BLK-M', short_description: 'The Multi-location Snowboard', item_value: 738.83, item_quantity: 1 },
+            { sku: 'SOCKS-3PK', short_description: 'The Videographer Snowboard', item_value: 896.72, item_quantity: 1 },
           ],
         },
       ],
@@ -51,7 +62,7 @@ describe('--preset shopify', () => {
     // The gift card on #1013's first row is left out; its address (on that row) is kept.
     expect(r.shipments[1].body.to_address).toMatchObject({ name: 'Karine Ruby', line_1: "Box 42 - 151 O'Connor St", postcode: 'K2P 2L8', country: 'CA' });
     expect(r.shipments[1].body.parcels).toEqual([
-      { value: 25.59, items: [{ short_description: 'Selling Plans Ski Wax - Selling Plans Ski Wax', item_value: 25.59, item_quantity: 1 }] },
+      { value: 25.59, items: [{ sku: 'BOOK-042', short_description: 'Selling Plans Ski Wax - Selling Plans Ski Wax', item_value: 25.59, item_quantity: 1 }] },
     ]);
     expect(r.warnings).toEqual([
       { row: 11, column: 'Shipping Name', message: 'empty; order #1005 is addressed to the company "Receiving Department"' },
@@ -64,12 +75,12 @@ describe('--preset shopify', () => {
     const noShipping = ['#1008', '#1009', '#1014', '#1015', '#1017', '#1018'];
     expect(r.excluded.filter((e) => e.reason === 'no shipping address').map((e) => e.reference)).toEqual(noAddress);
     expect(r.excluded.filter((e) => e.reason === 'no line item requires shipping').map((e) => e.reference)).toEqual(noShipping);
-    expect(r.excluded).toHaveLength(17);
+    expect(r.excluded).toHaveLength(19); // and #1005, #1013: see above
     expect(r.excluded.find((e) => e.reference === '#1008')).toMatchObject({ row: 17, rows: [17, 18, 19, 20] });
   });
 
   it('fills weights from --default-weight', async () => {
-    const r = await loadShopify(FIXTURE, new Map([['weight', { value: '1500', column: '--default-weight' }]]));
+    const r = await loadShopify(shopifyExportWithSkus(mkdtempSync(join(tmpdir(), 'ship-shopify-'))), new Map([['weight', { value: '1500', column: '--default-weight' }]]));
     expect(r.shipments.map((s) => s.body.parcels?.[0].weight)).toEqual([1500, 1500]);
   });
 

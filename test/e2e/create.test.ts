@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
+import { SHOPIFY_EXPORT, shopifyExportWithSkus } from '../helpers/shopify.js';
 import { proxiedSandboxForFile } from '../commands/create/recording-proxy.js';
 
 const { proxy, ...proxied } = await proxiedSandboxForFile();
@@ -121,8 +122,20 @@ describe('ship create --csv (binary)', () => {
     expect(proxy.requests).toEqual([]);
   });
 
-  it('reads a Shopify export as it is: ships what can be shipped, lists the rest', async () => {
-    const csv = resolve(import.meta.dirname, '../fixtures/shopify-orders-export.csv');
+  it('reads a Shopify export as it is: ships what can be shipped, lists the rest with the reason', async () => {
+    // The genuine export: its only orders with an address and a line to ship go to Canada, and their line items
+    // have no SKU, so customs data (origin, tariff code, weight) is missing: left out and listed. With every order
+    // left out there is nothing to ship, which is an input error (exit 2) listing each order and why.
+    const genuine = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '-o', join(work, 'labels'), '--json'], { env });
+    expect(genuine.exitCode, String(genuine.stderr)).toBe(2);
+    expect(jsonLines(String(genuine.stdout)).every((l) => l.status === 'skipped')).toBe(true);
+    const { error } = JSON.parse(String(genuine.stderr));
+    expect(error.message).toContain('all 19 orders were left out');
+    expect(error.problems.filter((p: { message: string }) => p.message.includes('outside mainland UK')).map((p: { row: number }) => p.row)).toEqual([11, 31]);
+    expect(proxy.creates()).toEqual([]);
+
+    // The same export from a shop whose products are in the service's SKU inventory: the inventory supplies customs.
+    const csv = shopifyExportWithSkus(work);
     const r = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', join(work, 'labels'), '--json', '--results', join(work, 'results.csv')], { env });
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const lines = jsonLines(String(r.stdout));
@@ -133,6 +146,7 @@ describe('ship create --csv (binary)', () => {
       'no shipping address', 'no line item requires shipping', 'no line item requires shipping', 'no shipping address',
     ]);
     expect(proxy.creates().map((b) => b.to_address.name).sort()).toEqual(['Karine Ruby', 'Receiving Department']);
+    expect(proxy.creates()[0].parcels[0].items.map((i: { sku: string }) => i.sku)).toEqual(['TEE-BLK-M', 'SOCKS-3PK']);
     const results = readFileSync(join(work, 'results.csv'), 'utf8').trim().split('\n');
     expect(results).toHaveLength(41); // header + every input row
   });
@@ -194,8 +208,9 @@ describe('ship create --csv (binary)', () => {
 
   it('reads an Excel "CSV (Comma delimited)" file (Windows-1252) with its accents, saying so; --encoding overrides', async () => {
     const bytes = Buffer.concat([
-      Buffer.from('shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight\r\n'),
-      Buffer.from([...Buffer.from('ENC-1;Zo'), 0xeb, ...Buffer.from(' Br'), 0xf6, ...Buffer.from('nte;1 Stra'), 0xdf, ...Buffer.from('e;M'), 0xfc, ...Buffer.from('nchen;80331;Deutschland;100\r\n')]),
+      // (Abroad an item needs customs data: a SKU from the account's inventory supplies it.)
+      Buffer.from('shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;item_sku\r\n'),
+      Buffer.from([...Buffer.from('ENC-1;Zo'), 0xeb, ...Buffer.from(' Br'), 0xf6, ...Buffer.from('nte;1 Stra'), 0xdf, ...Buffer.from('e;M'), 0xfc, ...Buffer.from('nchen;80331;Deutschland;100;MUG-001\r\n')]),
     ]);
     const csv = join(work, 'excel.csv');
     writeFileSync(csv, bytes);
@@ -213,7 +228,7 @@ describe('ship create --csv (binary)', () => {
     // A row the API refuses goes to FILE.failed.csv in UTF-8 with a byte-order mark (Excel reads it right),
     // and ship reads that file back as it is.
     const refused = join(work, 'excel-refused.csv');
-    writeFileSync(refused, Buffer.concat([bytes, Buffer.from([...Buffer.from('ENC-2;Ren'), 0xe9, ...Buffer.from(';2 Rue;Paris;75001;FR;100\r\n')])]));
+    writeFileSync(refused, Buffer.concat([bytes, Buffer.from([...Buffer.from('ENC-2;Ren'), 0xe9, ...Buffer.from(';2 Rue;Paris;75001;FR;100;MUG-001\r\n')])]));
     const run = await ship(['create', '--csv', refused, '-o', join(work, 'labels-enc'), '--service', 'NO_SUCH_SERVICE', '--json'], { env });
     expect(run.exitCode, String(run.stderr)).toBe(3);
     const failedCsv = readFileSync(join(work, 'excel-refused.failed.csv'));

@@ -7,10 +7,21 @@ const clock = { now: new Date('2026-03-05T10:00:00Z') };
 const { sb, api } = await sandboxSuite({ clock: () => clock.now });
 
 const CONTAINER = { delivery_service_key: 'DPD_CONSOLIDATED_EU', clearance_country: 'FR', clearance_location: 'CDG' };
+// Outside mainland UK an item without a SKU needs every customs attribute (Item rules).
+const euItem = (over: Record<string, unknown> = {}) => ({
+  short_description: 'Scarf',
+  full_description: 'Knitted wool scarf',
+  country_of_origin: 'GB',
+  harmonised_code: '6117100000',
+  item_weight: 150,
+  item_value: 10,
+  item_quantity: 2,
+  ...over,
+});
 const euParcel = (over: Record<string, unknown> = {}) => ({
   weight: 1000,
   value: 20,
-  items: [{ short_description: 'Scarf', item_value: 10, item_quantity: 2, country_of_origin: 'GB' }],
+  items: [euItem()],
   ...over,
 });
 const euShipment = (ref: string, container: string, parcels = [euParcel()]) =>
@@ -106,7 +117,7 @@ describe('Shipments in a container (States: Open + POST /shipments with containe
 
   it('limits: exceeding max_parcels (20) or max_weight → 400 on container_reference', async () => {
     const c = (await api.post('/containers', CONTAINER)).body.data;
-    const many = Array.from({ length: 21 }, () => euParcel({ weight: 100, items: [{ short_description: 'x', item_value: 1, item_quantity: 1 }], value: 1 }));
+    const many = Array.from({ length: 21 }, () => euParcel({ weight: 100, items: [euItem({ short_description: 'x', item_value: 1, item_quantity: 1 })], value: 1 }));
     const r = await api.post('/shipments', euShipment('LIM-1', c.reference, many));
     expect(r.status).toBe(400);
     expect(r.body.data.container_reference[0]).toContain('max parcels (20)');
@@ -117,7 +128,7 @@ describe('Shipments in a container (States: Open + POST /shipments with containe
 
   it('limits count what is already inside (max_items 100)', async () => {
     const c = (await api.post('/containers', CONTAINER)).body.data;
-    const lots = [euParcel({ items: [{ short_description: 'Pin', item_value: 0.1, item_quantity: 60 }], value: 6 })];
+    const lots = [euParcel({ items: [euItem({ short_description: 'Pin', item_value: 0.1, item_quantity: 60 })], value: 6 })];
     expect((await api.post('/shipments', euShipment('LIM-3', c.reference, lots))).status).toBe(201);
     const r = await api.post('/shipments', euShipment('LIM-4', c.reference, lots));
     expect(r.body.data.container_reference[0]).toContain('max items (100)');
@@ -190,6 +201,15 @@ describe('Close, documents, delete (States: Container)', () => {
     expect(listed[0].status).toBe('Cancelled');
     expect((await api.get(`/containers/${c.reference}`)).body.data.parcels).toBe(0);
     expect((await api.del(`/containers/${c.reference}`)).status).toBe(200);
+  });
+
+  it('DELETE: a Closed container stays (deletion is a transition from Open only)', async () => {
+    const c = (await api.post('/containers', CONTAINER)).body.data;
+    expect((await api.patch(`/containers/${c.reference}/close`)).status).toBe(200);
+    const refused = await api.del(`/containers/${c.reference}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.data.reference[0]).toContain('closed');
+    expect((await api.get(`/containers/${c.reference}`)).body.data.status).toBe('Closed');
   });
 
   it('every container endpoint 404s an unknown container', async () => {

@@ -230,14 +230,51 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     expect(ok.status).toBe(201);
   });
 
-  it('international shipments need items with description, value and quantity (Parcel: items; Item rules)', async () => {
+  it('international shipments need items, each with every customs attribute (Parcel: items; Item rules)', async () => {
     const s = intlShipment('IN-1', { parcels: [{ weight: 500 }, { weight: 500, items: [{ harmonised_code: '1234' }] }] });
     const r = await api.post('/shipments', s);
     expect(r.status).toBe(400);
-    expect(r.body.data['parcels.0.items']).toEqual(['The parcels.0.items field is required when to address.country is not GB.']);
-    expect(r.body.data['parcels.1.items.0.short_description']).toEqual(['The parcels.1.items.0.short description field is required.']);
-    expect(r.body.data['parcels.1.items.0.item_value']).toEqual(['The parcels.1.items.0.item value field is required.']);
-    expect(r.body.data['parcels.1.items.0.item_quantity']).toEqual(['The parcels.1.items.0.item quantity field is required.']);
+    expect(r.body.data['parcels.0.items']).toEqual(['The parcels.0.items field is required for deliveries outside mainland UK.']);
+    // short_description is "Optional for mainland UK deliveries or with SKU lookup"; the others have "the same optionality".
+    for (const [field, words] of [
+      ['short_description', 'short description'],
+      ['full_description', 'full description'],
+      ['country_of_origin', 'country of origin'],
+      ['item_weight', 'item weight'],
+      ['item_value', 'item value'],
+      ['item_quantity', 'item quantity'],
+    ]) {
+      expect(r.body.data[`parcels.1.items.0.${field}`], field).toEqual([`The parcels.1.items.0.${words} field is required.`]);
+    }
+    expect(r.body.data['parcels.1.items.0.harmonised_code']).toBeUndefined();
+  });
+
+  it('a SKU lookup supplies an international item\'s customs attributes (Item: sku)', async () => {
+    const s = intlShipment('IN-SKU', { parcels: [{ weight: 500, items: [{ sku: 'MUG-001', item_quantity: 1 }] }] });
+    expect((await api.post('/shipments', s)).status).toBe(201);
+    // A SKU that is not in the inventory supplies nothing.
+    const unknown = await api.post('/shipments', intlShipment('IN-NOSKU', { parcels: [{ weight: 500, items: [{ sku: 'NOPE-1', short_description: 'Mug', item_value: 5, item_quantity: 1 }] }] }));
+    expect(unknown.status).toBe(400);
+    expect(Object.keys(unknown.body.data).sort()).toEqual(['parcels.0.items.0.country_of_origin', 'parcels.0.items.0.full_description', 'parcels.0.items.0.harmonised_code', 'parcels.0.items.0.item_weight']);
+  });
+
+  it('Northern Ireland (GB, BT postcode) is not mainland UK: items are required there', async () => {
+    const ni = shipment('NI-1', { to_address: { name: 'Mary Ward', line_1: '1 Donegall Place', city: 'Belfast', postcode: 'BT1 5GS', country: 'GB' } });
+    const r = await api.post('/shipments', ni);
+    expect(r.status).toBe(400);
+    expect(r.body.data['parcels.0.items']).toEqual(['The parcels.0.items field is required for deliveries outside mainland UK.']);
+    const withItems = { ...ni, parcels: (intlShipment('NI-1').parcels as unknown[]) };
+    expect((await api.post('/shipments', withItems)).status).toBe(201);
+  });
+
+  it('a body that is not an object reports every required field, as an empty object does', async () => {
+    const empty = await api.post('/shipments', {});
+    for (const body of [[], null]) {
+      const r = await api.post('/shipments', body);
+      expect(r.status).toBe(400);
+      expect(Object.keys(r.body.data).sort()).toEqual(Object.keys(empty.body.data).sort());
+    }
+    expect(Object.keys(empty.body.data)).toContain('parcels');
   });
 
   it('domestic shipments need no items (Item: optional for mainland UK deliveries)', async () => {

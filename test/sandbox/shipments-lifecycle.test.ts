@@ -79,6 +79,13 @@ describe('DELETE /shipments/:ref (Endpoints/Shipments; States: Shipment)', () =>
     expect(r.body).toEqual({ message: 'Shipment Cancelled', data: null });
   });
 
+  it('takes the shipment reference only: its ID is not found here (":ref is the shipment reference")', async () => {
+    const created = (await api.post('/shipments', shipment('C-ID'))).body.data[0];
+    expect((await api.del(`/shipments/${created.id}`)).status).toBe(404);
+    expect((await api.get(`/shipments/${created.id}/events`)).status).toBe(200); // events: "reference or ID"
+    expect((await api.del('/shipments/C-ID')).status).toBe(200);
+  });
+
   it('404 for an unknown reference', async () => {
     const r = await api.del('/shipments/NOPE');
     expect(r.status).toBe(404);

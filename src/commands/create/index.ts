@@ -27,12 +27,16 @@ CSV files (--csv FILE):
   Unknown columns are refused with a "did you mean"; --map FILE.json renames headers (a null target ignores
   a column; {"columns": {…}, "ignore_unknown": true} ignores the rest), --allow-unknown-columns ignores them.
   The whole file is checked first: every problem is listed as "row N, column C: rule" and nothing is sent.
+  Outside mainland UK (abroad, and Northern Ireland: BT postcodes) every parcel lists its items, and an item
+  without item_sku needs all of description, full description, origin, tariff code, weight, value and quantity;
+  with item_sku the service's SKU inventory supplies them (ship skus import).
   Carrier length limits (address lines ~40 characters, shipment_reference 30) are warned about, not refused.
 
   --preset shopify reads Admin → Orders → Export as it is: one shipment per order Name, one parcel with the
   line items as items (quantity, name, price, sku); lines that need no shipping (gift cards) are left out.
   Orders that are cancelled, need no shipping, or have no shipping address are left out and listed
-  (JSON: status "skipped" with a reason) - an address is never guessed. An empty Shipping Name uses the
+  (JSON: status "skipped" with a reason) - an address is never guessed. So are orders going outside mainland
+  UK with a line item that has no SKU: customs needs data an orders export does not carry. An empty Shipping Name uses the
   Shipping Company (with a warning). Exports have no weights: --default-weight G or --packaging KEY, else the
   account's default packaging applies.
 

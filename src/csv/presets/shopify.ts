@@ -15,8 +15,13 @@
 // - Exports carry no weights: parcels get --default-weight / --packaging when given, otherwise the account's
 //   default packaging type applies.
 // - The order's Currency is sent as customs_declaration.currency_code, since the item prices are in it.
+// - Orders going outside mainland UK (abroad, or Northern Ireland) are left out, and listed, when a line item has
+//   no SKU: customs then needs the item's origin, tariff code, weight and full description, which an orders export
+//   never carries (the API refuses such items). With a SKU the service's inventory supplies them (`ship skus import`).
+import { outsideMainlandUk } from '../../api/schemas.js';
 import type { InputProblem } from '../../errors.js';
 import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
+import { resolveCountry } from '../countries.js';
 import type { CanonicalRow } from '../group.js';
 import type { BoundLayout, Finalized, Layout } from './index.js';
 
@@ -66,7 +71,8 @@ export function shopifyLayout(): Layout {
         problems,
         warnings: [],
         notes: [],
-        labelFor: (column) => labels.get(column) ?? column,
+        // A contract column the export has no source for (an item's origin, say) is named as such in messages.
+        labelFor: (column) => labels.get(column) ?? `${column} (not in a Shopify export)`,
         referenceIndex: col('Name'),
         toRow(rec): CanonicalRow | null {
           if (rec.values.every((v) => v === '')) return null;
@@ -98,6 +104,12 @@ function finalizeOrder(draft: ShipmentDraft): Finalized {
   if (cancelled) return { exclude: `order cancelled (${cancelled})` };
   if (draft.parcels.length === 0) return { exclude: 'no line item requires shipping' };
   if (!ADDRESS.some((c) => draft.cells.has(c))) return { exclude: 'no shipping address' };
+  // (A country that does not resolve is reported by validation as it stands, not taken for abroad.)
+  const country = resolveCountry(draft.cells.get('to_country')?.value ?? '');
+  const to = { country: country.ok ? country.code : '', postcode: draft.cells.get('to_postcode')?.value };
+  if (outsideMainlandUk(to) && draft.parcels.some((p) => p.items.some((i) => !i.cells.get('item_sku')?.value.trim()))) {
+    return { exclude: 'ships outside mainland UK and a line item has no SKU: customs needs its origin, tariff code and weight, which an orders export does not carry' };
+  }
 
   const warnings: InputProblem[] = [];
   const company = draft.cells.get('to_company_name');

@@ -162,9 +162,13 @@ export function closeContainer(app: SandboxApp, req: ApiRequest): ApiResponse {
   return ok('Container closed', presentContainer(app, c));
 }
 
-/** DELETE /containers/:ref: only when it holds no shipments or all of them are cancelled. */
+/**
+ * DELETE /containers/:ref: only an Open container that holds no shipments or only cancelled ones (the document's
+ * state table has deletion from Open alone; a Closed one has been handed to the carrier with its documents).
+ */
 export function deleteContainer(app: SandboxApp, req: ApiRequest): ApiResponse {
   const c = findContainer(app, req.params.ref);
+  if (c.status === 'Closed') fail('reference', `The container ${c.reference} is closed and cannot be deleted.`);
   const live = c.shipment_ids.filter((id) => app.store.shipments.get(id)?.status === 'created').length;
   if (live > 0) {
     fail('reference', `The container ${c.reference} holds ${live} shipment${live === 1 ? '' : 's'} that ${live === 1 ? 'is' : 'are'} not cancelled; cancel ${live === 1 ? 'it' : 'them'} first.`);

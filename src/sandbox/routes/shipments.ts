@@ -26,6 +26,8 @@ import { failedCondition, type ParcelFacts } from './services.js';
 
 /** The account's home country: deliveries elsewhere need customs data. */
 export const HOME_COUNTRY = 'GB';
+/** Northern Ireland's postcodes (BT…): in the UK but not mainland UK, so customs rules apply. */
+const NORTHERN_IRELAND_POSTCODE = /^\s*BT\d/i;
 const FORMATS = ['ZPL', 'PDF', 'PNG'] as const;
 
 /** A validated parcel: the stored parcel's fields before it gets an id, a tracking reference and events. */
@@ -145,11 +147,16 @@ function parseItem(app: SandboxApp, e: Errors, raw: unknown, path: string, inter
     item_value: value !== undefined ? Math.round(value * 100) : sku && (sku.value_ex_vat ?? sku.value_inc_vat) !== null ? Math.round((sku.value_ex_vat ?? sku.value_inc_vat)! * 100) : null,
     item_quantity: qty ?? 1,
   };
-  if (international) {
-    // Customs needs these for deliveries outside the home country unless a SKU supplied them.
-    if (item.short_description === null && !e.has(p('short_description'))) e.add(p('short_description'), msg.required(p('short_description')));
-    if (item.item_value === null && !e.has(p('item_value'))) e.add(p('item_value'), msg.required(p('item_value')));
-    if (qty === undefined && !sku && isBlank(raw.item_quantity)) e.add(p('item_quantity'), msg.required(p('item_quantity')));
+  if (international && !sku) {
+    // Outside mainland UK, customs needs every attribute of an item unless a SKU lookup supplied them: the
+    // document makes short_description "Optional for mainland UK deliveries or with SKU lookup" and gives the
+    // others (full description, origin, tariff code, weight, value) "the same optionality"; the quantity is
+    // "Optional for mainland UK deliveries".
+    const need = (k: keyof ItemRec) => {
+      if (item[k] === null && !e.has(p(k))) e.add(p(k), msg.required(p(k)));
+    };
+    for (const k of ['short_description', 'full_description', 'country_of_origin', 'harmonised_code', 'item_weight', 'item_value'] as const) need(k);
+    if (qty === undefined && isBlank(raw.item_quantity) && !e.has(p('item_quantity'))) e.add(p('item_quantity'), msg.required(p('item_quantity')));
   }
   return item;
 }
@@ -214,7 +221,7 @@ function parseParcel(app: SandboxApp, e: Errors, raw: unknown, i: number, shipme
       if (item) items.push(item);
     });
   } else if (international && !e.has(p('items'))) {
-    e.add(p('items'), `The ${label(p('items'))} field is required when to address.country is not ${HOME_COUNTRY}.`);
+    e.add(p('items'), `The ${label(p('items'))} field is required for deliveries outside mainland UK.`);
   }
   let itemsValue: number | null = null;
   for (const it of items) if (it.item_value !== null) itemsValue = (itemsValue ?? 0) + it.item_value * it.item_quantity;
@@ -261,8 +268,8 @@ function checkItemLines(e: Errors, parcels: ParcelDraft[]): void {
 
 /** Validates a shipment request (POST /shipments and get-services). */
 function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft {
-  if (!isObject(req.body)) fail('shipment_reference', msg.required('shipment_reference'));
-  const b = req.body as Record<string, unknown>;
+  // A body that is not an object (null, an array, nothing) is validated as an empty one: every required field reported.
+  const b = (isObject(req.body) ? req.body : {}) as Record<string, unknown>;
   const e = new Errors();
   checkForbidden(e, b);
 
@@ -301,7 +308,8 @@ function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft 
   }
 
   const to_address = parseAddress(e, b.to_address);
-  const international = to_address.country !== '' && to_address.country !== HOME_COUNTRY;
+  // Customs applies outside mainland UK: abroad, and to Northern Ireland (GB addresses with a BT postcode).
+  const international = to_address.country !== '' && (to_address.country !== HOME_COUNTRY || NORTHERN_IRELAND_POSTCODE.test(to_address.postcode));
 
   const parcels: ParcelDraft[] = [];
   const rawParcels = arr(e, b.parcels, 'parcels', { required: true });
@@ -620,10 +628,13 @@ function emitShipment(app: SandboxApp, event: 'SHIPMENT_CREATED' | 'SHIPMENT_CAN
   });
 }
 
-/** DELETE /shipments/:ref: cancels a shipment not yet manifested; frees its reference for reuse. */
+/**
+ * DELETE /shipments/:ref: cancels a shipment not yet manifested; frees its reference for reuse. `:ref` is the
+ * shipment reference only (the document says so here, where other endpoints say "reference or ID").
+ */
 export function cancelShipment(app: SandboxApp, req: ApiRequest): ApiResponse {
   const ref = req.params.ref;
-  const s = app.store.shipmentByRefOrId(ref);
+  const s = app.store.shipmentByRef(ref);
   if (!s) throw notFound(`No shipment with reference "${ref}".`);
   if (s.status === 'cancelled') fail('shipment_reference', 'The shipment has already been cancelled.');
   if (isManifested(s)) fail('shipment_reference', 'The shipment has already been manifested and cannot be cancelled.');

@@ -188,7 +188,10 @@ export function getSku(app: SandboxApp, req: ApiRequest): ApiResponse {
   return ok('SKU', presentSku(app, findSku(app, req.params.ref)));
 }
 
-/** GET /skus?page=N: `{data, links, meta}` with 30 per page and absolute links. */
+/**
+ * GET /skus?page=N: `{data, links, meta}` with 30 per page and absolute links. `meta` holds exactly the keys the
+ * document lists (no `total` or `last_page`: a client must find the last page from `links.last` or `next`).
+ */
 export function listSkus(app: SandboxApp, req: ApiRequest): ApiResponse {
   const list = app.store.skuList;
   const total = list.length;
@@ -213,11 +216,9 @@ export function listSkus(app: SandboxApp, req: ApiRequest): ApiResponse {
       meta: {
         current_page: page,
         from: slice.length ? start + 1 : null,
-        last_page: lastPage,
         path,
         per_page: SKU_PAGE_SIZE,
         to: slice.length ? start + slice.length : null,
-        total,
       },
     },
   };
