@@ -370,7 +370,7 @@ complete -c ship -n '__ship_is '\''custom-fields create'\''' -l min-value -r -d 
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l max-value -r -d 'NUMERIC only: maximum value'
 complete -c ship -n '__ship_is '\''config'\''' -a 'list' -d 'List the settings of the profile in use, with where each value comes from (secrets masked)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'get' -d 'Print one stored value of the profile (secrets masked)'
-complete -c ship -n '__ship_is '\''config'\''' -a 'set' -d 'Validate and store a value in the profile (for api_key and token: prompted when VALUE is left out, "-" reads stdin)'
+complete -c ship -n '__ship_is '\''config'\''' -a 'set' -d 'Validate and store a value in the profile (api_key and token: "-" reads stdin, or leave VALUE out to be prompted; never on the command line)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'unset' -d 'Remove a value from the profile'
 complete -c ship -n '__ship_is '\''config'\''' -a 'use' -d 'Make a profile the current one (SHIP_PROFILE and --profile still win)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'profiles' -d 'List the profiles in the config file; the one in use is marked'

@@ -144,7 +144,8 @@ export function createContext(init: CtxInit): Ctx {
           json: Boolean(g.json),
           quiet: Boolean(g.quiet),
           verbose: Boolean(g.verbose) || env.SHIP_VERBOSE === '1',
-          color: colorEnabled(env, io.stderrIsTTY || io.stdoutIsTTY, g.color === false),
+          // --no-input means "a script is driving": no colour either, unless FORCE_COLOR asks (the contract).
+          color: colorEnabled(env, (io.stderrIsTTY || io.stdoutIsTTY) && !noInput, g.color === false),
           interactive: io.stdinIsTTY && io.stderrIsTTY && !noInput,
         };
       }

@@ -55,7 +55,11 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     return ExitCode.Ok;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return ExitCode.Ok;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.Ok;
+      // Help asked for (`ship help`, `ship help skus`) is a success; help shown because the command is missing
+      // (`ship`, `ship containers`: commander's exit code 1) is a usage error, so `ship containers "$SUB"` with an
+      // empty $SUB does not pass for success in a script.
+      if (err.code === 'commander.help') return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
       return ExitCode.Usage;
     }

@@ -21,6 +21,20 @@ describe('main', () => {
     expect(r.stderr).toContain('--help');
   });
 
+  it('a missing command or subcommand is a usage error (exit 2, help on stderr); help asked for is a success', async () => {
+    for (const args of [[], ['containers'], ['skus'], ['webhooks']]) {
+      const r = await runShip(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^Usage: ship/m);
+    }
+    for (const args of [['help'], ['help', 'containers'], ['containers', '--help'], ['--help']]) {
+      const r = await runShip(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: ship/m);
+    }
+  });
+
   it('--version prints the version alone on stdout', async () => {
     const r = await runShip(['--version']);
     expect(r.code).toBe(0);

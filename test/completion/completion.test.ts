@@ -110,3 +110,15 @@ suite('man page', () => {
     expect(r.stderr).toBe('');
   });
 });
+
+suite('ship completion', () => {
+  it('prints the script, or with --json one JSON document holding it (the contract: every command takes --json)', async () => {
+    const { runShip } = await import('../helpers/run.js');
+    const plain = await runShip(['completion', 'bash']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toContain('_ship');
+    const json = await runShip(['completion', 'bash', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ shell: 'bash', script: plain.stdout });
+  });
+});

@@ -14,11 +14,15 @@ export function registerCompletion(program: Command, ctx: Ctx): void {
 Examples:
   ship completion bash > ~/.local/share/bash-completion/completions/ship
   ship completion zsh > "\${fpath[1]}/_ship"
-  ship completion fish > ~/.config/fish/completions/ship.fish`,
+  ship completion fish > ~/.config/fish/completions/ship.fish
+  ship completion bash --json | jq -r .script     (one JSON document: {"shell", "script"})`,
     )
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
       const { completionScript } = await import('./run.js');
-      ctx.out.write(completionScript(program, shell));
+      const script = completionScript(program, shell);
+      // --json keeps its promise here too: one JSON document on stdout.
+      if (ctx.mode.json) ctx.out.json({ shell, script });
+      else ctx.out.write(script);
     });
 
   program

@@ -50,7 +50,7 @@ Examples:
 
   config
     .command('set <key> [value]')
-    .description('Validate and store a value in the profile (for api_key and token: prompted when VALUE is left out, "-" reads stdin)')
+    .description('Validate and store a value in the profile (api_key and token: "-" reads stdin, or leave VALUE out to be prompted; never on the command line)')
     .addHelpText(
       'after',
       `${KEYS_HELP}

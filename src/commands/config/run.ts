@@ -122,6 +122,12 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   const profile = store.selected.name;
   const secret = SECRET_KEYS.has(key);
   let value = opts.value;
+  if (secret && value !== undefined && value !== '-') {
+    // A secret in argv stays in shell history and shows in the process list (the contract: never in argv).
+    throw new UsageError(`config set ${key}: a secret is not taken from the command line`, {
+      hint: `read it from stdin: ship config set ${key} -  (or leave VALUE out to be asked on a terminal)`,
+    });
+  }
   if (secret && value === '-') value = await readSecretFromStdin(ctx, key, `config set ${key} -`);
   else if (secret && value === undefined) {
     value = await ctx.prompt.password({ message: key === 'api_key' ? 'API key' : 'Token', supplyWith: `the VALUE argument, or "-" to read it from stdin` });

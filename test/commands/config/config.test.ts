@@ -50,7 +50,7 @@ describe('ship config', () => {
     const set = await ship(['config', 'set', 'api_key', '-'], { stdin: `${API_KEY}\n` });
     expect(set.code).toBe(0);
     expect(file().profiles.default.api_key).toBe(API_KEY);
-    await ship(['config', 'set', 'token', TOKEN]);
+    await ship(['config', 'set', 'token', '-'], { stdin: TOKEN });
     const outputs = [
       set,
       await ship(['config', 'get', 'api_key']),
@@ -67,6 +67,18 @@ describe('ship config', () => {
     expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34' });
   });
 
+  it('a secret is never taken from the command line (shell history, process list): exit 2, nothing stored', async () => {
+    const { ship, file } = setup();
+    for (const key of ['token', 'api_key']) {
+      const r = await ship(['config', 'set', key, 'abcdefgh123']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`ship config set ${key} -`);
+      expect(r.stderr).not.toContain('abcdefgh123');
+    }
+    // Refused before the config file is opened for writing: none was created.
+    expect(() => file()).toThrow(/ENOENT/);
+  });
+
   it('a secret left out is prompted for only on a terminal; otherwise the error names how to supply it', async () => {
     const { ship } = setup();
     const r = await ship(['config', 'set', 'api_key']);
@@ -76,7 +88,7 @@ describe('ship config', () => {
 
   it('list shows each value with its source, and env overrides with what they override', async () => {
     const { ship } = setup();
-    await ship(['config', 'set', 'api_key', API_KEY]);
+    await ship(['config', 'set', 'api_key', '-'], { stdin: API_KEY });
     await ship(['config', 'set', 'base_url', 'https://api.example.com/v1.2']);
     await ship(['config', 'set', 'printers.dock', 'tcp://10.0.0.50:9100']);
     const r = await ship(['config', 'list', '--json'], { env: { SHIP_API_KEY: 'env-key-xyz-9999', SHIP_TIMEOUT: '5' } });

@@ -258,6 +258,14 @@ describe('output conventions', () => {
     expect(forced.stderr).toMatch(/\x1b\[/);
     const flag = await runShip(['--no-color', 'locations', 'NOPE'], { env: { ...env, FORCE_COLOR: '1', NO_COLOR: '' } });
     expect(flag.stderr).not.toMatch(/\x1b\[/);
+    // On a terminal: colour, unless --no-input (a script is driving; FORCE_COLOR still wins).
+    const { CI: _ci, ...local } = env;
+    const tty = await runShip(['locations', 'NOPE'], { env: { ...local, NO_COLOR: '' }, tty: true });
+    expect(tty.stderr).toMatch(/\x1b\[/);
+    const noInput = await runShip(['--no-input', 'locations', 'NOPE'], { env: { ...local, NO_COLOR: '' }, tty: true });
+    expect(noInput.stderr).not.toMatch(/\x1b\[/);
+    const noInputForced = await runShip(['--no-input', 'locations', 'NOPE'], { env: { ...local, NO_COLOR: '', FORCE_COLOR: '1' }, tty: true });
+    expect(noInputForced.stderr).toMatch(/\x1b\[/);
   });
 
   it('an unknown flag is exit 2', async () => {
