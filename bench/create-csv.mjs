@@ -69,7 +69,7 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130)
 /** Starts `ship sandbox --port 0` as its own process; resolves to its base URL. */
 function startSandbox() {
   return new Promise((resolveUrl, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0'], {
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '--auto-advance', '0'], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, SHIP_CONFIG_DIR: join(work, 'sandbox-config'), CI: 'true', NO_COLOR: '1' },
     });

@@ -17,7 +17,7 @@ export function arg(name, def) {
 
 /** Starts `ship sandbox --port 0` with `env` and resolves to its base URL (first stdout line) and the child. */
 export function startSandbox(bin, env) {
-  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'sandbox', '--port', '0', '--auto-advance', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolveP, reject) => {
     const lines = createInterface({ input: child.stdout });
     const timer = setTimeout(() => reject(new Error('sandbox did not start within 15s')), 15_000);

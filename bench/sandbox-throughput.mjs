@@ -19,7 +19,7 @@ const WARMUP = Math.min(1000, Math.floor(TOTAL / 10));
 
 const given = args.includes('--base-url') ? args[args.indexOf('--base-url') + 1] : undefined;
 const bin = resolve(import.meta.dirname, '../bin/ship.js');
-const child = given ? null : spawn(process.execPath, [bin, '--quiet', 'sandbox', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+const child = given ? null : spawn(process.execPath, [bin, '--quiet', 'sandbox', '--port', '0', '--auto-advance', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
 let childErr = '';
 child?.stderr.on('data', (c) => (childErr += c));
 const stop = () => {

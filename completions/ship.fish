@@ -398,5 +398,5 @@ complete -c ship -n '__ship_is '\''sandbox'\''' -l api-key -r -d 'API key the sa
 complete -c ship -n '__ship_is '\''sandbox'\''' -l username -r -d 'user name of the seeded MERCHANT_ADMIN user'
 complete -c ship -n '__ship_is '\''sandbox'\''' -l password -r -d 'password of the seeded user'
 complete -c ship -n '__ship_is '\''sandbox'\''' -l state -r -F -d 'keep state in FILE across restarts (written atomically); default: memory only'
-complete -c ship -n '__ship_is '\''sandbox'\''' -l auto-advance -r -d 'move every shipment'\''s tracking one stage forward every SECONDS'
+complete -c ship -n '__ship_is '\''sandbox'\''' -l auto-advance -r -d 'tracking moves one stage forward every SECONDS after a shipment'\''s creation (0: only via the control endpoint)'
 complete -c ship -n '__ship_is '\''sandbox'\''' -l log-requests -d 'log one line per request on stderr (also with --verbose)'

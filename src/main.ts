@@ -5,7 +5,7 @@ import { createContext, type Ctx } from './context.js';
 import { ExitCode, exitCodeOf, InputError, Interrupted, ShipError, ValidationError, ApiError, problemLocation } from './errors.js';
 import { processIO, type IO } from './output/io.js';
 import { redact } from './output/redact.js';
-import { buildProgram } from './program.js';
+import { buildProgram, VERSION } from './program.js';
 
 export interface MainOptions {
   io?: IO;
@@ -48,6 +48,12 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     process.on('SIGTERM', onSignal);
   }
 
+  // `ship --version --json`: commander prints the version as text before it has read --json.
+  if (asksVersionAsJson(argv)) {
+    io.stdout.write(`${JSON.stringify({ version: VERSION, api_version: 'v1.2', node: process.version })}\n`);
+    return ExitCode.Ok;
+  }
+
   const program = buildProgram(ctx);
 
   try {
@@ -73,6 +79,24 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       process.off('SIGTERM', onSignal);
     }
   }
+}
+
+/** Global options that take a value (their value is not a command name). */
+const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout']);
+
+/** True for `ship [global options] --version … --json` (either order), before any command. */
+function asksVersionAsJson(argv: readonly string[]): boolean {
+  let version = false;
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (!a.startsWith('-')) break; // a command: its own --version/--json are not the program's
+    if (a === '--version' || a === '-V') version = true;
+    else if (a === '--json') json = true;
+    else if (VALUE_OPTIONS.has(a)) i++;
+  }
+  return version && json;
 }
 
 /** Prints an error to stderr: message, API field messages or input problems, and a hint. Secrets redacted. */

@@ -40,4 +40,17 @@ describe('main', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
   });
+
+  it('--version --json (either order, after other global options) prints one JSON object', async () => {
+    for (const args of [['--version', '--json'], ['--json', '-V'], ['--profile', 'work', '--json', '--version']]) {
+      const r = await runShip(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      const out = JSON.parse(r.stdout);
+      expect(out).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/), api_version: 'v1.2', node: process.version });
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    }
+    // A command's own flags are not the program's: `ship track --json --version` is not a version request.
+    const r = await runShip(['track', '--json', '--version']);
+    expect(r.stdout).not.toContain('api_version');
+  });
 });

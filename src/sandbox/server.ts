@@ -9,7 +9,7 @@ import { HttpError, type ApiRequest, type ApiResponse } from './http.js';
 import { StateFile } from './persistence.js';
 import { Router } from './router.js';
 import { Store } from './store.js';
-import { advance } from './tracking.js';
+import { startAutoAdvance } from './tracking.js';
 import type { DispatcherOptions } from './webhooks.js';
 import { checkToken, createToken, revokeToken } from './routes/tokens.js';
 import { cancelShipment, createShipment, getServices, printShipment, shipmentEvents, shipmentInvoice } from './routes/shipments.js';
@@ -45,7 +45,10 @@ export interface SandboxOptions {
   password?: string;
   /** Keep state in this file across restarts (saved atomically). Default: memory only. */
   stateFile?: string;
-  /** Advance every live shipment's tracking one stage every this many seconds. */
+  /**
+   * Move each live shipment's tracking one stage forward every this many seconds, counted from its creation
+   * (startAutoAdvance). Off when absent or 0 (tests advance with the control endpoint); `ship sandbox` turns it on.
+   */
   autoAdvanceSeconds?: number;
   /** Where the sandbox reports unknown routes, server errors and (with logRequests) every request. */
   log?: (line: string) => void;
@@ -313,11 +316,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   origin = `${hostForUrl}:${port}`;
   const url = `http://${origin}`;
 
-  let timer: NodeJS.Timeout | undefined;
-  if (opts.autoAdvanceSeconds && opts.autoAdvanceSeconds > 0) {
-    timer = setInterval(() => advance(app, app.store.shipments.values()), opts.autoAdvanceSeconds * 1000);
-    timer.unref();
-  }
+  const stopAdvancing = opts.autoAdvanceSeconds && opts.autoAdvanceSeconds > 0 ? startAutoAdvance(app, opts.autoAdvanceSeconds) : undefined;
 
   let closing: Promise<void> | undefined;
   return {
@@ -327,7 +326,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     port,
     close() {
       closing ??= (async () => {
-        if (timer) clearInterval(timer);
+        stopAdvancing?.();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

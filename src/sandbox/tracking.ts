@@ -113,3 +113,31 @@ export function advance(app: SandboxApp, shipments: Iterable<ShipmentRec>, to?: 
   if (moved.length > 0) app.changed();
   return moved;
 }
+
+/**
+ * Tracking that moves forward over time, as the real service's does (it manifests shipments itself, then the
+ * carrier's scans follow): each live shipment moves one stage every `seconds`, counted from when the sandbox
+ * first saw it (its creation, or the start for shipments loaded from a state file), until DELIVERED. Checked a
+ * few times per step, so a shipment's own timing holds whatever the others do. Returns a function that stops it.
+ */
+export function startAutoAdvance(app: SandboxApp, seconds: number): () => void {
+  const stepMs = seconds * 1000;
+  // When each shipment moves next; in memory only (a restart restarts every shipment's clock).
+  const due = new WeakMap<ShipmentRec, number>();
+  const tick = () => {
+    const now = app.now().getTime();
+    for (const s of app.store.shipments.values()) {
+      if (s.status === 'cancelled') continue;
+      const at = due.get(s);
+      if (at === undefined) due.set(s, now + stepMs);
+      else if (now >= at) {
+        advance(app, [s]);
+        due.set(s, now + stepMs);
+      }
+    }
+  };
+  const timer = setInterval(tick, Math.min(1000, Math.max(10, stepMs / 4)));
+  timer.unref();
+  tick();
+  return () => clearInterval(timer);
+}

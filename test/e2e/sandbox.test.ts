@@ -167,6 +167,16 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     expect(String(r.stderr)).toContain('--port');
   });
 
+  it('a bad --auto-advance is a usage error (exit 2); its help says tracking moves on its own', async () => {
+    for (const bad of ['abc', '-5', '']) {
+      const r = await ship(['sandbox', '--port', '0', '--auto-advance', bad]);
+      expect(r.exitCode).toBe(2);
+      expect(String(r.stderr)).toContain('--auto-advance');
+    }
+    const help = await ship(['sandbox', '--help']);
+    expect(String(help.stdout)).toMatch(/manifested 60 s after it was\s+created/);
+  });
+
   it('--state survives SIGKILL in the middle of writes: the file is always complete JSON, and a restart serves it', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'sb-e2e-')), 'state.json');
     const s = await startBinary(['sandbox', '--port', '0', '--state', file]);

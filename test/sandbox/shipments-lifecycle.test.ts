@@ -191,18 +191,32 @@ describe('Tracking events (Endpoints: events; Tracking Event; States: tracking)'
     expect((await api.get('/parcels/NOPE/events')).status).toBe(404);
   });
 
-  it('--auto-advance moves tracking forward on its own', async () => {
-    const auto = await startTestSandbox({ autoAdvanceSeconds: 0.05 });
+  it('auto-advance moves each shipment forward on its own clock, from its creation, until DELIVERED', async () => {
+    const auto = await startTestSandbox({ autoAdvanceSeconds: 0.3 });
     try {
       const a = client(auto, await auto.login());
-      const d = (await a.post('/shipments', shipment('AUTO-1'))).body.data[0];
-      await new Promise((r) => setTimeout(r, 400));
-      const ev = (await a.get(`/parcels/${d.tracking_reference}/events`)).body.data;
-      expect(ev.at(-1).type).toBe('DELIVERED');
+      const stage = async (ref: string) => (await a.get(`/parcels/${ref}/events`)).body.data.at(-1).type as string;
+      const until = async (ref: string, type: string) => {
+        for (let i = 0; i < 200 && (await stage(ref)) !== type; i++) await new Promise((r) => setTimeout(r, 20));
+        return stage(ref);
+      };
+      const first = (await a.post('/shipments', shipment('AUTO-1'))).body.data[0].tracking_reference;
+      expect(await stage(first)).toBe('LABEL_CREATED');
+      expect(await until(first, 'MANIFESTED')).toBe('MANIFESTED');
+      // A shipment created now starts its own clock: the first one moving does not move it.
+      const second = (await a.post('/shipments', shipment('AUTO-2'))).body.data[0].tracking_reference;
+      expect(await stage(second)).toBe('LABEL_CREATED');
+      // The service manifested it: no cancelling any more.
+      expect((await a.del('/shipments/AUTO-1')).status).toBe(400);
+      expect(await until(first, 'DELIVERED')).toBe('DELIVERED');
+      expect(await until(second, 'DELIVERED')).toBe('DELIVERED');
+      const types = (await a.get(`/parcels/${first}/events`)).body.data.map((e: { type: string }) => e.type);
+      expect(types).toEqual(['LABEL_CREATED', 'MANIFESTED', 'COLLECTED', 'IN_TRANSIT', 'DELIVERED']);
     } finally {
       await auto.close();
     }
   });
+
 });
 
 describe('GET /parcels/:ref/label (Endpoints/Parcels; Label)', () => {

@@ -13,7 +13,7 @@ export function registerSandbox(program: Command, ctx: Ctx): void {
     .option('--username <email>', 'user name of the seeded MERCHANT_ADMIN user', 'demo@example.com')
     .option('--password <password>', 'password of the seeded user', 'demo-password')
     .option('--state <file>', 'keep state in FILE across restarts (written atomically); default: memory only')
-    .option('--auto-advance <seconds>', "move every shipment's tracking one stage forward every SECONDS")
+    .option('--auto-advance <seconds>', "tracking moves one stage forward every SECONDS after a shipment's creation (0: only via the control endpoint)", '60')
     .option('--log-requests', 'log one line per request on stderr (also with --verbose)')
     .addHelpText(
       'after',
@@ -22,6 +22,9 @@ The first line on stdout is the base URL (http://HOST:PORT/v1.2); the next lines
 SHIP_BASE_URL and SHIP_API_KEY. With --json, stdout is one JSON object instead. Talk goes to stderr.
 Seeded account: user demo@example.com / demo-password (MERCHANT_ADMIN), packer@example.com / packer-password
 (MERCHANT_USER), two locations, two brands, eight delivery services, packaging types, custom fields, SKUs.
+Tracking moves forward on its own, as the service's does: each shipment is manifested 60 s after it was
+created (it can no longer be cancelled), then collected, in transit and delivered, one stage a minute
+(--auto-advance SECONDS sets the step; 0 leaves it to POST /__sandbox/tracking/advance, for tests).
 Control endpoints for tests live under /__sandbox (reset, tracking/advance, webhooks, faults); see the README.
 Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving --state first.
 
@@ -29,18 +32,16 @@ Examples:
   ship sandbox
   ship sandbox --port 0 --state .ship-sandbox.json
   eval "$(ship sandbox --port 4010 | tail -n +2)" &   # then: ship login --username demo@example.com
-  ship sandbox --auto-advance 30 --log-requests`,
+  ship sandbox --auto-advance 5 --log-requests   # watch tracking move: ship track REF --watch
+  ship sandbox --auto-advance 0                  # tracking moves only when a test says so`,
     )
     .action(async (flags: { port: string; host: string; apiKey: string; username: string; password: string; state?: string; autoAdvance?: string; logRequests?: boolean }) => {
       const { UsageError } = await import('../../errors.js');
       const port = Number(flags.port);
       if (!/^\d+$/.test(flags.port) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${flags.port}")`);
-      let autoAdvanceSeconds: number | undefined;
-      if (flags.autoAdvance !== undefined) {
-        autoAdvanceSeconds = Number(flags.autoAdvance);
-        if (!Number.isFinite(autoAdvanceSeconds) || autoAdvanceSeconds <= 0) {
-          throw new UsageError(`--auto-advance must be a positive number of seconds (got "${flags.autoAdvance}")`);
-        }
+      const autoAdvanceSeconds = Number(flags.autoAdvance ?? '60');
+      if (!/^\s*\d+(\.\d+)?\s*$/.test(flags.autoAdvance ?? '60') || !Number.isFinite(autoAdvanceSeconds)) {
+        throw new UsageError(`--auto-advance must be a number of seconds, 0 to turn it off (got "${flags.autoAdvance}")`);
       }
       const { run } = await import('./run.js');
       await run(ctx, {
