@@ -3,6 +3,9 @@
 // responses are lenient (unknown fields kept, money normalised, "may be null" respected).
 import { z } from 'zod';
 import { toMoney } from './money.js';
+import { outsideMainlandUk } from './destination.js';
+
+export { outsideMainlandUk };
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks for requests
@@ -233,21 +236,8 @@ export const ParcelSchema = deferred(() =>
 export type Parcel = z.output<typeof ParcelSchema>;
 
 /** Northern Ireland's postcodes (BT…): in the UK, but not mainland UK. */
-const NORTHERN_IRELAND_POSTCODE = /^\s*BT\d/i;
-
 /** An item attribute customs needs outside mainland UK when no SKU lookup supplies it (Item rules). */
 export const CUSTOMS_ITEM_FIELDS = ['short_description', 'full_description', 'country_of_origin', 'harmonised_code', 'item_weight', 'item_value', 'item_quantity'] as const;
-
-/**
- * A delivery outside mainland UK: abroad, or to Northern Ireland (a GB address with a BT postcode). A country that
- * is not a two-letter code says nothing either way (it has an error of its own).
- */
-export function outsideMainlandUk(to: unknown): boolean {
-  if (!to || typeof to !== 'object') return false;
-  const { country, postcode } = to as { country?: unknown; postcode?: unknown };
-  if (typeof country !== 'string' || !/^\s*[A-Za-z]{2}\s*$/.test(country)) return false;
-  return country.trim().toUpperCase() !== 'GB' || (typeof postcode === 'string' && NORTHERN_IRELAND_POSTCODE.test(postcode));
-}
 
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 

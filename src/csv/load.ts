@@ -4,6 +4,9 @@ import { InputError, type InputProblem } from '../errors.js';
 import { buildShipment, type Defaults, type ShipmentBody } from '../shipment-input/build.js';
 import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { checkLengths, type RequestIssue } from '../shipment-input/validate.js';
+import { outsideMainlandUk } from '../api/destination.js';
+import { resolveCountry } from './countries.js';
+import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
 import { detectCsvEncoding, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
@@ -83,6 +86,8 @@ export interface LoadCsvOptions {
    */
   validate?: (body: ShipmentBody) => RequestIssue[] | { issues: RequestIssue[]; value?: ShipmentBody };
   delimiter?: string;
+  /** --customs: the customs details of products, for items leaving mainland UK (src/csv/customs.ts). */
+  customs?: CustomsTable;
   /** The file's encoding (--encoding, checked); detected once from the file when absent. */
   encoding?: string | CsvEncoding;
   /** Display name of the file in messages. */
@@ -197,6 +202,7 @@ type Finished =
 
 /** Builds (and, when asked, validates) one complete shipment draft. */
 function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOptions, validate: boolean): Finished {
+  if (opts.customs) applyCustoms(draft, opts.customs, leavesMainlandUk(draft));
   const fin = layout.finalize?.(draft) ?? {};
   const warnings = fin.warnings ? [...fin.warnings] : [];
   if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };
@@ -239,6 +245,12 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
     problems,
     warnings,
   };
+}
+
+/** Whether a draft's recipient is outside mainland UK (a country that does not resolve counts as not: it fails on its own). */
+function leavesMainlandUk(draft: ShipmentDraft): boolean {
+  const country = resolveCountry(draft.cells.get('to_country')?.value ?? '');
+  return country.ok && outsideMainlandUk({ country: country.code, postcode: draft.cells.get('to_postcode')?.value });
 }
 
 /**
@@ -380,9 +392,11 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? 1e6) : -1);
     kept.sort((a, b) => byRow(a, b) || colOf(a) - colOf(b));
     const rows = new Set(kept.map((p) => p.row)).size;
+    const customsMissing = kept.some((p) => p.message.includes('outside mainland UK'));
     throw new InputError(
       `${name}: ${kept.length} problem${kept.length === 1 ? '' : 's'} in ${rows} row${rows === 1 ? '' : 's'}; nothing was sent`,
       kept,
+      customsMissing ? { hint: opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)' } : undefined,
     );
   }
   warnings.sort(byRow);

@@ -3,6 +3,7 @@
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseMapping } from '../csv/headers.js';
+import { loadCustomsTable } from '../csv/customs.js';
 import { loadCsv, type LoadedCsv, type LoadProgress } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
 import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
@@ -69,6 +70,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
       source,
       layout: await layoutFor(ctx, o),
       defaults: csvDefaultsFromFlags(o),
+      customs: o.customs ? await loadCustomsTable(o.customs) : undefined,
       validate: await apiChecker(),
       delimiter,
       encoding,

@@ -48,6 +48,7 @@ export interface ShipmentInputOptions {
   item?: string[];
   customField?: string[];
   defaultWeight?: string;
+  customs?: string;
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -98,7 +99,8 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
     .option('--allow-unknown-columns', 'ignore CSV columns that are not ours (with a warning) instead of refusing the file')
     .option('--delimiter <char>', 'CSV field delimiter (default: detected from the header: , ; or tab)')
     .option('--encoding <name>', 'CSV file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)')
-    .option('--default-weight <grams>', 'weight of parcels that have none (e.g. Shopify exports carry no weights)');
+    .option('--default-weight <grams>', 'weight of parcels that have none (e.g. Shopify exports carry no weights)')
+    .option('--customs <file.csv>', "customs details per product (SKU or name): origin, tariff code, weight; for items leaving mainland UK that lack them");
   if (purpose === 'quote') cmd.option('--shipment <ref>', 'with --csv: the shipment_reference to quote, when the file holds several');
   cmd
     .option('--reference <ref>', purpose === 'create' ? 'shipment_reference: your unique reference (required)' : 'shipment_reference (default: a placeholder)')
@@ -139,8 +141,8 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
 /** Which input the flags select, refusing combinations that make no sense. */
 export function inputKind(o: ShipmentInputOptions): 'csv' | 'file' | 'flags' {
   if (o.csv && o.file) throw new UsageError('--csv and --file are two different inputs: give one');
-  if (!o.csv && (o.map || o.preset || o.allowUnknownColumns || o.delimiter || o.encoding || o.shipment)) {
-    throw new UsageError('--map, --preset, --allow-unknown-columns, --delimiter, --encoding and --shipment only apply with --csv FILE');
+  if (!o.csv && (o.map || o.preset || o.allowUnknownColumns || o.delimiter || o.encoding || o.shipment || o.customs)) {
+    throw new UsageError('--map, --preset, --allow-unknown-columns, --delimiter, --encoding, --customs and --shipment only apply with --csv FILE');
   }
   if (o.map && o.preset) throw new UsageError('--map and --preset are two ways to read a file: give one');
   if (o.csv) {

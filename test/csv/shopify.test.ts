@@ -9,7 +9,8 @@ import type { Cell } from '../../src/shipment-input/draft.js';
 import { apiValidator } from '../../src/shipment-input/validate.js';
 import { SHOPIFY_EXPORT as FIXTURE, shopifyExportWithSkus } from '../helpers/shopify.js';
 
-const CUSTOMS_REASON = 'ships outside mainland UK and a line item has no SKU: customs needs its origin, tariff code and weight, which an orders export does not carry';
+const CUSTOMS_REASON = (names: string) =>
+  `ships outside mainland UK and line items have no SKU: customs needs the origin, tariff code and weight of ${names}, which an orders export does not carry (give them with --customs FILE.csv)`;
 
 async function loadShopify(path: string, defaults?: Map<string, Cell>) {
   return loadCsv({ source: { path }, layout: await presetLayout('shopify'), validate: await apiValidator(), defaults });
@@ -20,9 +21,32 @@ describe('--preset shopify', () => {
     const r = await loadShopify(FIXTURE);
     expect(r.rowCount).toBe(40);
     expect(r.shipments).toEqual([]);
-    expect(r.excluded.filter((e) => e.reason === CUSTOMS_REASON).map((e) => [e.reference, e.rows])).toEqual([
+    expect(r.excluded.filter((e) => e.reason.startsWith('ships outside mainland UK')).map((e) => [e.reference, e.rows, e.reason])).toEqual([
+      ['#1005', [11, 12], CUSTOMS_REASON('"The Multi-location Snowboard", "The Videographer Snowboard"')],
+      // The gift card needs no shipping: only the ski wax is an item.
+      ['#1013', [31, 32], CUSTOMS_REASON('"Selling Plans Ski Wax - Selling Plans Ski Wax"').replace('line items have', 'a line item has')],
+    ]);
+  });
+
+  it('with --customs, the genuine export ships its two Canadian orders: each line item filled from its product row', async () => {
+    const { loadCustomsTable } = await import('../../src/csv/customs.js');
+    const customs = await loadCustomsTable(resolve(import.meta.dirname, '../../examples/customs.csv'), 'customs.csv');
+    const r = await loadCsv({ source: { path: FIXTURE }, layout: await presetLayout('shopify'), validate: await apiValidator(), customs });
+    expect(r.shipments.map((s) => [s.reference, s.rows])).toEqual([
       ['#1005', [11, 12]],
       ['#1013', [31, 32]],
+    ]);
+    expect(r.shipments[0].body.parcels).toEqual([
+      {
+        value: 1635.55,
+        items: [
+          { short_description: 'The Multi-location Snowboard', full_description: 'Snowboard, wood core with fibreglass laminate, no bindings', country_of_origin: 'CA', harmonised_code: '95061100', item_weight: 3400, item_value: 738.83, item_quantity: 1 },
+          { short_description: 'The Videographer Snowboard', full_description: 'Snowboard, wood core with fibreglass laminate, no bindings', country_of_origin: 'CA', harmonised_code: '95061100', item_weight: 3600, item_value: 896.72, item_quantity: 1 },
+        ],
+      },
+    ]);
+    expect(r.shipments[1].body.parcels).toEqual([
+      { value: 25.59, items: [{ short_description: 'Selling Plans Ski Wax - Selling Plans Ski Wax', full_description: 'Ski wax, paraffin based, 250 g bar', country_of_origin: 'US', harmonised_code: '340490', item_weight: 250, item_value: 25.59, item_quantity: 1 }] },
     ]);
   });
 

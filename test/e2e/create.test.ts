@@ -132,7 +132,20 @@ describe('ship create --csv (binary)', () => {
     const { error } = JSON.parse(String(genuine.stderr));
     expect(error.message).toContain('all 19 orders were left out');
     expect(error.problems.filter((p: { message: string }) => p.message.includes('outside mainland UK')).map((p: { row: number }) => p.row)).toEqual([11, 31]);
+    expect(error.problems.find((p: { row: number }) => p.row === 11).message).toContain('give them with --customs FILE.csv');
     expect(proxy.creates()).toEqual([]);
+
+    // The genuine export unchanged, with the shop's customs table (examples/customs.csv, by line item name).
+    const withCustoms = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '--customs', resolve(import.meta.dirname, '../../examples/customs.csv'), '-o', join(work, 'labels'), '--json'], { env });
+    expect(withCustoms.exitCode, String(withCustoms.stderr)).toBe(0);
+    expect(jsonLines(String(withCustoms.stdout)).filter((l) => l.status === 'created').map((l) => l.shipment_reference)).toEqual(['#1005', '#1013']);
+    expect(proxy.creates().map((b) => b.parcels[0].items.map((i: { harmonised_code: string; item_weight: number }) => [i.harmonised_code, i.item_weight]))).toEqual([
+      [['95061100', 3400], ['95061100', 3600]],
+      [['340490', 250]],
+    ]);
+    // Cancelled, their references can be used again below.
+    expect((await ship(['cancel', '#1005', '#1013', '--json'], { env })).exitCode).toBe(0);
+    proxy.requests.length = 0;
 
     // The same export from a shop whose products are in the service's SKU inventory: the inventory supplies customs.
     const csv = shopifyExportWithSkus(work);
@@ -149,6 +162,23 @@ describe('ship create --csv (binary)', () => {
     expect(proxy.creates()[0].parcels[0].items.map((i: { sku: string }) => i.sku)).toEqual(['TEE-BLK-M', 'SOCKS-3PK']);
     const results = readFileSync(join(work, 'results.csv'), 'utf8').trim().split('\n');
     expect(results).toHaveLength(41); // header + every input row
+  });
+
+  it('--customs: a table with problems stops the run naming its rows and columns; without --csv it is a usage error', async () => {
+    const csv = file('abroad.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_short_description,item_value,item_quantity\nC-1,Marie,1 Rue X,Paris,75005,FR,900,Scarf,10.00,1\n');
+    const bad = await ship(['create', '--csv', csv, '--customs', file('customs.csv', 'product,origin,weight\nScarf,Atlantis,heavy\n'), '--json'], { env });
+    expect(bad.exitCode).toBe(2);
+    expect(JSON.parse(String(bad.stderr)).error.problems).toEqual([
+      { row: 2, column: 'origin', message: expect.stringContaining('Atlantis') },
+      { row: 2, column: 'weight', message: '"heavy" is not a weight in whole grams per item (e.g. 250)' },
+    ]);
+    const good = await ship(['create', '--csv', csv, '--customs', file('good.csv', 'product,origin,hs_code,weight\nScarf,GB,6117.10,150\n'), '--dry-run', '--json'], { env });
+    expect(good.exitCode, String(good.stderr)).toBe(0);
+    expect(jsonLines(String(good.stdout))[0].request.parcels[0].items[0]).toEqual({ short_description: 'Scarf', full_description: 'Scarf', country_of_origin: 'GB', harmonised_code: '611710', item_weight: 150, item_value: 10, item_quantity: 1 });
+    expect(proxy.requests).toEqual([]);
+    const usage = await ship(['create', '--reference', 'X', '--customs', 'c.csv'], { env });
+    expect(usage.exitCode).toBe(2);
+    expect(String(usage.stderr)).toContain('--customs');
   });
 
   it('prints one text line per shipment without --json, and validates only with --dry-run', async () => {

@@ -30,14 +30,17 @@ CSV files (--csv FILE):
   Outside mainland UK (abroad, and Northern Ireland: BT postcodes) every parcel lists its items, and an item
   without item_sku needs all of description, full description, origin, tariff code, weight, value and quantity;
   with item_sku the service's SKU inventory supplies them (ship skus import).
+  --customs FILE.csv gives them per product instead: columns product (an item's SKU or its description, * for
+  any other item without a SKU), country_of_origin, harmonised_code, item_weight (g), full_description (default:
+  the item's description). It fills blanks of items leaving mainland UK only (see examples/customs.csv).
   Carrier length limits (address lines ~40 characters, shipment_reference 30) are warned about, not refused.
 
   --preset shopify reads Admin → Orders → Export as it is: one shipment per order Name, one parcel with the
   line items as items (quantity, name, price, sku); lines that need no shipping (gift cards) are left out.
   Orders that are cancelled, need no shipping, or have no shipping address are left out and listed
   (JSON: status "skipped" with a reason) - an address is never guessed. So are orders going outside mainland
-  UK with a line item that has no SKU: customs needs data an orders export does not carry. An empty Shipping Name uses the
-  Shipping Company (with a warning). Exports have no weights: --default-weight G or --packaging KEY, else the
+  UK with a line item that has neither a SKU nor customs details (--customs FILE.csv, by line item name): an
+  orders export does not carry them. An empty Shipping Name uses the Shipping Company (with a warning). Exports have no weights: --default-weight G or --packaging KEY, else the
   account's default packaging applies.
 
   Resuming: a journal in the output dir (.ship-journal-<file>-<hash of file path and API URL>.jsonl) records
@@ -87,7 +90,7 @@ Examples:
     --to-city London --to-postcode "SW1A 1AA" --to-country GB --weight 1200 --length 30 --width 20 --depth 10
   ship create --file shipment.json --format PDF -o labels/
   ship create --csv orders.csv --printer tcp://10.0.0.50:9100
-  ship create --csv orders_export.csv --preset shopify --default-weight 1000 --dry-run
+  ship create --csv orders_export.csv --preset shopify --default-weight 1000 --customs customs.csv --dry-run
   ship create --csv orders.csv --yes --json --results results.csv > created.ndjson
 ${CSV_HELP}`,
     )

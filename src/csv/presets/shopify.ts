@@ -16,9 +16,10 @@
 //   default packaging type applies.
 // - The order's Currency is sent as customs_declaration.currency_code, since the item prices are in it.
 // - Orders going outside mainland UK (abroad, or Northern Ireland) are left out, and listed, when a line item has
-//   no SKU: customs then needs the item's origin, tariff code, weight and full description, which an orders export
-//   never carries (the API refuses such items). With a SKU the service's inventory supplies them (`ship skus import`).
-import { outsideMainlandUk } from '../../api/schemas.js';
+//   no SKU and no customs details: customs then needs the item's origin, tariff code, weight and full description,
+//   which an orders export never carries (the API refuses such items). A --customs table gives them per product
+//   (src/csv/customs.ts); with a SKU the service's inventory supplies them (`ship skus import`).
+import { outsideMainlandUk } from '../../api/destination.js';
 import type { InputProblem } from '../../errors.js';
 import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
 import { resolveCountry } from '../countries.js';
@@ -98,6 +99,9 @@ export function shopifyLayout(): Layout {
   };
 }
 
+/** What customs needs of an item without a SKU that an orders export has no column for. */
+const CUSTOMS_DETAILS = ['item_full_description', 'item_country_of_origin', 'item_harmonised_code', 'item_weight'];
+
 /** Leaves out orders that cannot be shipped, fills the recipient name from the company, and totals the parcel. */
 function finalizeOrder(draft: ShipmentDraft): Finalized {
   const cancelled = draft.meta.get('cancelled');
@@ -107,8 +111,15 @@ function finalizeOrder(draft: ShipmentDraft): Finalized {
   // (A country that does not resolve is reported by validation as it stands, not taken for abroad.)
   const country = resolveCountry(draft.cells.get('to_country')?.value ?? '');
   const to = { country: country.ok ? country.code : '', postcode: draft.cells.get('to_postcode')?.value };
-  if (outsideMainlandUk(to) && draft.parcels.some((p) => p.items.some((i) => !i.cells.get('item_sku')?.value.trim()))) {
-    return { exclude: 'ships outside mainland UK and a line item has no SKU: customs needs its origin, tariff code and weight, which an orders export does not carry' };
+  if (outsideMainlandUk(to)) {
+    // (--customs, applied before this, may have given them.)
+    const lacking = draft.parcels.flatMap((p) => p.items).filter((i) => !i.cells.get('item_sku')?.value.trim() && CUSTOMS_DETAILS.some((c) => !i.cells.get(c)?.value.trim()));
+    if (lacking.length) {
+      const names = [...new Set(lacking.map((i) => i.cells.get('item_short_description')?.value ?? '(no name)'))].map((n) => `"${n}"`).join(', ');
+      return {
+        exclude: `ships outside mainland UK and ${lacking.length === 1 ? 'a line item has' : 'line items have'} no SKU: customs needs the origin, tariff code and weight of ${names}, which an orders export does not carry (give them with --customs FILE.csv)`,
+      };
+    }
   }
 
   const warnings: InputProblem[] = [];

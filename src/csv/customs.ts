@@ -1,0 +1,164 @@
+// --customs FILE.csv: the customs details of the products a shop sells, for items that leave mainland UK.
+//
+// Outside mainland UK (another country, or Northern Ireland) the API needs, for every item without a SKU, its
+// full description, country of origin, tariff code and weight per item. An orders export (Shopify's, say) never
+// carries them, and they belong to the product, not the order: so they live in a small table of their own,
+// one row per product, matched to each item by its SKU or its description (the Shopify line item name).
+//
+//   product,country_of_origin,harmonised_code,item_weight,full_description
+//   The Videographer Snowboard,CA,950611,3200,Snowboard with bindings
+//   *,GB,621710,200,            ← any other item without a SKU
+//
+// Decisions:
+// - Only items of shipments leaving mainland UK are filled: customs data is for customs, and a domestic body stays
+//   exactly what its columns say.
+// - Only blank attributes are filled: the order file's own values win.
+// - `*` fills items without a SKU only: an item with a SKU gets its customs details from the service's inventory
+//   (`ship skus import`), which a catch-all row must not override; a row naming the SKU does (the API lets an
+//   item's values override its SKU's).
+// - A matched item with no full description anywhere gets its own short description (the product name) as one.
+// - The table is checked whole before anything is used: every problem as `FILE row N, column C: rule`.
+import { InputError, type InputProblem } from '../errors.js';
+import type { ShipmentDraft } from '../shipment-input/draft.js';
+import { resolveCountry } from './countries.js';
+import { readCsv } from './reader.js';
+
+/** The item columns a customs table may give (contract names), by the header names it accepts. */
+const COLUMNS: ReadonlyMap<string, string> = new Map([
+  ['country_of_origin', 'item_country_of_origin'],
+  ['origin', 'item_country_of_origin'],
+  ['harmonised_code', 'item_harmonised_code'],
+  ['harmonized_code', 'item_harmonised_code'],
+  ['hs_code', 'item_harmonised_code'],
+  ['item_weight', 'item_weight'],
+  ['weight', 'item_weight'],
+  ['full_description', 'item_full_description'],
+  ['short_description', 'item_short_description'],
+]);
+
+/** One product's details: contract item column → value (already checked and normalised). */
+interface CustomsEntry {
+  row: number;
+  values: Map<string, string>;
+}
+
+/** A loaded --customs table. */
+export interface CustomsTable {
+  /** The file's name, as messages show it. */
+  name: string;
+  byProduct: Map<string, CustomsEntry>;
+  /** The `*` row: items without a SKU that no other row names. */
+  fallback?: CustomsEntry;
+}
+
+/** How product names and SKUs are compared: trimmed, inner spaces collapsed, any case. */
+export function productKey(text: string): string {
+  return text.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** Reads and checks a customs table; throws InputError naming every problem by row and column. */
+export async function loadCustomsTable(path: string, name = path): Promise<CustomsTable> {
+  const problems: InputProblem[] = [];
+  const table: CustomsTable = { name, byProduct: new Map() };
+  let header: string[] | undefined;
+  let productAt = -1;
+  const columnAt: Array<string | undefined> = [];
+  for await (const rec of readCsv({ path })) {
+    if (!header) {
+      header = rec.values;
+      header.forEach((h, i) => {
+        const key = h.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/^item_(?!weight)/, '');
+        if (key === 'product' || key === 'sku' || key === 'name') {
+          if (productAt >= 0) problems.push({ row: 1, column: h, message: 'a second product column (give one of product, sku, name)' });
+          else productAt = i;
+        } else if (COLUMNS.has(key)) columnAt[i] = COLUMNS.get(key);
+        else if (key !== '') problems.push({ row: 1, column: h, message: `unknown column (known: product, ${[...new Set(COLUMNS.keys())].join(', ')})` });
+      });
+      if (productAt < 0) problems.push({ row: 1, message: 'no product column: the first column names the product (its SKU or its name as the orders show it), or * for any other item' });
+      if (!columnAt.some(Boolean)) problems.push({ row: 1, message: 'no customs column (country_of_origin, harmonised_code, item_weight, full_description)' });
+      if (problems.length) break;
+      continue;
+    }
+    if (rec.values.every((v) => v === '')) continue;
+    const product = rec.values[productAt] ?? '';
+    const at = (i: number) => header![i];
+    if (product === '') {
+      problems.push({ row: rec.row, column: at(productAt), message: 'is empty (name the product, or * for any other item)' });
+      continue;
+    }
+    const entry: CustomsEntry = { row: rec.row, values: new Map() };
+    rec.values.forEach((raw, i) => {
+      const column = columnAt[i];
+      if (!column || raw === '') return;
+      const checked = checkValue(column, raw);
+      if (typeof checked === 'string') entry.values.set(column, checked);
+      else problems.push({ row: rec.row, column: at(i), message: checked.problem });
+    });
+    const key = product === '*' ? '*' : productKey(product);
+    const earlier = key === '*' ? table.fallback : table.byProduct.get(key);
+    if (earlier) {
+      problems.push({ row: rec.row, column: at(productAt), message: `"${product}" is already on row ${earlier.row}` });
+      continue;
+    }
+    if (key === '*') table.fallback = entry;
+    else table.byProduct.set(key, entry);
+  }
+  if (!header) problems.push({ row: 1, message: 'the file is empty: a header row is required' });
+  if (problems.length) {
+    const rows = new Set(problems.map((p) => p.row)).size;
+    throw new InputError(`--customs ${name}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${rows} row${rows === 1 ? '' : 's'}; nothing was sent`, problems, {
+      hint: 'columns: product (SKU or name, * for any other item), country_of_origin, harmonised_code, item_weight (grams), full_description',
+    });
+  }
+  return table;
+}
+
+/** A customs value as the API takes it, or what is wrong with it. */
+function checkValue(column: string, raw: string): string | { problem: string } {
+  if (/[\\^]/.test(raw)) return { problem: 'contains a backslash or caret, which the API refuses' };
+  switch (column) {
+    case 'item_country_of_origin': {
+      const r = resolveCountry(raw);
+      return r.ok ? r.code : { problem: r.message };
+    }
+    case 'item_harmonised_code': {
+      // Tariff codes are written with dots or spaces (6109.10.00): the digits are the code.
+      const digits = raw.replace(/[.\s]/g, '');
+      return /^\d{6,10}$/.test(digits) ? digits : { problem: `"${raw}" is not a tariff code (6 to 10 digits, e.g. 6109.10 or 6109100010)` };
+    }
+    case 'item_weight':
+      return /^\d+$/.test(raw) && Number(raw) > 0 ? String(Number(raw)) : { problem: `"${raw}" is not a weight in whole grams per item (e.g. 250)` };
+    default:
+      return raw;
+  }
+}
+
+/**
+ * Fills the blank customs attributes of a shipment's items from the table, when the shipment leaves mainland UK
+ * (`abroad`, decided by the caller from its country and postcode). Filled cells name the table's row, so a
+ * problem the API finds in one points there.
+ */
+export function applyCustoms(draft: ShipmentDraft, table: CustomsTable, abroad: boolean): void {
+  if (!abroad) return;
+  for (const parcel of draft.parcels) {
+    for (const item of parcel.items) {
+      const sku = item.cells.get('item_sku')?.value.trim() ?? '';
+      const description = item.cells.get('item_short_description')?.value ?? '';
+      const entry =
+        (sku ? table.byProduct.get(productKey(sku)) : undefined) ??
+        (description ? table.byProduct.get(productKey(description)) : undefined) ??
+        (sku ? undefined : table.fallback);
+      if (!entry) continue;
+      const row = item.row ?? parcel.firstRow ?? draft.firstRow;
+      const from = (column: string) => `${column} (--customs ${table.name} row ${entry.row})`;
+      for (const [column, value] of entry.values) {
+        if (item.cells.get(column)?.value.trim()) continue;
+        item.cells.set(column, { value, row, column: from(column) });
+      }
+      if (!item.cells.get('item_full_description')?.value.trim() && description.trim()) {
+        const short = item.cells.get('item_short_description')!;
+        item.cells.set('item_full_description', { value: short.value, row: short.row, column: short.column });
+      }
+    }
+  }
+}

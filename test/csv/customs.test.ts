@@ -1,0 +1,115 @@
+// --customs FILE.csv: the table is checked whole (row and column), and fills only the blank customs attributes of
+// items leaving mainland UK, by SKU or description, `*` only for items without a SKU.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCustomsTable } from '../../src/csv/customs.js';
+import { loadCsv } from '../../src/csv/load.js';
+import { contractLayout } from '../../src/csv/presets/index.js';
+import { InputError } from '../../src/errors.js';
+import { apiValidator } from '../../src/shipment-input/validate.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ship-customs-'));
+let n = 0;
+function file(text: string): string {
+  const p = join(dir, `f${++n}.csv`);
+  writeFileSync(p, text);
+  return p;
+}
+async function problemsOf(p: Promise<unknown>) {
+  const e = await p.then(
+    () => undefined,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(InputError);
+  return e as InputError;
+}
+
+const TABLE = [
+  'product,country_of_origin,harmonised_code,item_weight,full_description',
+  'Scarf,United Kingdom,6117.10.00,150,Knitted wool scarf',
+  'MUG-001,GB,6912 00,350,',
+  '*,CN,950300,100,',
+].join('\n');
+
+const HEAD = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_sku,item_short_description,item_harmonised_code,item_value,item_quantity';
+
+async function load(csv: string, table = TABLE) {
+  return loadCsv({ source: { path: file(csv) }, layout: contractLayout(), validate: await apiValidator(), customs: await loadCustomsTable(file(table), 'customs.csv') });
+}
+
+describe('--customs table', () => {
+  it('reports every problem of the table by row and column, and sends nothing', async () => {
+    const e = await problemsOf(loadCustomsTable(file('product,origin,hs_code,weight\nA,ZZ,12,abc\na ,GB,610910,200\n,GB,,\nB,United States,6109 10,0\nC,FR,6109.10,,\n'), 'c.csv'));
+    expect(e.message).toBe('--customs c.csv: 6 problems in 4 rows; nothing was sent');
+    expect(e.problems).toEqual([
+      { row: 2, column: 'origin', message: '"ZZ" is not an ISO 3166-1 two-letter country code' },
+      { row: 2, column: 'hs_code', message: '"12" is not a tariff code (6 to 10 digits, e.g. 6109.10 or 6109100010)' },
+      { row: 2, column: 'weight', message: '"abc" is not a weight in whole grams per item (e.g. 250)' },
+      { row: 3, column: 'product', message: '"a" is already on row 2' },
+      { row: 4, column: 'product', message: 'is empty (name the product, or * for any other item)' },
+      { row: 5, column: 'weight', message: '"0" is not a weight in whole grams per item (e.g. 250)' },
+    ]);
+  });
+
+  it('refuses a header it cannot read: unknown columns, no product column, no customs column, an empty file', async () => {
+    expect((await problemsOf(loadCustomsTable(file('product,colour,origin\nA,red,GB\n')))).problems).toEqual([
+      { row: 1, column: 'colour', message: expect.stringMatching(/^unknown column \(known: product, country_of_origin/) },
+    ]);
+    expect((await problemsOf(loadCustomsTable(file('origin,weight\nGB,10\n')))).problems.map((p) => p.message)).toEqual([
+      'no product column: the first column names the product (its SKU or its name as the orders show it), or * for any other item',
+    ]);
+    expect((await problemsOf(loadCustomsTable(file('sku\nA\n')))).problems.map((p) => p.message)).toEqual(['no customs column (country_of_origin, harmonised_code, item_weight, full_description)']);
+    expect((await problemsOf(loadCustomsTable(file('')))).problems.map((p) => p.message)).toEqual(['the file is empty: a header row is required']);
+  });
+
+  it('takes country names, dotted tariff codes and item_-prefixed headers (with a BOM)', async () => {
+    const t = await loadCustomsTable(file('\uFEFFitem_sku,item_country_of_origin,item_harmonised_code,item_weight\nA-1,Germany,6109.10.00,0250\n'));
+    expect([...t.byProduct.get('a-1')!.values]).toEqual([
+      ['item_country_of_origin', 'DE'],
+      ['item_harmonised_code', '61091000'],
+      ['item_weight', '250'],
+    ]);
+  });
+});
+
+describe('--customs applied to a file', () => {
+  it('fills blank customs attributes of items leaving mainland UK: by description, by SKU, and * for items without a SKU', async () => {
+    const r = await load(
+      [
+        HEAD,
+        // Abroad: matched by description (any case, spaces collapsed); its own tariff code wins over the table's.
+        'F1,Marie,1 Rue X,Paris,75005,FR,900,,  scarf ,6117100000,10.00,1',
+        // Abroad, by SKU: the SKU row fills it (an empty full description in the table: the item's description).
+        'F2,Marie,1 Rue X,Paris,75005,FR,900,MUG-001,Mug,,8.00,2',
+        // Abroad, no SKU and not in the table: the * row.
+        'F3,Marie,1 Rue X,Paris,75005,FR,900,,Wooden toy,,5.00,1',
+        // Northern Ireland counts as leaving mainland UK.
+        'N1,Mary,1 Donegall Pl,Belfast,BT1 5GS,GB,900,,Scarf,,10.00,1',
+      ].join('\n'),
+    );
+    const items = r.shipments.map((s) => (s.body.parcels as Array<{ items: unknown[] }>)[0].items[0]);
+    expect(items).toEqual([
+      { short_description: 'scarf', full_description: 'Knitted wool scarf', country_of_origin: 'GB', harmonised_code: '6117100000', item_weight: 150, item_value: 10, item_quantity: 1 },
+      { sku: 'MUG-001', short_description: 'Mug', full_description: 'Mug', country_of_origin: 'GB', harmonised_code: '691200', item_weight: 350, item_value: 8, item_quantity: 2 },
+      { short_description: 'Wooden toy', full_description: 'Wooden toy', country_of_origin: 'CN', harmonised_code: '950300', item_weight: 100, item_value: 5, item_quantity: 1 },
+      { short_description: 'Scarf', full_description: 'Knitted wool scarf', country_of_origin: 'GB', harmonised_code: '61171000', item_weight: 150, item_value: 10, item_quantity: 1 },
+    ]);
+  });
+
+  it('leaves mainland UK items, and items with a SKU the table does not name, exactly as their columns say', async () => {
+    const r = await load([HEAD, 'G1,Ann,1 High St,Leeds,LS1 1AA,GB,900,,Scarf,,10.00,1', 'F1,Marie,1 Rue X,Paris,75005,FR,900,BOOK-042,Book,,14.99,1'].join('\n'));
+    expect(r.shipments.map((s) => (s.body.parcels as Array<{ items: unknown[] }>)[0].items[0])).toEqual([
+      { short_description: 'Scarf', item_value: 10, item_quantity: 1 },
+      // The service's inventory supplies a SKU's customs data: the * row does not override it.
+      { sku: 'BOOK-042', short_description: 'Book', item_value: 14.99, item_quantity: 1 },
+    ]);
+  });
+
+  it('an item the table does not cover still fails validation by row and column, and the hint names the table', async () => {
+    const e = await problemsOf(load([HEAD, 'F1,Marie,1 Rue X,Paris,75005,FR,900,,Hat,,10.00,1'].join('\n'), 'product,country_of_origin\nScarf,GB\n'));
+    expect(e.problems.map((p) => `${p.row}:${p.column}`)).toEqual(['2:item_harmonised_code', '2:item_full_description', '2:item_country_of_origin', '2:item_weight']);
+    expect(e.hint).toBe('add the products named above to --customs customs.csv');
+  });
+});
