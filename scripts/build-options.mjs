@@ -22,6 +22,25 @@ export const zodEnglishOnly = {
   },
 };
 
+/**
+ * undici loads node:http2 (~7 ms on Node 20, ~14 on Node 24: a sizeable share of a one-request command) for its
+ * HTTP/2 client, which ship never enables (no allowH2). Its client-h2.js already falls back to `{ constants: {} }`
+ * when the module cannot be loaded, as on platforms without HTTP/2: the bundle gives it a module that refuses
+ * to load, for that one importer only.
+ */
+export const undiciWithoutHttp2 = {
+  name: 'undici-without-http2',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?http2$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer) ? { path: 'http2', namespace: 'undici-no-http2' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'undici-no-http2' }, () => ({
+      contents: "throw new Error('HTTP/2 is not used by ship');",
+      loader: 'js',
+    }));
+  },
+};
+
 /** esbuild options for bundling src/main.ts into `outdir` with code splitting. */
 export function buildOptions({ outdir, version }) {
   return {
@@ -35,7 +54,7 @@ export function buildOptions({ outdir, version }) {
     sourcemap: 'linked',
     logLevel: 'warning',
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, undiciWithoutHttp2],
     define: { __SHIP_VERSION__: JSON.stringify(version) },
     // CommonJS dependencies bundled into ESM still call require() for Node built-ins.
     banner: {

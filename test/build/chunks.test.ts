@@ -50,6 +50,14 @@ describe('start-up chunks', () => {
     expect(inputs).not.toContain('node_modules/undici/index.js');
   });
 
+  it('undici comes without node:http2 (ship never speaks HTTP/2; its client falls back when the module is missing)', () => {
+    const imports = Object.values(meta.outputs).flatMap((o) => o.imports.map((i) => i.path));
+    expect(imports).not.toContain('node:http2');
+    expect(imports).not.toContain('http2');
+    const inputs = staticInputs('src/api/resources.ts');
+    expect(inputs).toContain('undici-no-http2:http2');
+  });
+
   it('zod comes with its English messages only', () => {
     const locales = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs)).filter((f) => f.includes('node_modules/zod/v4/locales/'));
     expect(locales).toEqual(['node_modules/zod/v4/locales/en.js']);
