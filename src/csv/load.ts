@@ -202,7 +202,11 @@ type Finished =
 
 /** Builds (and, when asked, validates) one complete shipment draft. */
 function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOptions, validate: boolean): Finished {
-  if (opts.customs) applyCustoms(draft, opts.customs, leavesMainlandUk(draft));
+  if (opts.customs) {
+    applyCustoms(draft, opts.customs, leavesMainlandUk(draft));
+    // A preset's message about missing customs data can then name the table.
+    draft.meta.set('customsTable', opts.customs.name);
+  }
   const fin = layout.finalize?.(draft) ?? {};
   const warnings = fin.warnings ? [...fin.warnings] : [];
   if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };

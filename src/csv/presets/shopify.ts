@@ -115,9 +115,10 @@ function finalizeOrder(draft: ShipmentDraft): Finalized {
     // (--customs, applied before this, may have given them.)
     const lacking = draft.parcels.flatMap((p) => p.items).filter((i) => !i.cells.get('item_sku')?.value.trim() && CUSTOMS_DETAILS.some((c) => !i.cells.get(c)?.value.trim()));
     if (lacking.length) {
+      const table = draft.meta.get('customsTable');
       const names = [...new Set(lacking.map((i) => i.cells.get('item_short_description')?.value ?? '(no name)'))].map((n) => `"${n}"`).join(', ');
       return {
-        exclude: `ships outside mainland UK and ${lacking.length === 1 ? 'a line item has' : 'line items have'} no SKU: customs needs the origin, tariff code and weight of ${names}, which an orders export does not carry (give them with --customs FILE.csv)`,
+        exclude: `ships outside mainland UK and ${lacking.length === 1 ? 'a line item has' : 'line items have'} no SKU: customs needs the origin, tariff code and weight of ${names}, which an orders export does not carry (${table ? `add ${lacking.length === 1 ? 'it' : 'them'} to --customs ${table}` : 'give them with --customs FILE.csv'})`,
       };
     }
   }
