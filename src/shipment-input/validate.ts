@@ -9,7 +9,7 @@ export interface RequestIssue {
 }
 
 /** Carrier limits seen in real integrations (api-notes.md): not API rules, so only warnings. */
-const LIMITS: Array<{ path: string; max: number; what: string }> = [
+const LIMIT_LIST: Array<{ path: string; max: number; what: string }> = [
   { path: 'shipment_reference', max: 30, what: 'some carriers cap the shipment reference at 30 characters' },
   { path: 'to_address.name', max: 40, what: 'carriers often cut names and address lines at about 40 characters' },
   { path: 'to_address.company_name', max: 40, what: 'carriers often cut names and address lines at about 40 characters' },
@@ -19,12 +19,17 @@ const LIMITS: Array<{ path: string; max: number; what: string }> = [
   { path: 'to_address.city', max: 40, what: 'carriers often cut address lines at about 40 characters' },
 ];
 
+/** The limits with their paths split once (checked for every shipment of a file). */
+const LIMITS = LIMIT_LIST.map((l) => {
+  const [top, sub] = l.path.split('.');
+  return { ...l, top, sub };
+});
+
 /** Text values longer than a carrier is likely to print, as warnings at their request paths. */
 export function checkLengths(body: ShipmentBody): RequestIssue[] {
   const out: RequestIssue[] = [];
   for (const l of LIMITS) {
-    const [a, b] = l.path.split('.');
-    const v = b === undefined ? body[a] : (body[a] as Record<string, unknown> | undefined)?.[b];
+    const v = l.sub === undefined ? body[l.top] : (body[l.top] as Record<string, unknown> | undefined)?.[l.sub];
     // Characters, not UTF-16 units; a string of no more units than the limit has no more characters either.
     if (typeof v === 'string' && v.length > l.max) {
       const chars = [...v].length;
