@@ -117,7 +117,8 @@ export function advance(app: SandboxApp, shipments: Iterable<ShipmentRec>, to?: 
 /**
  * Tracking that moves forward over time, as the real service's does (it manifests shipments itself, then the
  * carrier's scans follow): each live shipment moves one stage every `seconds`, counted from when the sandbox
- * first saw it (its creation, or the start for shipments loaded from a state file), until DELIVERED. Checked a
+ * first saw it (its creation, or the start for shipments loaded from a state file; for a shipment in a container,
+ * the container's closing, which manifests it), until DELIVERED. Checked a
  * few times per step, so a shipment's own timing holds whatever the others do. Returns a function that stops it.
  */
 export function startAutoAdvance(app: SandboxApp, seconds: number): () => void {
@@ -128,6 +129,8 @@ export function startAutoAdvance(app: SandboxApp, seconds: number): () => void {
     const now = app.now().getTime();
     for (const s of app.store.shipments.values()) {
       if (s.status === 'cancelled') continue;
+      // A shipment in a container is manifested when the container closes, not before: its clock starts then.
+      if (s.container_id !== null && app.store.containers.get(s.container_id)?.status !== 'Closed') continue;
       const at = due.get(s);
       if (at === undefined) due.set(s, now + stepMs);
       else if (now >= at) {

@@ -191,6 +191,28 @@ describe('Tracking events (Endpoints: events; Tracking Event; States: tracking)'
     expect((await api.get('/parcels/NOPE/events')).status).toBe(404);
   });
 
+  it('auto-advance leaves a shipment in an open container alone; closing the container manifests it, then it moves on', async () => {
+    const auto = await startTestSandbox({ autoAdvanceSeconds: 0.1 });
+    try {
+      const a = client(auto, await auto.login());
+      const c = (await a.post('/containers', { delivery_service_key: 'DPD_CONSOLIDATED_EU', clearance_country: 'FR', clearance_location: 'CDG' })).body.data;
+      const inBox = intlShipment('BOX-1', { container_reference: c.reference });
+      const created = await a.post('/shipments', inBox);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const tracking = created.body.data[0].tracking_reference;
+      const stage = async () => (await a.get(`/parcels/${tracking}/events`)).body.data.at(-1).type as string;
+      // Several steps later it is still waiting for the container, and can still be cancelled.
+      await new Promise((r) => setTimeout(r, 600));
+      expect(await stage()).toBe('LABEL_CREATED');
+      expect((await a.patch(`/containers/${c.reference}/close`)).status).toBe(200);
+      expect(await stage()).toBe('MANIFESTED');
+      for (let i = 0; i < 200 && (await stage()) !== 'DELIVERED'; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await stage()).toBe('DELIVERED');
+    } finally {
+      await auto.close();
+    }
+  });
+
   it('auto-advance moves each shipment forward on its own clock, from its creation, until DELIVERED', async () => {
     const auto = await startTestSandbox({ autoAdvanceSeconds: 0.3 });
     try {
