@@ -1,6 +1,7 @@
 // Where a shipment goes, as the API's customs rules see it (kept apart from the schemas: the CSV reader needs it
 // without loading zod).
 
+/** Northern Ireland's postcodes (BT…): in the UK, but not mainland UK. */
 const NORTHERN_IRELAND_POSTCODE = /^\s*BT\d/i;
 
 /**

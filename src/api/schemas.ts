@@ -235,7 +235,6 @@ export const ParcelSchema = deferred(() =>
 );
 export type Parcel = z.output<typeof ParcelSchema>;
 
-/** Northern Ireland's postcodes (BT…): in the UK, but not mainland UK. */
 /** An item attribute customs needs outside mainland UK when no SKU lookup supplies it (Item rules). */
 export const CUSTOMS_ITEM_FIELDS = ['short_description', 'full_description', 'country_of_origin', 'harmonised_code', 'item_weight', 'item_value', 'item_quantity'] as const;
 
