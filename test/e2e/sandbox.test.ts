@@ -156,7 +156,10 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
   it('--json prints one JSON object with the base URL', async () => {
     const s = await startBinary(['--json', 'sandbox', '--port', '0', '--api-key', 'k-1']);
     const info = JSON.parse(s.lines[0]);
-    expect(info).toMatchObject({ api_key: 'k-1', base_url: expect.stringMatching(/\/v1\.2$/) });
+    expect(info).toMatchObject({ api_key: 'k-1', base_url: expect.stringMatching(/\/v1\.2$/), auto_advance_s: 60 });
+    // On stderr, how tracking moves.
+    for (let i = 0; i < 100 && !s.stderr().includes('Tracking moves'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(s.stderr()).toContain('Tracking moves one stage every 60 s');
     s.child.kill('SIGTERM');
     expect((await s.exited).code).toBe(0);
   });

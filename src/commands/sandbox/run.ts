@@ -37,7 +37,7 @@ export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
       log: (line) => stderr.write(line + '\n'),
     });
     if (ctx.mode.json) {
-      ctx.out.jsonLine({ base_url: sb.baseUrl, url: sb.url, host: sb.host, port: sb.port, api_key: o.apiKey, username: o.username, state_file: o.stateFile ?? null });
+      ctx.out.jsonLine({ base_url: sb.baseUrl, url: sb.url, host: sb.host, port: sb.port, api_key: o.apiKey, username: o.username, state_file: o.stateFile ?? null, auto_advance_s: o.autoAdvanceSeconds ?? 0 });
     } else {
       ctx.out.line(sb.baseUrl);
       ctx.out.line(`export SHIP_BASE_URL=${sb.baseUrl}`);
@@ -47,6 +47,9 @@ export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
     ctx.out.info(
       `Sandbox listening on ${sb.url} (API at ${sb.baseUrl}${o.stateFile ? `, state in ${o.stateFile}` : ', state in memory'}).\n` +
         `Log in as ${o.username}${seededPassword}: ship login --username ${o.username} --password-stdin\n` +
+        (o.autoAdvanceSeconds
+          ? `Tracking moves one stage every ${o.autoAdvanceSeconds} s after a shipment's creation (--auto-advance 0 stops it).\n`
+          : 'Tracking moves only through POST /__sandbox/tracking/advance (--auto-advance 0).\n') +
         `Control endpoints: ${sb.url}/__sandbox/… (reset, tracking/advance, webhooks, faults). Stop with Ctrl-C.`,
     );
     await untilAborted(ctx.signal);
