@@ -47,9 +47,15 @@ export class WaitIndicator {
     this.load = opts.load ?? loadOra;
   }
 
-  /** A wait begins, described by `text`; returns its end (idempotent). The spinner shows while any is open. */
-  begin(text: string): () => void {
+  /**
+   * A wait begins, described by `text`; returns its end (idempotent). The spinner shows while any is open.
+   * `likelyLong` (a large file being checked) loads the spinner at once instead of when it is due: loading a
+   * module needs turns of the event loop, which a busy main thread gives only now and then, so a spinner loaded
+   * only when due could arrive after the work it was meant to show.
+   */
+  begin(text: string, opts: { likelyLong?: boolean } = {}): () => void {
     if (!this.enabled || this.closed) return noop;
+    if (opts.likelyLong) void this.loadFactory();
     this.open++;
     this.setText(text);
     this.arm();
@@ -99,19 +105,21 @@ export class WaitIndicator {
     this.timer.unref();
   }
 
+  private loadFactory(): Promise<void> {
+    this.loading ??= this.load().then(
+      (f) => {
+        this.factory = f;
+      },
+      () => {
+        // No spinner rather than no command: the spinner is a courtesy.
+        this.factory = () => ({ text: '', start: noop, stop: noop });
+      },
+    );
+    return this.loading;
+  }
+
   private async show(): Promise<void> {
-    if (!this.factory) {
-      this.loading ??= this.load().then(
-        (f) => {
-          this.factory = f;
-        },
-        () => {
-          // No spinner rather than no command: the spinner is a courtesy.
-          this.factory = () => ({ text: '', start: noop, stop: noop });
-        },
-      );
-      await this.loading;
-    }
+    if (!this.factory) await this.loadFactory();
     if (this.open === 0 || this.suspended > 0 || this.spinner || this.closed) return;
     this.spinner = this.factory!({ stream: this.stream, text: this.text });
     this.spinner.start();

@@ -64,7 +64,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   if (warning) ctx.out.warn(warning);
   // A large file takes seconds to check: a person at a terminal sees how far it got.
   const wait = ctx.out.wait;
-  const done = wait.begin(`Reading ${name}…`);
+  const done = wait.begin(`Reading ${name}…`, { likelyLong: true });
   try {
     return await loadCsv({
       source,

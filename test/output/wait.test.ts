@@ -59,6 +59,22 @@ describe('WaitIndicator', () => {
     expect(loads()).toBe(0);
   });
 
+  it('a likely long wait loads the spinner at once (the loop may be too busy to load it when due), shown only when due', async () => {
+    const { wait, events, loads } = recorded();
+    const end = wait.begin('Checking big.csv…', { likelyLong: true });
+    expect(loads()).toBe(1);
+    await sleep(DELAY / 3);
+    expect(events).toEqual([]);
+    await sleep(DELAY * 3);
+    expect(events).toEqual(['start Checking big.csv…']);
+    end();
+    expect(loads()).toBe(1);
+    // Disabled, nothing is loaded even so.
+    const off = recorded(false);
+    off.wait.begin('Checking…', { likelyLong: true })();
+    expect(off.loads()).toBe(0);
+  });
+
   it('shows the spinner once a wait outlasts the delay, and stops it when the wait ends', async () => {
     const { wait, events, spinning } = recorded();
     const end = wait.begin('Waiting for the shipping service…');

@@ -211,7 +211,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
   if (finished && o.merge && mergeList.length) {
-    const merging = ctx.out.wait.begin(`Merging ${mergeList.length} label${mergeList.length === 1 ? '' : 's'} into ${o.merge}…`);
+    const merging = ctx.out.wait.begin(`Merging ${mergeList.length} label${mergeList.length === 1 ? '' : 's'} into ${o.merge}…`, { likelyLong: true });
     let pages: number;
     try {
       pages = await mergePdfs(mergeList, o.merge);
