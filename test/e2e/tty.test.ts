@@ -78,7 +78,7 @@ describe.skipIf(!hasTmux)(title, () => {
   });
   afterAll(async () => {
     await sb?.close();
-    // Our private server exits with its last session; this is only for a session that outlived afterEach.
+    // Our private server, with its keep-alive session and any session that outlived afterEach.
     if (socket) spawnSync('tmux', ['-S', socket, 'kill-server'], { stdio: 'ignore' });
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -89,6 +89,9 @@ describe.skipIf(!hasTmux)(title, () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'ship-e2e-tty-'));
     socket = join(work, 'tmux.sock');
+    // One server for the whole file, kept alive by an idle session: a server exits with its last session, and a
+    // test's new-session racing the previous server's exit failed with "server exited unexpectedly".
+    tmux('new-session', '-d', '-s', 'keep-alive', 'sleep 3600');
   });
 
   it('ship login asks for the API key, username and password (masked) and stores a 0600 config', async () => {
