@@ -40,8 +40,8 @@ CSV files (--csv FILE):
   Orders that are cancelled, need no shipping, or have no shipping address are left out and listed
   (JSON: status "skipped" with a reason) - an address is never guessed. So are orders going outside mainland
   UK with a line item that has neither a SKU nor customs details (--customs FILE.csv, by line item name): an
-  orders export does not carry them. An empty Shipping Name uses the Shipping Company (with a warning). Exports have no weights: --default-weight G or --packaging KEY, else the
-  account's default packaging applies.
+  orders export does not carry them. An empty Shipping Name uses the Shipping Company (with a warning).
+  Exports have no weights: --default-weight G or --packaging KEY, else the account's default packaging applies.
 
   Resuming: a journal in the output dir (.ship-journal-<file>-<hash of file path and API URL>.jsonl) records
   each shipment. Rerun the same command after a crash, kill or Ctrl-C: created shipments are skipped, the rest
