@@ -18,8 +18,11 @@
 //   item's values override its SKU's).
 // - A matched item with no full description anywhere gets its own short description (the product name) as one.
 // - The table is checked whole before anything is used: every problem as `FILE row N, column C: rule`.
+import { outsideMainlandUk } from '../api/destination.js';
 import { InputError, type InputProblem } from '../errors.js';
+import { convertCell } from '../shipment-input/build.js';
 import type { ShipmentDraft } from '../shipment-input/draft.js';
+import { columnDef } from './columns.js';
 import { resolveCountry } from './countries.js';
 import { readCsv } from './reader.js';
 
@@ -115,7 +118,6 @@ export async function loadCustomsTable(path: string, name = path): Promise<Custo
 
 /** A customs value as the API takes it, or what is wrong with it. */
 function checkValue(column: string, raw: string): string | { problem: string } {
-  if (/[\\^]/.test(raw)) return { problem: 'contains a backslash or caret, which the API refuses' };
   switch (column) {
     case 'item_country_of_origin': {
       const r = resolveCountry(raw);
@@ -128,18 +130,29 @@ function checkValue(column: string, raw: string): string | { problem: string } {
     }
     case 'item_weight':
       return /^\d+$/.test(raw) && Number(raw) > 0 ? String(Number(raw)) : { problem: `"${raw}" is not a weight in whole grams per item (e.g. 250)` };
-    default:
-      return raw;
+    default: {
+      // Descriptions: the order file's own rule for the column (the character ban).
+      const r = convertCell(columnDef(column)!, raw);
+      return r.ok ? raw : { problem: r.message };
+    }
   }
 }
 
 /**
- * Fills the blank customs attributes of a shipment's items from the table, when the shipment leaves mainland UK
- * (`abroad`, decided by the caller from its country and postcode). Filled cells name the table's row, so a
- * problem the API finds in one points there.
+ * Whether a draft's recipient is outside mainland UK (abroad, or Northern Ireland). A country that does not
+ * resolve counts as not: validation reports it as it stands.
  */
-export function applyCustoms(draft: ShipmentDraft, table: CustomsTable, abroad: boolean): void {
-  if (!abroad) return;
+export function leavesMainlandUk(draft: ShipmentDraft): boolean {
+  const country = resolveCountry(draft.cells.get('to_country')?.value ?? '');
+  return country.ok && outsideMainlandUk({ country: country.code, postcode: draft.cells.get('to_postcode')?.value });
+}
+
+/**
+ * Fills the blank customs attributes of a shipment's items from the table, when the shipment leaves mainland UK.
+ * Filled cells name the table's row, so a problem the API finds in one points there.
+ */
+export function applyCustoms(draft: ShipmentDraft, table: CustomsTable): void {
+  if (!leavesMainlandUk(draft)) return;
   for (const parcel of draft.parcels) {
     for (const item of parcel.items) {
       const sku = item.cells.get('item_sku')?.value.trim() ?? '';

@@ -4,8 +4,6 @@ import { InputError, type InputProblem } from '../errors.js';
 import { buildShipment, type Defaults, type ShipmentBody } from '../shipment-input/build.js';
 import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { checkLengths, type RequestIssue } from '../shipment-input/validate.js';
-import { outsideMainlandUk } from '../api/destination.js';
-import { resolveCountry } from './countries.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
@@ -203,7 +201,7 @@ type Finished =
 /** Builds (and, when asked, validates) one complete shipment draft. */
 function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOptions, validate: boolean): Finished {
   if (opts.customs) {
-    applyCustoms(draft, opts.customs, leavesMainlandUk(draft));
+    applyCustoms(draft, opts.customs);
     // A preset's message about missing customs data can then name the table.
     draft.meta.set('customsTable', opts.customs.name);
   }
@@ -249,12 +247,6 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
     problems,
     warnings,
   };
-}
-
-/** Whether a draft's recipient is outside mainland UK (a country that does not resolve counts as not: it fails on its own). */
-function leavesMainlandUk(draft: ShipmentDraft): boolean {
-  const country = resolveCountry(draft.cells.get('to_country')?.value ?? '');
-  return country.ok && outsideMainlandUk({ country: country.code, postcode: draft.cells.get('to_postcode')?.value });
 }
 
 /**

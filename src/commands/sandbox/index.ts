@@ -35,12 +35,13 @@ Examples:
   ship sandbox --auto-advance 5 --log-requests   # watch tracking move: ship track REF --watch
   ship sandbox --auto-advance 0                  # tracking moves only when a test says so`,
     )
-    .action(async (flags: { port: string; host: string; apiKey: string; username: string; password: string; state?: string; autoAdvance?: string; logRequests?: boolean }) => {
+    .action(async (flags: { port: string; host: string; apiKey: string; username: string; password: string; state?: string; autoAdvance: string; logRequests?: boolean }) => {
       const { UsageError } = await import('../../errors.js');
       const port = Number(flags.port);
       if (!/^\d+$/.test(flags.port) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535 (got "${flags.port}")`);
-      const autoAdvanceSeconds = Number(flags.autoAdvance ?? '60');
-      if (!/^\s*\d+(\.\d+)?\s*$/.test(flags.autoAdvance ?? '60') || !Number.isFinite(autoAdvanceSeconds)) {
+      // Commander supplies the default ('60').
+      const autoAdvanceSeconds = Number(flags.autoAdvance);
+      if (!/^\s*\d+(\.\d+)?\s*$/.test(flags.autoAdvance) || !Number.isFinite(autoAdvanceSeconds)) {
         throw new UsageError(`--auto-advance must be a number of seconds, 0 to turn it off (got "${flags.autoAdvance}")`);
       }
       const { run } = await import('./run.js');

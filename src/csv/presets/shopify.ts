@@ -19,10 +19,9 @@
 //   no SKU and no customs details: customs then needs the item's origin, tariff code, weight and full description,
 //   which an orders export never carries (the API refuses such items). A --customs table gives them per product
 //   (src/csv/customs.ts); with a SKU the service's inventory supplies them (`ship skus import`).
-import { outsideMainlandUk } from '../../api/destination.js';
 import type { InputProblem } from '../../errors.js';
 import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
-import { resolveCountry } from '../countries.js';
+import { leavesMainlandUk } from '../customs.js';
 import type { CanonicalRow } from '../group.js';
 import type { BoundLayout, Finalized, Layout } from './index.js';
 
@@ -109,9 +108,7 @@ function finalizeOrder(draft: ShipmentDraft): Finalized {
   if (draft.parcels.length === 0) return { exclude: 'no line item requires shipping' };
   if (!ADDRESS.some((c) => draft.cells.has(c))) return { exclude: 'no shipping address' };
   // (A country that does not resolve is reported by validation as it stands, not taken for abroad.)
-  const country = resolveCountry(draft.cells.get('to_country')?.value ?? '');
-  const to = { country: country.ok ? country.code : '', postcode: draft.cells.get('to_postcode')?.value };
-  if (outsideMainlandUk(to)) {
+  if (leavesMainlandUk(draft)) {
     // (--customs, applied before this, may have given them.)
     const lacking = draft.parcels.flatMap((p) => p.items).filter((i) => !i.cells.get('item_sku')?.value.trim() && CUSTOMS_DETAILS.some((c) => !i.cells.get(c)?.value.trim()));
     if (lacking.length) {
