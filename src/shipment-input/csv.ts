@@ -32,7 +32,9 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
 }
 
 /** Copies stdin to a temporary file, so a piped CSV can be read in two passes and again for the row files. */
-async function spoolStdin(ctx: Ctx): Promise<string> {
+async function spoolStdin(ctx: Ctx, flag: string, example: string): Promise<string> {
+  // A person who typed `-` by mistake would otherwise face a silent wait for input they never meant to give.
+  if (ctx.io.stdinIsTTY) throw new UsageError(`${flag} -: reading a CSV file from stdin, but stdin is a terminal`, { hint: `pipe the file in, e.g. \`${example}\`` });
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');
   const { pipeline } = await import('node:stream/promises');
@@ -54,7 +56,11 @@ export async function disposeCsvInput(): Promise<void> {
 /** Reads and validates the --csv file completely; throws InputError listing every problem. */
 export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { only?: string; keep?: boolean | 'json' } = {}): Promise<LoadedCsv> {
   const path = o.csv!;
-  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx) } : { path };
+  // stdin is one stream: it can carry the orders or the customs table, not both.
+  if (path === '-' && o.customs === '-') throw new UsageError('--csv - and --customs - both read stdin: give one of them as a file');
+  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv', 'cat orders.csv | ship create --csv -') } : { path };
+  // Read before the orders, so a table problem is reported as the table's, whichever file is on stdin.
+  const customs = o.customs === '-' ? await loadCustomsTable(await spoolStdin(ctx, '--customs', 'cat customs.csv | ship create --csv orders.csv --customs -'), 'stdin') : o.customs ? await loadCustomsTable(o.customs) : undefined;
   let delimiter = o.delimiter;
   if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);
@@ -70,7 +76,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
       source,
       layout: await layoutFor(ctx, o),
       defaults: csvDefaultsFromFlags(o),
-      customs: o.customs ? await loadCustomsTable(o.customs) : undefined,
+      customs,
       validate: await apiChecker(),
       delimiter,
       encoding,

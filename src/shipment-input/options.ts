@@ -100,7 +100,7 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
     .option('--delimiter <char>', 'CSV field delimiter (default: detected from the header: , ; or tab)')
     .option('--encoding <name>', 'CSV file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)')
     .option('--default-weight <grams>', 'weight of parcels that have none (e.g. Shopify exports carry no weights)')
-    .option('--customs <file.csv>', "customs details per product (SKU or name): origin, tariff code, weight; for items leaving mainland UK that lack them");
+    .option('--customs <file.csv>', "customs details per product (SKU or name): origin, tariff code, weight; for items leaving mainland UK that lack them ('-' for stdin)");
   if (purpose === 'quote') cmd.option('--shipment <ref>', 'with --csv: the shipment_reference to quote, when the file holds several');
   cmd
     .option('--reference <ref>', purpose === 'create' ? 'shipment_reference: your unique reference (required)' : 'shipment_reference (default: a placeholder)')

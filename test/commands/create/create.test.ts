@@ -279,6 +279,29 @@ describe('ship create --csv', () => {
     ]);
   });
 
+  it('reads the customs table from stdin (--customs -) when the orders are a file; never both from stdin', async () => {
+    const csv = join(work, 'abroad.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_short_description,item_value,item_quantity\nC-1,Marie,1 Rue X,Paris,75005,FR,900,Scarf,10.00,1\n');
+    const r = await ship(['create', '--csv', csv, '--customs', '-', '--dry-run', '--json'], { stdin: 'product,origin,hs_code,weight\nScarf,GB,6117.10,150\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim()).request.parcels[0].items[0]).toEqual({ short_description: 'Scarf', full_description: 'Scarf', country_of_origin: 'GB', harmonised_code: '611710', item_weight: 150, item_value: 10, item_quantity: 1 });
+    // A problem in the piped table is named as stdin's.
+    const bad = await ship(['create', '--csv', csv, '--customs', '-', '--dry-run'], { stdin: 'product,origin\nScarf,Atlantis\n' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/stdin.*row 2, column origin/s);
+    const both = await ship(['create', '--csv', '-', '--customs', '-', '--dry-run'], { stdin: 'x' });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--csv - and --customs - both read stdin');
+    expect(proxy.creates()).toEqual([]);
+  });
+
+  it('refuses to read a CSV from stdin when stdin is a terminal (instead of waiting silently)', async () => {
+    const r = await ship(['create', '--csv', '-', '--dry-run'], { tty: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--csv -: reading a CSV file from stdin, but stdin is a terminal');
+    expect(r.stderr).toContain('cat orders.csv | ship create --csv -');
+  });
+
   it('on a terminal with --yes: no question, and a table of results at the end', async () => {
     const csv = join(work, 'ask.csv');
     writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nASK-1,Ann,1 St,London,E1 1AA,GB,100\nASK-1,,,,,,200\n');
