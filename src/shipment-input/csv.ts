@@ -8,7 +8,7 @@ import { loadCsv, type LoadedCsv, type LoadProgress } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
 import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
 import { csvDefaultsFromFlags } from './flags.js';
-import { readInputText } from './read.js';
+import { readInputText, refuseTerminalStdin } from './read.js';
 import type { ShipmentInputOptions } from './options.js';
 import { apiChecker } from './validate.js';
 
@@ -19,7 +19,7 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
     return presetLayout(o.preset as PresetName);
   }
   if (o.map) {
-    const text = await readInputText(ctx, o.map);
+    const text = await readInputText(ctx, o.map, '--map');
     let mapping;
     try {
       mapping = parseMapping(JSON.parse(text));
@@ -32,9 +32,8 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
 }
 
 /** Copies stdin to a temporary file, so a piped CSV can be read in two passes and again for the row files. */
-async function spoolStdin(ctx: Ctx, flag: string, example: string): Promise<string> {
-  // A person who typed `-` by mistake would otherwise face a silent wait for input they never meant to give.
-  if (ctx.io.stdinIsTTY) throw new UsageError(`${flag} -: reading a CSV file from stdin, but stdin is a terminal`, { hint: `pipe the file in, e.g. \`${example}\`` });
+async function spoolStdin(ctx: Ctx, flag: string): Promise<string> {
+  refuseTerminalStdin(ctx, flag);
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');
   const { pipeline } = await import('node:stream/promises');
@@ -57,10 +56,12 @@ export async function disposeCsvInput(): Promise<void> {
 export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { only?: string; keep?: boolean | 'json' } = {}): Promise<LoadedCsv> {
   const path = o.csv!;
   // stdin is one stream: it can carry the orders or the customs table, not both.
-  if (path === '-' && o.customs === '-') throw new UsageError('--csv - and --customs - both read stdin: give one of them as a file');
-  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv', 'cat orders.csv | ship create --csv -') } : { path };
+  for (const [flag, value] of [['--customs', o.customs], ['--map', o.map]] as const) {
+    if (path === '-' && value === '-') throw new UsageError(`--csv - and ${flag} - both read stdin: give one of them as a file`);
+  }
+  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv') } : { path };
   // Read before the orders, so a table problem is reported as the table's, whichever file is on stdin.
-  const customs = o.customs === '-' ? await loadCustomsTable(await spoolStdin(ctx, '--customs', 'cat customs.csv | ship create --csv orders.csv --customs -'), 'stdin') : o.customs ? await loadCustomsTable(o.customs) : undefined;
+  const customs = o.customs === '-' ? await loadCustomsTable(await spoolStdin(ctx, '--customs'), 'stdin') : o.customs ? await loadCustomsTable(o.customs) : undefined;
   let delimiter = o.delimiter;
   if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);

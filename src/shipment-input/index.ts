@@ -83,7 +83,7 @@ export async function loadSingleShipment(
 
   if (kind === 'file') {
     const name = o.file === '-' ? 'stdin' : o.file!;
-    const text = await readInputText(ctx, o.file!);
+    const text = await readInputText(ctx, o.file!, '--file');
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -2,9 +2,18 @@
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
 
-/** Reads a whole small file, or stdin for "-". */
-export async function readInputText(ctx: Ctx, path: string): Promise<string> {
+/**
+ * `FLAG -` reads a file from stdin: refused when stdin is a terminal, where it would wait silently for input
+ * nobody meant to give.
+ */
+export function refuseTerminalStdin(ctx: Ctx, flag: string): void {
+  if (ctx.io.stdinIsTTY) throw new UsageError(`${flag} -: reading a file from stdin, but stdin is a terminal`, { hint: 'pipe the file in, or give its path instead of -' });
+}
+
+/** Reads a whole small file, or stdin for "-" (`flag` names the option). */
+export async function readInputText(ctx: Ctx, path: string, flag: string): Promise<string> {
   if (path === '-') {
+    refuseTerminalStdin(ctx, flag);
     const chunks: Buffer[] = [];
     for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
     return Buffer.concat(chunks).toString('utf8');

@@ -295,11 +295,17 @@ describe('ship create --csv', () => {
     expect(proxy.creates()).toEqual([]);
   });
 
-  it('refuses to read a CSV from stdin when stdin is a terminal (instead of waiting silently)', async () => {
+  it('refuses to read a file from stdin when stdin is a terminal (instead of waiting silently), or two files from stdin', async () => {
     const r = await ship(['create', '--csv', '-', '--dry-run'], { tty: true });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--csv -: reading a CSV file from stdin, but stdin is a terminal');
-    expect(r.stderr).toContain('cat orders.csv | ship create --csv -');
+    expect(r.stderr).toContain('--csv -: reading a file from stdin, but stdin is a terminal');
+    expect(r.stderr).toContain('pipe the file in, or give its path instead of -');
+    const file = await ship(['create', '--file', '-', '--dry-run'], { tty: true });
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain('--file -: reading a file from stdin, but stdin is a terminal');
+    const both = await ship(['create', '--csv', '-', '--map', '-', '--dry-run'], { stdin: 'x' });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--csv - and --map - both read stdin');
   });
 
   it('on a terminal with --yes: no question, and a table of results at the end', async () => {
