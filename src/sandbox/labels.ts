@@ -58,7 +58,11 @@ export function labelInput(app: SandboxApp, s: ShipmentRec, index: number): Labe
   };
 }
 
-/** One parcel's label in each response field: the requested format filled, the others empty. */
+/**
+ * One parcel's label in each response field. The document says `pdf` and `png` are "Empty when not requested",
+ * and says no such thing of `zpl` ("ZPL printer code of labels"): so ZPL is always there, and a PDF or PNG
+ * label comes beside it.
+ */
 export interface RenderedLabel {
   zpl: string;
   pdf: string;
@@ -74,8 +78,8 @@ export function renderZpl(app: SandboxApp, s: ShipmentRec, index: number): strin
 export async function renderLabel(app: SandboxApp, s: ShipmentRec, index: number, format: LabelFormat): Promise<RenderedLabel> {
   const input = labelInput(app, s, index);
   if (format === 'ZPL') return { zpl: zplLabel(input), pdf: '', png: '' };
-  if (format === 'PDF') return { zpl: '', pdf: (await pdfLabels([input])).toString('base64'), png: '' };
-  return { zpl: '', pdf: '', png: (await pngLabel(input)).toString('base64') };
+  if (format === 'PDF') return { zpl: zplLabel(input), pdf: (await pdfLabels([input])).toString('base64'), png: '' };
+  return { zpl: zplLabel(input), pdf: '', png: (await pngLabel(input)).toString('base64') };
 }
 
 /** All of a shipment's labels for the webhook label variant: ZPL text, one base64 PDF, or base64 PNGs. */

@@ -220,7 +220,7 @@ describe('ship create --csv (binary)', () => {
       ['LW-2', 'skipped', blocked.tracking_reference],
     ]);
     expect(statSync(join(labels, 'LW-2_1.zpl')).isFile()).toBe(true);
-    expect(readFileSync(join(labels, 'LW-2_1.zpl'), 'utf8')).toMatch(/^\^XA/);
+    expect(readFileSync(join(labels, 'LW-2_1.zpl'), 'utf8')).toMatch(/^CT~~CD,~CC\^~CT~\n\^XA/);
     expect(proxy.creates().filter((b) => b.shipment_reference === 'LW-2')).toHaveLength(1);
 
     // One shipment from flags: shown with its tracking reference, then exit 1 naming what to do.

@@ -177,7 +177,7 @@ describe('Close, documents, delete (States: Container)', () => {
   it('GET label: ZPL by default, PDF on request; invalid format → 400', async () => {
     const c = (await api.post('/containers', CONTAINER)).body.data;
     const z = (await api.get(`/containers/${c.reference}/label`)).body.data[0];
-    expect(z.zpl.startsWith('^XA')).toBe(true);
+    expect(z.zpl.startsWith('CT~~CD,~CC^~CT~\n^XA')).toBe(true);
     expect(z.zpl).toContain(c.reference);
     const p = (await api.get(`/containers/${c.reference}/label?format=PDF`)).body.data[0];
     expect(Buffer.from(p.pdf, 'base64').subarray(0, 5).toString()).toBe('%PDF-');

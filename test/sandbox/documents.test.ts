@@ -148,15 +148,29 @@ async function isCode128Of(runs: number[], data: string): Promise<boolean> {
 }
 
 describe('ZPL labels (4x6 in at 203 dpi, what a Zebra printer prints)', () => {
-  it('is one balanced ^XA … ^XZ document sized ^PW812 / ^LL1218 with UTF-8 (^CI28)', () => {
+  it('is a printer set-up block as the service sends it, then one balanced ^XA … ^XZ label sized ^PW812 / ^LL1218 with UTF-8 (^CI28)', () => {
     const zpl = zplLabel(label());
-    expect(zpl.startsWith('^XA')).toBe(true);
-    expect(zpl.trimEnd().endsWith('^XZ')).toBe(true);
-    expect(zpl.match(/\^XA/g)).toHaveLength(1);
-    expect(zpl.match(/\^XZ/g)).toHaveLength(1);
+    const [setup, block] = zpl.split(/(?<=\^XZ\n)/);
+    // As in the service's own example (api-examples/post-shipments.response.json).
+    expect(setup).toBe('CT~~CD,~CC^~CT~\n^XA\n\n~TA000~JSN^MNW^MTD^PON^PMN^JMA^PR5,5~SD15^JUS^LRN^CI0^XZ\n');
+    expect(block.startsWith('^XA')).toBe(true);
+    expect(block.trimEnd().endsWith('^XZ')).toBe(true);
+    expect(zpl.match(/\^XA/g)).toHaveLength(2);
+    expect(zpl.match(/\^XZ/g)).toHaveLength(2);
+    // A 64 x 24 dot graphic: 8 bytes a row, 192 in all, as ASCII hex.
+    expect(block).toMatch(/\^GFA,192,192,8,[0-9A-F]{384}\^FS/);
     expect(zpl).toContain('^PW812');
     expect(zpl).toContain('^LL1218');
     expect(zpl).toContain('^CI28');
+  });
+
+  it('leaves the placeholder of each address slot the address leaves empty, outside any field (as the service does)', () => {
+    const zpl = zplLabel(label());
+    expect(zpl).toContain('\n%ADDRESS_LINE_2%\n%ADDRESS_LINE_3%\n');
+    expect(zpl).not.toContain('%COMPANY_NAME%');
+    expect(fields(zpl).some((d) => d.includes('%'))).toBe(false);
+    const full = zplLabel(label({ to: { name: 'A', company_name: 'B', line_1: 'C', line_2: 'D', line_3: 'E', city: 'F', postcode: 'G', country: 'CH' } }));
+    expect(full).not.toMatch(/%[A-Z_0-9]+%/);
   });
 
   it('prints the sender, the Deliver To address, service, weight, parcel n of m, date and references', () => {
@@ -206,8 +220,9 @@ describe('ZPL labels (4x6 in at 203 dpi, what a Zebra printer prints)', () => {
 
   it('renders a container label with its reference, counts and a ^BC of the container tracking reference', () => {
     const zpl = containerLabelZpl(container);
-    expect(zpl.match(/\^XA/g)).toHaveLength(1);
-    expect(zpl.match(/\^XZ/g)).toHaveLength(1);
+    expect(zpl.startsWith('CT~~CD,~CC^~CT~\n^XA')).toBe(true);
+    expect(zpl.match(/\^XA/g)).toHaveLength(2);
+    expect(zpl.match(/\^XZ/g)).toHaveLength(2);
     expect(zpl).toMatch(/\^BCN,\d+,N,N,N\^FH\^FDGF000123456\^FS/);
     const data = fields(zpl);
     expect(data).toContain('C26325001');

@@ -42,7 +42,12 @@ describe('Shipment Response (Resources: Shipment Response; api-notes: Responses)
 
   it('format defaults to ZPL: zpl is a ^XA…^XZ label, pdf and png are "" (Shipment request: format)', async () => {
     const e = (await api.post('/shipments', shipment('S-4'))).body.data[0];
-    expect(e.zpl.startsWith('^XA')).toBe(true);
+    // Shaped like the service's own (api-notes: Responses): printer set-up first, a graphic, and the
+    // placeholders of the address lines left empty.
+    expect(e.zpl.startsWith('CT~~CD,~CC^~CT~\n^XA')).toBe(true);
+    expect(e.zpl.match(/\^XA/g)).toHaveLength(2);
+    expect(e.zpl).toMatch(/\^GFA,\d+,\d+,\d+,[0-9A-F]+\^FS/);
+    expect(e.zpl).toContain('\n%ADDRESS_LINE_2%\n%ADDRESS_LINE_3%\n');
     expect(e.zpl.trimEnd().endsWith('^XZ')).toBe(true);
     expect(e.zpl.split('^XA').length - 1).toBe(e.zpl.split('^XZ').length - 1);
     expect(e.zpl).toContain('^BC');
@@ -51,10 +56,10 @@ describe('Shipment Response (Resources: Shipment Response; api-notes: Responses)
     expect(e.png).toBe('');
   });
 
-  it('format PDF returns a base64 PDF and an empty zpl', async () => {
+  it('format PDF returns a base64 PDF, and the ZPL beside it (only pdf and png are "Empty when not requested")', async () => {
     const e = (await api.post('/shipments', shipment('S-5', { format: 'PDF' }))).body.data[0];
     expect(Buffer.from(e.pdf, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
-    expect(e.zpl).toBe('');
+    expect(e.zpl).toContain(`^FD${e.tracking_reference}^FS`);
     expect(e.png).toBe('');
   });
 
@@ -486,7 +491,7 @@ describe('Printing at creation (Shipment request: print_labels)', () => {
     const r = await api.post('/shipments', shipment('PL-1', { print_labels: true, format: 'PDF', parcels: [{ weight: 1 }, { weight: 2 }] }));
     expect(r.status).toBe(201);
     // The demo user's printing application is set to ZPL, which wins over `format`.
-    expect(r.body.data[0].zpl).toMatch(/^\^XA/);
+    expect(r.body.data[0].zpl).toMatch(/^CT~~CD,~CC\^~CT~\n\^XA/);
     const jobs = await sb.control('GET prints');
     expect(jobs.data).toEqual([expect.objectContaining({ shipment_reference: 'PL-1', labels: 2, format: 'ZPL' })]);
   });

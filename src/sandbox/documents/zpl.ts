@@ -43,7 +43,38 @@ function code128(y: number, height: number, data: string, raw: string): string {
   return `^FO${x},${y}^BY${by},3,${height}^BCN,${height},N,N,N^FH^FD${data}^FS\n`;
 }
 
-/** Renders one parcel label as a complete `^XA … ^XZ` ZPL document. */
+/**
+ * What the real service's labels start with (api-notes.md, api-examples/post-shipments.response.json): the
+ * control characters reset to their defaults, then a `^XA … ^XZ` block of printer set-up (media, darkness,
+ * speed) before the label's own block. Emulated so clients meet the same bytes the service sends: a client
+ * that expects a label to start with `^XA`, to hold one block, or "cleans" it, fails here as it would there.
+ */
+const PRINTER_SETUP = 'CT~~CD,~CC^~CT~\n^XA\n\n~TA000~JSN^MNW^MTD^PON^PMN^JMA^PR5,5~SD15^JUS^LRN^CI0^XZ\n';
+
+// A small embedded graphic (^GFA: ASCII hex, 64 x 24 dots) where the real labels carry the carrier's and the
+// service's logos: clients and printers must pass graphics data through too.
+const LOGO = (() => {
+  const rows: string[] = [];
+  for (let r = 0; r < 24; r++) {
+    let row = '';
+    for (let b = 0; b < 8; b++) row += r < 2 || r > 21 || b === 0 || b === 7 ? 'FF' : r % 4 < 2 ? 'F0' : '0F';
+    rows.push(row);
+  }
+  return `^GFA,192,192,8,${rows.join('')}^FS\n`;
+})();
+
+/**
+ * The real labels' address block is a template with one line per slot; a slot the address leaves empty keeps
+ * its placeholder, outside any field (printers skip it): `%COMPANY_NAME%`, `%ADDRESS_LINE_2%`… as in the
+ * service's own example.
+ */
+const PLACEHOLDER: Partial<Record<keyof DocAddress, string>> = {
+  company_name: '%COMPANY_NAME%\n',
+  line_2: '%ADDRESS_LINE_2%\n',
+  line_3: '%ADDRESS_LINE_3%\n',
+};
+
+/** Renders one parcel label: the printer set-up block, then the label's `^XA … ^XZ` block. */
 export function zplLabel(input: LabelInput): string {
   const to = addressLines(input.to);
   let address = '';
@@ -53,9 +84,11 @@ export function zplLabel(input: LabelInput): string {
     address += text(32, y, 34, line, 520, 1);
     y += 42;
   }
+  for (const slot of ['company_name', 'line_2', 'line_3'] as const) if (!input.to[slot]) address += PLACEHOLDER[slot];
   const trk = zplEscape(input.tracking_reference);
   const refs = input.order_reference ? `${input.shipment_reference} / ${input.order_reference}` : input.shipment_reference;
   return (
+    PRINTER_SETUP +
     '^XA\n^CI28\n^MMT\n^PW812\n^LL1218\n^LH0,0\n' +
     text(32, 24, 36, input.carrier, 560, 1) +
     text(32, 66, 28, input.service_name + (input.brand_name ? ` - ${input.brand_name}` : ''), 560, 1) +
@@ -84,15 +117,17 @@ export function zplLabel(input: LabelInput): string {
     '^FO0,912^GB812,0,3^FS\n' +
     code128(940, 180, trk, input.tracking_reference) +
     text(0, 1140, 34, `${input.tracking_reference}`, 812, 1, 'C') +
+    '^FO716,1186' + LOGO +
     '^PQ1,0,1,Y\n^XZ\n'
   );
 }
 
-/** Renders a container label as a complete `^XA … ^XZ` ZPL document. */
+/** Renders a container label: the printer set-up block, then the label's `^XA … ^XZ` block. */
 export function containerLabelZpl(input: ContainerDocInput): string {
   const trk = zplEscape(input.tracking_reference);
   const value = (input.value_minor / 100).toFixed(2);
   return (
+    PRINTER_SETUP +
     '^XA\n^CI28\n^MMT\n^PW812\n^LL1218\n^LH0,0\n' +
     text(32, 24, 36, input.carrier, 560, 1) +
     text(32, 66, 28, input.service_name, 560, 1) +
