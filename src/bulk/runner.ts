@@ -76,7 +76,10 @@ export interface BulkResult<I, R> {
   result?: R;
   /** For failed: the error (a ShipError, or a StoredError rebuilt from the journal). */
   error?: unknown;
-  /** Why it was skipped: done in an earlier run ('journal') or found to exist already ('exists'). */
+  /**
+   * Why it was skipped: done by an earlier run ('journal': journaled done, or journaled as sent and found on
+   * the service) or found to exist already though this journal never sent it ('exists').
+   */
   skipReason?: 'journal' | 'exists';
   /** Skipped task whose input fingerprint differs from the one that created it. */
   changed?: boolean;
@@ -325,11 +328,11 @@ export async function runBulk<I, R>(
         { task, index, status: 'failed', error, attempts, unknownOutcome: unknownOutcome || undefined },
         { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp },
       );
-    const done = async (result: R, how: 'created' | 'exists'): Promise<BulkResult<I, R>> =>
+    const done = async (result: R, how: 'created' | 'earlier' | 'exists'): Promise<BulkResult<I, R>> =>
       record(
         how === 'created'
           ? { task, index, status: 'created', result, attempts }
-          : { task, index, status: 'skipped', result, skipReason: 'exists', attempts },
+          : { task, index, status: 'skipped', result, skipReason: how === 'earlier' ? 'journal' : 'exists', attempts },
         { key: task.key, state: 'done', result, fp },
       );
     // Waits before another try; false when Ctrl-C came first (the task then stays unfinished).
@@ -358,7 +361,8 @@ export async function runBulk<I, R>(
             // Still unknown: keep it marked so the next run asks again.
             return fail(e, true);
           }
-          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : 'exists');
+          // Found, and the journal says an earlier run sent it: that run's work, not someone else's.
+          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : entry !== undefined ? 'earlier' : 'exists');
           needSettle = false;
           lastUnknown = false;
         } else if (!hooks.idempotent) {

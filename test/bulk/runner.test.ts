@@ -158,7 +158,8 @@ describe('runBulk', () => {
     expect(settled.sort()).toEqual(['K1', 'K2']); // K0 had no record: no extra request
     expect(server.creates.get('K1')).toBe(1); // never resent
     expect(server.creates.get('K2')).toBe(1); // absent → sent once
-    expect(results[1]).toMatchObject({ status: 'skipped', skipReason: 'exists' });
+    // Found: the killed run's work (the journal says it sent it), not someone else's.
+    expect(results[1]).toMatchObject({ status: 'skipped', skipReason: 'journal' });
     expect(s).toMatchObject({ created: 2, skipped: 1 });
   });
 

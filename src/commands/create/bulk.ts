@@ -131,6 +131,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const collected: Result[] = [];
   const failedRows: Result[] = [];
   const mergeList: string[] = [];
+  // References the service already had, that this run did not create (existedWarning).
+  const existedBefore: string[] = [];
 
   const compact = loaded.compact;
   loaded.compact = [];
@@ -166,6 +168,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         isAlreadyDone: isDuplicateReference,
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
         onResult: async (r) => {
+          if (r.status === 'skipped' && r.skipReason === 'exists') existedBefore.push(r.task.key);
           if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (cancel it and rerun to apply the change)`);
           if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
           if (printer && r.status === 'created' && r.result) await printLabelFiles(ctx, printer, r.result.labels);
@@ -210,6 +213,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       if (files.results) io.stderr.write(`Results written to ${files.results}\n`);
     }
   }
+  if (existedBefore.length) out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   if (finished && o.merge && mergeList.length) {
     const merging = ctx.out.wait.begin(`Merging ${mergeList.length} label${mergeList.length === 1 ? '' : 's'} into ${o.merge}…`, { likelyLong: true });
     let pages: number;
@@ -228,6 +232,22 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     await printTable(ctx, failedRows);
   }
   if (thrown !== undefined) throw thrown;
+}
+
+/**
+ * Said once after a run in which the service already had some references that this run's journal never sent
+ * (a run from another folder or machine, or a reference used before for another order). They are skipped, not
+ * created twice; but nothing the API offers tells whether they are these rows' shipments, so their labels and
+ * tracking references must be checked before use.
+ */
+export function existedWarning(refs: string[], labelsDir?: string): string {
+  const shown = refs.slice(0, 5).join(', ') + (refs.length > 5 ? `, … (${refs.length - 5} more)` : '');
+  const n = refs.length;
+  return (
+    `${n} shipment reference${n === 1 ? ' was' : 's were'} already on the service, not created by this run's journal: ${shown}. ` +
+    `Skipped, not created twice${labelsDir ? `; their existing labels were fetched into ${labelsDir}` : ''}. ` +
+    `If a reference was used before for another order, its label and tracking are that order's: check them, and give the row a new reference.`
+  );
 }
 
 /** Most rows of the table printed at the end of a run on a terminal. */

@@ -179,6 +179,10 @@ describe('ship create --csv', () => {
     const line = JSON.parse(r.stdout.trim());
     // …and the API's "already been taken" answer is settled via GET /shipments/:ref/events, labels fetched.
     expect(line).toMatchObject({ shipment_reference: 'DUPB-1', status: 'skipped', reason: 'already exists' });
+    // Nothing tells whether it is this row's shipment (a reference used before for another order?): said once.
+    expect(r.stderr).toContain("1 shipment reference was already on the service, not created by this run's journal: DUPB-1.");
+    expect(r.stderr).toContain(`their existing labels were fetched into ${join(work, 'l2')}`);
+    expect(r.stderr).toContain('give the row a new reference');
     expect([...line.tracking_references].sort()).toEqual([...created.tracking_references].sort());
     expect(line.labels).toHaveLength(2);
     for (const p of line.labels) expect(readFileSync(p, 'utf8')).toMatch(/\^XA/);

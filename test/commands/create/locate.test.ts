@@ -1,6 +1,6 @@
 // Failures the API reports at send time (dotted field paths) are told in the file's own rows and columns.
 import { describe, expect, it } from 'vitest';
-import { fingerprint, locateField } from '../../../src/commands/create/bulk.js';
+import { existedWarning, fingerprint, locateField } from '../../../src/commands/create/bulk.js';
 
 const labels: Record<string, string> = { weight: 'Carton Weight (g)', item_sku: 'Product Code', to_postcode: 'Zip' };
 const labelFor = (c: string) => labels[c] ?? c;
@@ -33,5 +33,15 @@ describe('fingerprint', () => {
     expect(fingerprint('{"a":1}')).toBe(fingerprint('{"a":1}'));
     expect(fingerprint('{"a":1}')).not.toBe(fingerprint('{"a":2}'));
     expect(fingerprint('')).toMatch(/^[0-9a-z]+$/);
+  });
+});
+
+describe('existedWarning', () => {
+  it('names up to five references and counts the rest; mentions labels only when they were written', () => {
+    const w = existedWarning(['A', 'B', 'C', 'D', 'E', 'F', 'G'], 'labels');
+    expect(w).toContain('7 shipment references were already on the service');
+    expect(w).toContain('A, B, C, D, E, … (2 more).');
+    expect(w).toContain('their existing labels were fetched into labels');
+    expect(existedWarning(['A'])).not.toContain('labels were fetched');
   });
 });
