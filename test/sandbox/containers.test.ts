@@ -65,6 +65,12 @@ describe('POST /containers', () => {
     expect((await api.post('/containers', { ...CONTAINER, reference: 'MY-BOX' })).body.data.reference).toEqual(['The reference has already been taken.']);
   });
 
+  it('sets no length limit the document does not state (reference, clearance location)', async () => {
+    const r = await api.post('/containers', { ...CONTAINER, reference: 'R'.repeat(80), clearance_location: 'L'.repeat(40) });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data).toMatchObject({ reference: 'R'.repeat(80), clearance_location: 'L'.repeat(40) });
+  });
+
   it('only consolidation services; required fields; two-letter clearance country', async () => {
     expect((await api.post('/containers', { ...CONTAINER, delivery_service_key: 'DPD_NEXT_DAY' })).body.data.delivery_service_key).toEqual([
       'The delivery service key must be a consolidation service.',

@@ -143,6 +143,9 @@ describe('Custom fields', () => {
     });
     const dup = await api.post('/custom-fields', { name: 'x', key: 'gift_message', entity: 'SHIPMENT', data_type: 'TEXT' });
     expect(dup.body.data.key).toEqual(['The key has already been taken.']);
+    // The document limits neither the key's characters nor its length.
+    const free = await api.post('/custom-fields', { name: 'N'.repeat(300), key: 'gift.msg v2 ' + 'k'.repeat(120), entity: 'SHIPMENT', data_type: 'TEXT' });
+    expect(free.status, JSON.stringify(free.body)).toBe(201);
   });
 
   it('MAPPED needs mapped_to; FIXED needs default_value; LIST needs options', async () => {

@@ -17,6 +17,12 @@ describe('POST /skus', () => {
     expect(s.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
+  it('sets no length limit the document does not state', async () => {
+    const r = await api.post('/skus', { sku: 'S'.repeat(300), product_name: 'P'.repeat(1200) });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.data.sku).toBe('S'.repeat(300));
+  });
+
   it('sku is the one required attribute (sandbox choice)', async () => {
     const r = await api.post('/skus', { product_name: 'No number' });
     expect(r.status).toBe(400);

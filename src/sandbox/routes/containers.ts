@@ -34,7 +34,8 @@ export function createContainer(app: SandboxApp, req: ApiRequest): ApiResponse {
   const b = isObject(req.body) ? req.body : {};
   const e = new Errors();
   checkForbidden(e, b);
-  const reference = str(e, b.reference, 'reference', { max: 50 });
+  // No length limits: the document states none for a container's reference or clearance location.
+  const reference = str(e, b.reference, 'reference');
   if (reference !== undefined && app.store.containersByRef.has(reference)) e.add('reference', msg.taken('reference'));
   let despatch = fmtDate(app.now());
   const dd = str(e, b.despatch_date, 'despatch_date');
@@ -56,7 +57,7 @@ export function createContainer(app: SandboxApp, req: ApiRequest): ApiResponse {
     else if (!svc.consolidation) e.add('delivery_service_key', 'The delivery service key must be a consolidation service.');
   }
   const clearance_country = country(e, b.clearance_country, 'clearance_country', { required: true });
-  const clearance_location = str(e, b.clearance_location, 'clearance_location', { required: true, max: 20 });
+  const clearance_location = str(e, b.clearance_location, 'clearance_location', { required: true });
   const cur = str(e, b.value_currency, 'value_currency');
   if (cur !== undefined && !/^[A-Za-z]{3}$/.test(cur)) e.add('value_currency', 'The value currency must be a three-letter ISO 4217 currency code.');
   e.throwIfAny();

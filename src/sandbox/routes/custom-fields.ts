@@ -185,12 +185,10 @@ export function createCustomField(app: SandboxApp, req: ApiRequest): ApiResponse
   const body = isObject(req.body) ? req.body : {};
   const e = new Errors();
   checkForbidden(e, body);
-  const name = str(e, body.name, 'name', { required: true, max: 255 });
-  const key = str(e, body.key, 'key', { required: true, max: 100 });
-  if (key !== undefined && !e.has('key')) {
-    if (!/^[A-Za-z0-9_-]+$/.test(key)) e.add('key', 'The key may only contain letters, numbers, dashes and underscores.');
-    else if (app.store.customFieldsByKey.has(key)) e.add('key', msg.taken('key'));
-  }
+  // The document limits neither the name nor the key (length or characters); a key must be unique.
+  const name = str(e, body.name, 'name', { required: true });
+  const key = str(e, body.key, 'key', { required: true });
+  if (key !== undefined && !e.has('key') && app.store.customFieldsByKey.has(key)) e.add('key', msg.taken('key'));
   const entity = oneOf(e, body.entity, 'entity', ENTITIES, { required: true, upper: true });
   const dataType = oneOf(e, body.data_type, 'data_type', DATA_TYPES, { required: true, upper: true });
   const source = oneOf(e, body.source, 'source', SOURCES, { upper: true }) ?? 'DIRECT';

@@ -87,7 +87,8 @@ function applySku(app: SandboxApp, body: Record<string, unknown>, target: SkuRec
   const changes: Partial<SkuRec> = {};
 
   if (has('sku')) {
-    const s = str(e, body.sku, 'sku', { required: true, max: 255 });
+    // No length limits: the document states none for SKU attributes.
+    const s = str(e, body.sku, 'sku', { required: true });
     if (s !== undefined) {
       const clash = app.store.skusBySku.get(s);
       if (clash && clash !== existing) e.add('sku', msg.taken('sku'));
@@ -95,11 +96,12 @@ function applySku(app: SandboxApp, body: Record<string, unknown>, target: SkuRec
     }
   }
   if (has('image_url')) {
-    const u = str(e, body.image_url, 'image_url', { max: 2048 });
+    const u = str(e, body.image_url, 'image_url');
+    // "On write, the service downloads a copy": something it cannot download is refused.
     if (u !== undefined && !/^https?:\/\/[^\s/]+/i.test(u)) e.add('image_url', 'The image url must be a valid URL.');
     else changes.image_url = u ?? null;
   }
-  for (const k of STRING_FIELDS) if (has(k)) (changes as Record<string, unknown>)[k] = str(e, body[k], k, { max: 1000 }) ?? null;
+  for (const k of STRING_FIELDS) if (has(k)) (changes as Record<string, unknown>)[k] = str(e, body[k], k) ?? null;
   for (const k of DECIMAL_FIELDS) {
     if (!has(k)) continue;
     const v = num(e, body[k], k, { min: 0 });
