@@ -5,7 +5,7 @@ import { createContext, type Ctx } from './context.js';
 import { ExitCode, exitCodeOf, InputError, Interrupted, ShipError, ValidationError, ApiError, problemLocation } from './errors.js';
 import { processIO, type IO } from './output/io.js';
 import { redact } from './output/redact.js';
-import { buildProgram, VERSION } from './program.js';
+import { buildProgram, USAGE_HINT, VERSION } from './program.js';
 
 export interface MainOptions {
   io?: IO;
@@ -54,7 +54,8 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     return ExitCode.Ok;
   }
 
-  const program = buildProgram(ctx);
+  const jsonErrors = asksJson(argv);
+  const program = buildProgram(ctx, { jsonErrors });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -67,6 +68,11 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       // empty $SUB does not pass for success in a script.
       if (err.code === 'commander.help') return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+      // Written as text by commander unless --json is on the command line (buildProgram's jsonErrors).
+      if (jsonErrors) {
+        const message = err.message.replace(/^error: /, '');
+        io.stderr.write(`${JSON.stringify({ error: { message, exit_code: ExitCode.Usage, type: 'UsageError', hint: USAGE_HINT } })}\n`);
+      }
       return ExitCode.Usage;
     }
     await reportError(ctx, err);
@@ -83,6 +89,15 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
 
 /** Global options that take a value (their value is not a command name). */
 const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout']);
+
+/** True when --json is on the command line (before any `--`): wherever it is, it is the global option. */
+function asksJson(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--json') return true;
+  }
+  return false;
+}
 
 /** True for `ship [global options] --version … --json` (either order), before any command. */
 function asksVersionAsJson(argv: readonly string[]): boolean {

@@ -35,7 +35,14 @@ export const OUTPUT_HELP = `Output:
   commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
 
 /** Builds the full command tree. `ctx.globals` is filled in before any action runs. */
-export function buildProgram(ctx: Ctx): Command {
+/**
+ * `jsonErrors`: --json is on the command line, so commander's own usage errors (unknown option, missing
+ * argument…) are not written as text: main() reports them as the one JSON error line scripts parse.
+ */
+/** What commander's usage errors end with (as the `hint` of the JSON error line under --json). */
+export const USAGE_HINT = 'run with --help for usage';
+
+export function buildProgram(ctx: Ctx, opts: { jsonErrors?: boolean } = {}): Command {
   const program = new Command('ship');
   program
     .description('Ship parcels with the Parcel Shipping Service API v1.2: create, quote, track, label, print.')
@@ -52,7 +59,7 @@ export function buildProgram(ctx: Ctx): Command {
     .option('--no-color', 'disable colour')
     .option('--insecure', 'allow plain http:// to a host other than loopback')
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError(opts.jsonErrors ? false : `(${USAGE_HINT})`)
     .addHelpText(
       'after',
       `
@@ -74,6 +81,9 @@ ${EXIT_CODES_HELP}`,
   program.configureOutput({
     writeOut: (str) => ctx.io.stdout.write(str),
     writeErr: (str) => ctx.io.stderr.write(str),
+    outputError: (str, write) => {
+      if (!opts.jsonErrors) write(str);
+    },
   });
 
   program.hook('preAction', (_root, action) => {

@@ -21,6 +21,23 @@ describe('main', () => {
     expect(r.stderr).toContain('--help');
   });
 
+  it("with --json anywhere on the line, commander's usage errors are the one JSON error line too", async () => {
+    for (const [args, message] of [
+      [['services', '--bogus', '--json'], "unknown option '--bogus'"],
+      [['track', '--json'], "missing required argument 'refs'"],
+      [['--json', 'nosuchcmd'], "unknown command 'nosuchcmd'"],
+      [['create', '--format', 'XYZ', '--json'], "option '--format <format>' argument 'XYZ' is invalid. must be ZPL, PDF or PNG."],
+    ] as const) {
+      const r = await runShip([...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(JSON.parse(r.stderr)).toEqual({ error: { message, exit_code: 2, type: 'UsageError', hint: 'run with --help for usage' } });
+    }
+    // After `--` it is an argument, not the option.
+    expect((await runShip(['services', '--bogus', '--', '--json'])).stderr).toContain("error: unknown option '--bogus'\n(run with --help for usage)");
+  });
+
   it('a missing command or subcommand is a usage error (exit 2, help on stderr); help asked for is a success', async () => {
     for (const args of [[], ['containers'], ['skus'], ['webhooks']]) {
       const r = await runShip(args);
