@@ -133,7 +133,10 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   }
   if (!(err instanceof ShipError)) {
     const e = err instanceof Error ? err : new Error(String(err));
-    stderr.write(`${c.red('error:')} ${clean(e.message)}\n`);
+    const message = systemErrorMessage(e) ?? e.message;
+    if (mode?.json) {
+      stderr.write(clean(JSON.stringify({ error: { message, exit_code: exitCodeOf(err), type: e.name || 'Error' } })) + '\n');
+    } else stderr.write(`${c.red('error:')} ${clean(message)}\n`);
     if (mode?.verbose && e.stack) stderr.write(clean(e.stack) + '\n');
     return;
   }
@@ -162,6 +165,32 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   }
   if (err.hint) stderr.write(`${c.dim('hint:')} ${clean(err.hint)}\n`);
   if (mode?.verbose && err.cause instanceof Error) stderr.write(c.dim(`cause: ${clean(err.cause.message)}`) + '\n');
+}
+
+/** Plain words for the file-system errors a path given by the user can cause. */
+const SYSTEM_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EROFS: 'read-only file system',
+  EEXIST: 'already exists',
+  EMFILE: 'too many open files',
+};
+
+/**
+ * `PATH: what is wrong (syscall)` for a Node file-system error, instead of `ENOENT: no such file or directory,
+ * open '/x/l.zpl.123.ab12cd.tmp'`: the path the user gave (not our temporary file's), in words.
+ */
+export function systemErrorMessage(e: Error): string | undefined {
+  const err = e as NodeJS.ErrnoException;
+  const what = err.code ? SYSTEM_ERRORS[err.code] : undefined;
+  if (!what || !err.path) return undefined;
+  // writeFileAtomic's temporary name: PATH.PID.RANDOM.tmp
+  const path = err.path.replace(/\.\d+\.[a-z0-9]+\.tmp$/, '');
+  return `${path}: ${what}${err.syscall ? ` (${err.syscall})` : ''}`;
 }
 
 async function knownSecrets(ctx: Ctx): Promise<string[]> {

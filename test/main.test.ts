@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { problemLocation } from '../src/errors.js';
+import { systemErrorMessage } from '../src/main.js';
 import { runShip } from './helpers/run.js';
 
 describe('problemLocation', () => {
@@ -36,6 +40,31 @@ describe('main', () => {
     }
     // After `--` it is an argument, not the option.
     expect((await runShip(['services', '--bogus', '--', '--json'])).stderr).toContain("error: unknown option '--bogus'\n(run with --help for usage)");
+  });
+
+  it('a file-system error is told in words with the path the user gave, and under --json as the JSON error line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-main-'));
+    const csv = join(dir, 'o.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nX-1,Ann,1 St,London,E1 1AA,GB,100\n');
+    // Nothing is sent: the output directory fails first (and the API address is a closed loopback port).
+    const env = { SHIP_API_KEY: 'k', SHIP_TOKEN: 't', SHIP_BASE_URL: 'http://127.0.0.1:1/v1.2', SHIP_CONFIG_DIR: join(dir, 'cfg') };
+    const text = await runShip(['create', '--csv', csv, '-o', join(csv, 'labels')], { env });
+    expect(text.code).toBe(1);
+    expect(text.stderr).toBe(`error: ${join(csv, 'labels')}: a part of the path is not a directory (mkdir)\n`);
+    const json = await runShip(['create', '--csv', csv, '-o', join(csv, 'labels'), '--json'], { env });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { message: `${join(csv, 'labels')}: a part of the path is not a directory (mkdir)`, exit_code: 1, type: 'Error' } });
+    // An input that is a directory is a usage error naming it.
+    const input = await runShip(['create', '--csv', dir, '--json'], { env });
+    expect(input.code).toBe(2);
+    expect(JSON.parse(input.stderr).error.message).toBe(`${dir} is a directory, not a file`);
+  });
+
+  it('systemErrorMessage: our temporary file name is told as the file it stands for; other errors are left alone', () => {
+    const e = Object.assign(new Error("ENOENT: no such file or directory, open '/proc/nope.zpl.30268.vsn0n3.tmp'"), { code: 'ENOENT', syscall: 'open', path: '/proc/nope.zpl.30268.vsn0n3.tmp' });
+    expect(systemErrorMessage(e)).toBe('/proc/nope.zpl: no such file or directory (open)');
+    expect(systemErrorMessage(new Error('boom'))).toBeUndefined();
+    expect(systemErrorMessage(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBeUndefined();
   });
 
   it('a missing command or subcommand is a usage error (exit 2, help on stderr); help asked for is a success', async () => {

@@ -74,12 +74,19 @@ export async function csvEncodingFor(path: string, given: string | undefined, na
 }
 
 async function openOrExplain(path: string) {
+  let fh;
   try {
-    return await open(path, 'r');
+    fh = await open(path, 'r');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new UsageError(err.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${err.message}`);
   }
+  // A directory opens fine on Linux and fails only at the first read, with a bare EISDIR.
+  if ((await fh.stat()).isDirectory()) {
+    await fh.close();
+    throw new UsageError(`${path} is a directory, not a file`);
+  }
+  return fh;
 }
 
 /**
