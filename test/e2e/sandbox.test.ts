@@ -191,6 +191,30 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     expect((await s.exited).code).toBe(0);
   });
 
+  it('track --watch --json stopped by a signal (Ctrl-C, `timeout`) still prints the last known state, then exits 130', async () => {
+    const s = await startBinary(['sandbox', '--port', '0', '--auto-advance', '0']);
+    const baseUrl = s.lines[0];
+    const login = await fetch(`${baseUrl}/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' },
+      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
+    });
+    const env = { SHIP_BASE_URL: baseUrl, SHIP_API_KEY: 'sandbox-api-key', SHIP_TOKEN: ((await login.json()) as { data: { token: string } }).data.token };
+    const dir = mkdtempSync(join(tmpdir(), 'ship-e2e-watch-'));
+    const created = await ship(['create', '--reference', 'W-2', '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--weight', '500', '-o', dir, '--quiet'], { env });
+    expect(created.exitCode, String(created.stderr)).toBe(0);
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const watching = ship(['track', 'W-2', '--watch', '--interval', '0.2', '--json'], { env });
+      await new Promise((r) => setTimeout(r, 1500));
+      watching.kill(signal);
+      const watched = await watching;
+      expect(watched.exitCode, String(watched.stderr)).toBe(130);
+      expect(JSON.parse(String(watched.stdout)).shipments[0].parcels[0].events.map((e: { type: string }) => e.type)).toEqual(['LABEL_CREATED']);
+    }
+    s.child.kill('SIGTERM');
+    expect((await s.exited).code).toBe(0);
+  });
+
   it('a bad --auto-advance is a usage error (exit 2); its help says tracking moves on its own', async () => {
     for (const bad of ['abc', '-5', '']) {
       const r = await ship(['sandbox', '--port', '0', '--auto-advance', bad]);

@@ -18,7 +18,7 @@ One timeline per parcel, oldest event first and the latest last (marked ▶ on a
 description. With --watch the timeline is redrawn on a terminal, and only new events are appended
 otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED. With --json, one JSON document:
 {"shipments":[{"reference","parcels":[{"tracking_reference","status","events":[…]}]}]} (with --watch,
-printed once at the end).
+printed once at the end, also when stopped by Ctrl-C or a signal: then exit 130).
 
 Examples:
   ship track ORDER-1001

@@ -1,7 +1,7 @@
 // `ship track`: fetches tracking events per shipment (or parcel) and renders one timeline per parcel;
 // --watch polls until every parcel has reached a final stage.
 import type { Ctx } from '../../context.js';
-import { ApiError, PartialFailure } from '../../errors.js';
+import { ApiError, Interrupted, PartialFailure } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
@@ -54,18 +54,26 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
     }
   };
   show();
-  while (!allFinal(state) && !ctx.signal.aborted) {
-    try {
-      await ctx.clock.sleep(opts.intervalMs, ctx.signal);
-    } catch {
-      break;
+  // With --json the document comes at the end: a script that stops the watch (Ctrl-C, `timeout`) still gets
+  // the last known state, so the first signal ends the loop instead of the process.
+  const release = ctx.mode.json ? ctx.holdInterrupts() : undefined;
+  try {
+    while (!allFinal(state) && !ctx.signal.aborted) {
+      try {
+        await ctx.clock.sleep(opts.intervalMs, ctx.signal);
+      } catch {
+        break;
+      }
+      const next = await fetchAll(api, refs, opts.parcel);
+      // A poll that failed for one reference keeps its last known timeline.
+      state = next.map((s, i) => (s.error && state[i] && !state[i].error ? state[i] : s));
+      show();
     }
-    const next = await fetchAll(api, refs, opts.parcel);
-    // A poll that failed for one reference keeps its last known timeline.
-    state = next.map((s, i) => (s.error && state[i] && !state[i].error ? state[i] : s));
-    show();
+  } finally {
+    release?.();
   }
   if (ctx.mode.json) ctx.out.json(toJson(state));
+  if (ctx.signal.aborted) throw new Interrupted('stopped watching');
   return finish(state);
 }
 
