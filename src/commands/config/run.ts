@@ -130,7 +130,7 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   }
   if (secret && value === '-') value = await readSecretFromStdin(ctx, key, `config set ${key} -`);
   else if (secret && value === undefined) {
-    value = await ctx.prompt.password({ message: key === 'api_key' ? 'API key' : 'Token', supplyWith: `the VALUE argument, or "-" to read it from stdin` });
+    value = await ctx.prompt.password({ message: key === 'api_key' ? 'API key' : 'Token', supplyWith: `"-" to read it from stdin: printf '%s' "$SECRET" | ship config set ${key} -` });
   }
   if (value === undefined) throw new UsageError(`config set ${key}: missing VALUE`, { hint: `ship config set ${key} VALUE` });
 

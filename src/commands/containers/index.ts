@@ -20,7 +20,7 @@ export function registerContainers(program: Command, ctx: Ctx): void {
       'after',
       `
 Examples:
-  ship containers create --service CONSOL-EU --clearance-country DE --clearance-location FRA
+  ship containers create --service DPD_CONSOLIDATED_EU --clearance-country DE --clearance-location FRA
   ship create --csv orders.csv     # rows with a container_reference column go into that container
   ship containers show C24123001
   ship containers close C24123001 --yes --print --printer tcp://10.0.0.50:9100`,
@@ -40,9 +40,9 @@ Examples:
       'after',
       `
 Examples:
-  ship containers create --service CONSOL-EU --clearance-country DE --clearance-location FRA
+  ship containers create --service DPD_CONSOLIDATED_EU --clearance-country DE --clearance-location FRA
   ship containers create --reference PALLET-7 --despatch-date 2026-11-23 --location WH1 \\
-    --service CONSOL-EU --clearance-country DE --clearance-location FRA --currency EUR --json`,
+    --service DPD_CONSOLIDATED_EU --clearance-country DE --clearance-location FRA --currency EUR --json`,
     )
     .action(async (flags: Record<string, string | undefined>) => {
       const { createContainer } = await import('./run.js');

@@ -83,7 +83,9 @@ describe('ship config', () => {
     const { ship } = setup();
     const r = await ship(['config', 'set', 'api_key']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/VALUE argument, or "-"/);
+    // Only stdin: a secret on the command line is refused, so the hint must not offer it.
+    expect(r.stderr).toContain(`hint: supply it with "-" to read it from stdin: printf '%s' "$SECRET" | ship config set api_key -`);
+    expect(r.stderr).not.toContain('VALUE argument');
   });
 
   it('list shows each value with its source, and env overrides with what they override', async () => {
