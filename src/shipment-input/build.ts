@@ -38,7 +38,14 @@ export function convertCell(def: ColumnDef, raw: string): { ok: true; value: unk
   const v = raw.trim();
   if (def.type === 'int') {
     if (/^\d+$/.test(v)) return { ok: true, value: Number(v) };
-    if (/^\d+\.0+$/.test(v)) return { ok: true, value: Number(v) };
+    if (/^\d+\.0+$/.test(v)) {
+      const whole = Number(v);
+      // Excel writes 12 as "12.0"; but "1.000" is also one thousand where a dot separates thousands: never guess.
+      if (v.length - v.indexOf('.') === 4 && whole !== 0) {
+        return { ok: false, message: `"${raw}" is ambiguous (${whole} or ${whole * 1000}?): write ${whole} or ${whole * 1000}` };
+      }
+      return { ok: true, value: whole };
+    }
     return { ok: false, message: `must be a whole number${UNIT[def.name] ?? ''}, not "${raw}"` };
   }
   if (def.type === 'decimal') {

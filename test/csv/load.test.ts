@@ -9,6 +9,8 @@ import { parseMapping } from '../../src/csv/headers.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
 import { apiValidator } from '../../src/shipment-input/validate.js';
+import { convertCell } from '../../src/shipment-input/build.js';
+import { columnDef } from '../../src/csv/columns.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-csv-'));
 let n = 0;
@@ -180,6 +182,21 @@ describe('problems name the row and the user\'s column', () => {
     expect(ok.shipments.map((s) => s.body.despatch_date)).toEqual(['2026-12-01 00:00:00', '2026-12-01 14:30:00']);
     expect(await problems(`shipment_reference,${ADDR},despatch_date\nA,Ann,1 St,London,E1 1AA,GB,2026-02-30\n`)).toEqual([
       { row: 2, column: 'despatch_date', message: 'must be a date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, not "2026-02-30"' },
+    ]);
+  });
+
+  it('whole numbers: Excel\'s "12.0" is 12, but "1.000" (one thousand, with a European thousands separator?) is refused', async () => {
+    const ok = await load(`shipment_reference;${ADDR.replaceAll(',', ';')};weight;length\nA;Ann;1 St;London;E1 1AA;GB;12.0;10.00\nB;Bo;2 St;Leeds;LS1 1AA;GB;7.00;10.0000\n`);
+    expect(ok.shipments.map((s) => [s.body.parcels?.[0].weight, s.body.parcels?.[0].length])).toEqual([[12, 10], [7, 10]]);
+    // Nothing to ask when both readings are the same number.
+    expect(convertCell(columnDef('item_quantity')!, '0.000')).toEqual({ ok: true, value: 0 });
+    const header = `shipment_reference;${ADDR.replaceAll(',', ';')};weight;length;item_sku;item_quantity\n`;
+    expect(await problems(`${header}R1;Ann;1 High St;London;SW1A 1AA;GB;1.000;12.000;MUG-001;2.000\nR2;Bo;2 St;Leeds;LS1 1AA;GB;"1,000";1 000;MUG-001;1\n`)).toEqual([
+      { row: 2, column: 'weight', message: '"1.000" is ambiguous (1 or 1000?): write 1 or 1000' },
+      { row: 2, column: 'length', message: '"12.000" is ambiguous (12 or 12000?): write 12 or 12000' },
+      { row: 2, column: 'item_quantity', message: '"2.000" is ambiguous (2 or 2000?): write 2 or 2000' },
+      { row: 3, column: 'weight', message: 'must be a whole number of grammes, not "1,000"' },
+      { row: 3, column: 'length', message: 'must be a whole number of centimetres, not "1 000"' },
     ]);
   });
 

@@ -122,6 +122,22 @@ describe('ship create --csv (binary)', () => {
     expect(proxy.requests).toEqual([]);
   });
 
+  it('refuses "1.000" in a whole-number column (1, or one thousand?) instead of sending 1; "12.0" is still 12', async () => {
+    const header = 'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;length';
+    const csv = file('eu.csv', `${header}\nR1;Ann;1 High St;London;SW1A 1AA;GB;1.000;10\n`);
+    const r = await ship(['create', '--csv', csv, '--dry-run', '--json'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(JSON.parse(String(r.stderr).trim()).error.problems).toEqual([
+      { row: 2, column: 'weight', message: '"1.000" is ambiguous (1 or 1000?): write 1 or 1000' },
+    ]);
+    expect(String(r.stdout)).toBe('');
+    const excel = file('excel-decimals.csv', `${header}\nR1;Ann;1 High St;London;SW1A 1AA;GB;1200.0;10.00\n`);
+    const ok = await ship(['create', '--csv', excel, '--dry-run', '--json'], { env });
+    expect(ok.exitCode, String(ok.stderr)).toBe(0);
+    expect(JSON.parse(String(ok.stdout)).request.parcels[0]).toMatchObject({ weight: 1200, length: 10 });
+    expect(proxy.requests).toEqual([]);
+  });
+
   it('reads a Shopify export as it is: ships what can be shipped, lists the rest with the reason', async () => {
     // The genuine export: its only orders with an address and a line to ship go to Canada, and their line items
     // have no SKU, so customs data (origin, tariff code, weight) is missing: left out and listed. With every order
