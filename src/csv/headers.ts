@@ -186,9 +186,44 @@ export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping;
     bindings.push({ index, label, column });
   });
 
+  problems.push(...unmatchedMapEntries(header, opts.mapping));
   if (unknown.length) warnings.push({ row: 1, message: `ignoring unknown columns: ${unknown.join(', ')}` });
   if (!labels.has('shipment_reference')) {
     problems.push({ row: 1, column: 'shipment_reference', message: 'required column is missing (rows are grouped into shipments by it)' });
   }
   return { bindings, problems, warnings, labels };
+}
+
+/**
+ * The --map entries that name no header of the file (matched as resolveHeader does: exactly, or after
+ * normalizeHeader), each with a header it likely meant. Entries that ignore a column (null) lose nothing when
+ * absent, so they are not reported; any other would drop its data without a word under ignore_unknown.
+ */
+export function unmatchedMapEntries(header: readonly string[], mapping: HeaderMapping | undefined): InputProblem[] {
+  if (!mapping) return [];
+  const labels = header.map((raw) => raw.replace(/^\uFEFF/, '').trim()).filter((l) => l !== '');
+  const exact = new Set(labels);
+  const norm = new Set(labels.map(normalizeHeader));
+  const matches = (from: string) => exact.has(from.trim()) || norm.has(normalizeHeader(from));
+  const entries = Object.entries(mapping.columns);
+  // A header another entry already takes is not what a mistyped entry meant.
+  const free = labels.filter((l) => !entries.some(([from]) => from.trim() === l || normalizeHeader(from) === normalizeHeader(l)));
+  const problems: InputProblem[] = [];
+  for (const [from, to] of entries) {
+    if (to === null || matches(from)) continue;
+    const near = nearHeader(from, free);
+    problems.push({ column: '--map', message: `"${from}" matches no column of the file${near !== undefined ? ` (did you mean "${near}"?)` : ''}` });
+  }
+  return problems;
+}
+
+/** The one header that is the same as `name` but for case, spaces and punctuation, or else the one that contains it or is contained in it. */
+function nearHeader(name: string, headers: readonly string[]): string | undefined {
+  const key = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  const k = key(name);
+  if (k === '') return undefined;
+  const only = (found: string[]) => (found.length === 1 ? found[0] : undefined);
+  const same = headers.filter((h) => key(h) === k);
+  if (same.length) return only(same);
+  return only(headers.filter((h) => key(h) !== '' && (key(h).includes(k) || k.includes(key(h)))));
 }

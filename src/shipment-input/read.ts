@@ -10,19 +10,24 @@ export function refuseTerminalStdin(ctx: Ctx, flag: string): void {
   if (ctx.io.stdinIsTTY) throw new UsageError(`${flag} -: reading a file from stdin, but stdin is a terminal`, { hint: 'pipe the file in, or give its path instead of -' });
 }
 
-/** Reads a whole small file, or stdin for "-" (`flag` names the option). */
+/** Reads a whole small file, or stdin for "-" (`flag` names the option), without a leading byte-order mark. */
 export async function readInputText(ctx: Ctx, path: string, flag: string): Promise<string> {
   if (path === '-') {
     refuseTerminalStdin(ctx, flag);
     const chunks: Buffer[] = [];
     for await (const c of ctx.io.stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(String(c)));
-    return Buffer.concat(chunks).toString('utf8');
+    return withoutBom(Buffer.concat(chunks).toString('utf8'));
   }
   const { readFile } = await import('node:fs/promises');
   try {
-    return await readFile(path, 'utf8');
+    return withoutBom(await readFile(path, 'utf8'));
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new UsageError(err.code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path}: ${err.message}`);
   }
+}
+
+/** The text without a leading UTF-8 byte-order mark: Windows Notepad writes one, and JSON.parse refuses it. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -1,7 +1,7 @@
 // Header rows of a SKU import: the same header normalisation and --map file format as `create --csv`
 // (src/csv/headers.ts), checked against the SKU columns instead of the shipment columns.
 import type { InputProblem } from '../errors.js';
-import { closestName, normalizeHeader, parseColumnMapping, type HeaderMapping } from '../csv/headers.js';
+import { closestName, normalizeHeader, parseColumnMapping, unmatchedMapEntries, type HeaderMapping } from '../csv/headers.js';
 import { checkSkuHeaders, CUSTOM_FIELD_PREFIX, SKU_COLUMNS, skuColumn } from './columns.js';
 
 /** A parsed --map file: the user's header → SKU column (null: ignore the column). */
@@ -66,5 +66,6 @@ export function resolveSkuHeader(header: readonly string[], mapping?: SkuMapping
   // A column that is unknown or a duplicate must not be read as data.
   const bad = new Set(problems.map((p) => p.column));
   for (const b of bindings) if (b.column !== null && bad.has(b.label)) b.column = null;
+  problems.push(...unmatchedMapEntries(header, mapping));
   return { bindings, problems, warnings: ignored.length ? [`ignoring unknown columns: ${ignored.join(', ')}`] : [] };
 }

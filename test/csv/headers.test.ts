@@ -52,6 +52,31 @@ describe('resolveHeader', () => {
   });
 });
 
+describe('--map entries that match no header', () => {
+  it('are problems naming the entry, with the one header it likely meant (not dropped under ignore_unknown)', () => {
+    const mapping = parseMapping({ columns: { 'Order No': 'shipment_reference', 'Carton Weight': 'weight', 'Ship-To  zip': 'to_postcode', Picker: null }, ignore_unknown: true });
+    const r = resolveHeader(['order no', 'Carton Weight (g)', 'ship_to_zip', 'Colour'], { mapping });
+    expect(r.problems).toEqual([{ column: '--map', message: '"Carton Weight" matches no column of the file (did you mean "Carton Weight (g)"?)' }]);
+    // Matched as headers are: exactly, or case, spaces and hyphens aside; a null entry loses nothing when absent.
+    expect(r.bindings.map((b) => [b.label, b.column])).toEqual([['order no', 'shipment_reference'], ['Carton Weight (g)', null], ['ship_to_zip', 'to_postcode'], ['Colour', null]]);
+  });
+
+  it('suggest a header that differs only in punctuation, and none when several would do or none is close', () => {
+    const r = resolveHeader(['Ref', 'Post.Code', 'Recipient Name', 'Company Name', 'Notes'], {
+      mapping: parseMapping({ Ref: 'shipment_reference', 'Post Code': 'to_postcode', Name: 'to_name', Weight: 'weight' }),
+    });
+    const mapProblems = (x: { problems: Array<{ column?: string; message: string }> }) => x.problems.filter((p) => p.column === '--map').map((p) => p.message);
+    expect(mapProblems(r)).toEqual([
+      '"Post Code" matches no column of the file (did you mean "Post.Code"?)',
+      '"Name" matches no column of the file',
+      '"Weight" matches no column of the file',
+    ]);
+    // A header another entry takes is not suggested.
+    const taken = resolveHeader(['Ref', 'Recipient Name', 'Company Name'], { mapping: parseMapping({ Ref: 'shipment_reference', Name: 'to_name', 'Company Name': 'to_company_name' }) });
+    expect(mapProblems(taken)).toEqual(['"Name" matches no column of the file (did you mean "Recipient Name"?)']);
+  });
+});
+
 describe('parseMapping', () => {
   it('accepts the {columns, ignore_unknown} form', () => {
     expect(parseMapping({ columns: { A: 'weight' }, ignore_unknown: true })).toEqual({ columns: { A: 'weight' }, ignoreUnknown: true });

@@ -24,6 +24,12 @@ describe('resolveSkuHeader', () => {
     expect(r.warnings).toEqual(['ignoring unknown columns: Whatever']);
   });
 
+  it('names a --map entry that matches no header of the file', () => {
+    const mapping = parseSkuMapping({ columns: { 'Item No': 'sku', 'Gross Weight': 'gross_weight' }, ignore_unknown: true });
+    const r = resolveSkuHeader(['Item No', 'Gross Weight (g)'], mapping);
+    expect(r.problems).toEqual([{ column: '--map', message: '"Gross Weight" matches no column of the file (did you mean "Gross Weight (g)"?)' }]);
+  });
+
   it('refuses a mapping to a column that does not exist', () => {
     expect(() => parseSkuMapping({ 'Item No': 'skew' })).toThrow(/"skew" is not a SKU column \(did you mean sku\?\)/);
     expect(() => parseSkuMapping([])).toThrow();

@@ -15,6 +15,7 @@ import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
+import { withoutBom } from '../../shipment-input/read.js';
 import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
@@ -51,7 +52,7 @@ async function loadMapping(path: string | undefined): Promise<SkuMapping | undef
     throw new UsageError(`--map: cannot read ${path}: ${(e as Error).message}`);
   }
   try {
-    return parseSkuMapping(JSON.parse(text));
+    return parseSkuMapping(JSON.parse(withoutBom(text)));
   } catch (e) {
     throw new InputError(`--map ${path} is not a usable mapping`, [{ column: '--map', message: (e as Error).message }]);
   }

@@ -5,6 +5,7 @@ import { InputError, UsageError, ValidationError, type InputProblem } from '../.
 import { validateRequest, SkuPatchSchema, SkuRequestSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { parseCell, SKU_COLUMNS, skuColumn, type SkuRecord } from '../../skus/columns.js';
 import { mapFieldsToFlags } from '../containers/format.js';
+import { withoutBom } from '../../shipment-input/read.js';
 import { skuDetails } from './render.js';
 
 /** Options of `skus create` / `skus update`. */
@@ -45,7 +46,7 @@ async function readSkuFile(ctx: Ctx, file: string): Promise<Record<string, unkno
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(withoutBom(text));
   } catch (e) {
     throw new InputError(`--file ${file} is not valid JSON`, [{ column: '--file', message: (e as Error).message }]);
   }

@@ -141,6 +141,39 @@ describe('ship create --file', () => {
   });
 });
 
+describe('JSON files saved by Windows Notepad (a UTF-8 byte-order mark first)', () => {
+  const BOM = '\uFEFF';
+  it('--file and --map read them as they are', async () => {
+    const json = join(work, 'notepad.json');
+    writeFileSync(json, BOM + readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8'));
+    const r = await ship(['create', '--file', json, '--reference', 'BOM-1', '--dry-run', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).shipment_reference).toBe('BOM-1');
+    const piped = await ship(['create', '--file', '-', '--reference', 'BOM-2', '--dry-run', '--json'], { stdin: BOM + readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8') });
+    expect(piped.code, piped.stderr).toBe(0);
+
+    const map = join(work, 'map.json');
+    writeFileSync(map, BOM + JSON.stringify({ 'Order N': 'shipment_reference', 'Carton Weight (g)': 'weight' }));
+    const csv = join(work, 'orders.csv');
+    writeFileSync(csv, 'Order N,to_name,to_line_1,to_city,to_postcode,to_country,Carton Weight (g)\nBOM-3,Ann,1 High St,London,E1 1AA,GB,800\n');
+    const m = await ship(['create', '--csv', csv, '--map', map, '--dry-run', '--json']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(JSON.parse(m.stdout).request).toMatchObject({ shipment_reference: 'BOM-3', parcels: [{ weight: 800 }] });
+    expect(proxy.requests).toEqual([]);
+  });
+
+  it('a --map entry that matches no header is refused, with the header it likely meant, also under ignore_unknown', async () => {
+    const map = join(work, 'map.json');
+    writeFileSync(map, JSON.stringify({ columns: { 'Order N': 'shipment_reference', 'Carton Weight': 'weight' }, ignore_unknown: true }));
+    const csv = join(work, 'orders.csv');
+    writeFileSync(csv, 'Order N,to_name,to_line_1,to_city,to_postcode,to_country,Carton Weight (g)\nM-1,Ann,1 High St,London,E1 1AA,GB,800\n');
+    const r = await ship(['create', '--csv', csv, '--map', map, '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--map: "Carton Weight" matches no column of the file (did you mean "Carton Weight (g)"?)');
+    expect(proxy.requests).toEqual([]);
+  });
+});
+
 describe('ship create --csv', () => {
   it('creates the example file, then a rerun skips every shipment without sending anything', async () => {
     const csv = join(EXAMPLES, 'orders.csv');
