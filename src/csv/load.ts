@@ -306,7 +306,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
       : typeof options.encoding === 'string'
         ? { encoding: options.encoding }
         : 'path' in options.source
-          ? await detectCsvEncoding(options.source.path)
+          ? await detectCsvEncoding(options.source.path, { name, delimiter: options.delimiter })
           : { encoding: 'utf-8' };
   const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' ? options.encoding : encoding };
   const keep = opts.keep ?? true;

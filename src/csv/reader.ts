@@ -1,10 +1,11 @@
 // Streams a CSV file record by record (never the whole file in memory), numbering rows as a spreadsheet does.
 // Files are UTF-8 unless they say or show otherwise: a UTF-16 byte-order mark (Excel's "Unicode Text"), or bytes
 // that are not UTF-8 at all, which are read as Windows-1252 (Excel's "CSV (Comma delimited)" on Windows) rather
-// than sent to the carrier as "Zo� Br�nte". `--encoding` overrides the guess.
-import { isUtf8 } from 'node:buffer';
+// than sent to the carrier as "Zo� Br�nte"; a file with both, UTF-8 accents and other bytes, is refused (no one
+// reading is right for it). `--encoding` overrides the guess.
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import { InputError, UsageError } from '../errors.js';
 
@@ -63,9 +64,9 @@ export function checkEncoding(label: string): string {
  * How to read a CSV file: the --encoding given (checked), else what detectCsvEncoding finds, with the warning to
  * show when that is a guess (a file that is not UTF-8, read as Windows-1252).
  */
-export async function csvEncodingFor(path: string, given: string | undefined, name: string): Promise<{ encoding: string | CsvEncoding; warning?: string }> {
+export async function csvEncodingFor(path: string, given: string | undefined, name: string, delimiter?: string): Promise<{ encoding: string | CsvEncoding; warning?: string }> {
   if (given !== undefined) return { encoding: checkEncoding(given) };
-  const encoding = await detectCsvEncoding(path);
+  const encoding = await detectCsvEncoding(path, { name, delimiter });
   if (!encoding.guessed) return { encoding };
   return {
     encoding,
@@ -92,16 +93,22 @@ async function openOrExplain(path: string) {
 /**
  * The encoding of a CSV file: its byte-order mark if it has one, else UTF-8 when every byte of it is valid
  * UTF-8 (read in 1 MB steps; a character cut by a step is completed by the next), else Windows-1252, guessed.
+ * A file with both, well-formed UTF-8 characters and bytes that are not UTF-8 (a row pasted from another
+ * program), has no one reading that is right: an InputError names the row of the first bad byte.
  */
-export async function detectCsvEncoding(path: string): Promise<CsvEncoding> {
+export async function detectCsvEncoding(path: string, opts: { name?: string; delimiter?: string } = {}): Promise<CsvEncoding> {
   const fh = await openOrExplain(path);
   try {
     const buf = Buffer.alloc(1024 * 1024);
     let pos = 0;
     let carry = 0;
     let bom = false;
+    // Whether a character of two or more bytes was seen, and where (in the file) the first invalid byte is.
+    let multiByte = false;
+    let invalidAt = -1;
     for (;;) {
       const { bytesRead } = await fh.read(buf, carry, buf.length - carry, pos);
+      const start = pos - carry;
       pos += bytesRead;
       const end = carry + bytesRead;
       if (pos === bytesRead) {
@@ -109,15 +116,81 @@ export async function detectCsvEncoding(path: string): Promise<CsvEncoding> {
         if (end >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return { encoding: 'utf-16be', bom: true };
         if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) bom = true;
       }
-      if (bytesRead === 0) return carry === 0 || isUtf8(buf.subarray(0, carry)) ? { encoding: 'utf-8', ...(bom ? { bom } : {}) } : { encoding: 'windows-1252', guessed: true };
-      const tail = incompleteUtf8Tail(buf.subarray(0, end));
-      if (!isUtf8(buf.subarray(0, end - tail))) return { encoding: 'windows-1252', guessed: true };
+      // At the end, a cut character left over is itself invalid.
+      const tail = bytesRead === 0 ? 0 : incompleteUtf8Tail(buf.subarray(0, end));
+      const chunk = buf.subarray(0, end - tail);
+      if (invalidAt < 0) {
+        if (isUtf8(chunk)) multiByte ||= !isAscii(chunk);
+        else {
+          const bad = firstInvalidUtf8(chunk);
+          invalidAt = start + bad;
+          multiByte ||= !isAscii(chunk.subarray(0, bad)) || hasMultiByteUtf8(chunk.subarray(bad + 1));
+        }
+      } else if (!multiByte) multiByte = hasMultiByteUtf8(chunk);
+      if (invalidAt >= 0 && multiByte) throw await mixedEncodingError(fh, invalidAt, opts.name ?? path, opts.delimiter);
+      if (bytesRead === 0) break;
       buf.copyWithin(0, end - tail, end);
       carry = tail;
     }
+    if (invalidAt < 0) return { encoding: 'utf-8', ...(bom ? { bom } : {}) };
+    return { encoding: 'windows-1252', guessed: true };
   } finally {
     await fh.close();
   }
+}
+
+// A character the UTF-8 decoder made of two or more bytes: neither ASCII nor its replacement for invalid bytes.
+const DECODED_MULTI_BYTE = /[^\x00-\x7f\ufffd]/;
+
+/**
+ * Whether `b` holds a well-formed UTF-8 character of two or more bytes (a literal U+FFFD aside). Text in
+ * Windows-1252 rarely does: it takes an accented capital followed by a symbol such as ’ or °. Native decoding
+ * and search: a byte loop in JavaScript made a 40 MB Windows-1252 file take most of a second.
+ */
+export function hasMultiByteUtf8(b: Buffer): boolean {
+  return DECODED_MULTI_BYTE.test(b.toString('utf8'));
+}
+
+/**
+ * The InputError for a file that is UTF-8 but for some bytes: the row (as readCsv counts them: line breaks
+ * inside quotes do not end a row) and, when the header is readable, the column of the first bad byte.
+ */
+async function mixedEncodingError(fh: FileHandle, offset: number, name: string, delimiter: string | undefined): Promise<InputError> {
+  const buf = Buffer.alloc(1024 * 1024);
+  let row = 1;
+  let field = 0;
+  let quoted = false;
+  let headerEnd = -1;
+  let head: Buffer | undefined;
+  let delim = delimiter?.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : undefined;
+  for (let pos = 0; pos < offset; ) {
+    const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, offset - pos), pos);
+    if (bytesRead === 0) break;
+    if (pos === 0) {
+      head = Buffer.from(buf.subarray(0, bytesRead));
+      if (delim === undefined) delim = detectDelimiter(head.toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
+    }
+    for (let i = 0; i < bytesRead; i++) {
+      const b = buf[i];
+      if (b === 0x22) quoted = !quoted;
+      else if (quoted) continue;
+      else if (b === 0x0a) {
+        if (row === 1) headerEnd = pos + i;
+        row++;
+        field = 0;
+      } else if (b === delim) field++;
+    }
+    pos += bytesRead;
+  }
+  let column: string | undefined;
+  if (row > 1 && head && headerEnd >= 0 && headerEnd <= head.length && delim !== undefined) {
+    const { parse } = await import('csv-parse/sync');
+    const [header] = parse(head.subarray(0, headerEnd), { bom: true, delimiter: String.fromCharCode(delim), relax_column_count: true, relax_quotes: true }) as string[][];
+    column = header?.[field]?.trim() || undefined;
+  }
+  return new InputError(`${name} is not valid utf-8 text`, [{ row, ...(column ? { column } : {}), message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }], {
+    hint: 'retype that row (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
+  });
 }
 
 /** Where the first byte that is not UTF-8 is in `b` (its length when all of it is); a chunk's last, cut character counts as bad. */
@@ -215,7 +288,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   const { parse } = await import('csv-parse');
   const name = 'path' in source ? source.path : source.name;
   const given = typeof opts.encoding === 'string' ? opts.encoding : undefined;
-  const encoding = given ?? (typeof opts.encoding === 'object' ? opts.encoding.encoding : 'path' in source ? (await detectCsvEncoding(source.path)).encoding : 'utf-8');
+  const encoding = given ?? (typeof opts.encoding === 'object' ? opts.encoding.encoding : 'path' in source ? (await detectCsvEncoding(source.path, { name, delimiter: opts.delimiter })).encoding : 'utf-8');
   const delimiter = opts.delimiter ?? ('path' in source ? await sniff(source.path, encoding) : ',');
   const raw = 'path' in source ? createReadStream(source.path) : source.stream;
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.

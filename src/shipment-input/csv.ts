@@ -67,7 +67,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);
   const name = path === '-' ? 'stdin' : path;
   // Said before any problem the file has, which a wrong guess could explain.
-  const { encoding, warning } = await csvEncodingFor(source.path, o.encoding, name);
+  const { encoding, warning } = await csvEncodingFor(source.path, o.encoding, name, delimiter);
   if (warning) ctx.out.warn(warning);
   // A large file takes seconds to check: a person at a terminal sees how far it got.
   const wait = ctx.out.wait;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
-import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, incompleteUtf8Tail, readCsv, writeBackWithBom } from '../../src/csv/reader.js';
+import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, hasMultiByteUtf8, incompleteUtf8Tail, readCsv, writeBackWithBom } from '../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-csv-enc-'));
 function file(name: string, bytes: Buffer): string {
@@ -86,6 +86,44 @@ describe('CSV encodings', () => {
     const again: string[] = [];
     await loaded.eachRecord((rec) => void again.push(rec.values[1]));
     expect(again).toEqual(['Zoë Brönte']);
+  });
+
+  it('refuses a UTF-8 file with a row of other bytes (pasted from another program), naming its row and column', async () => {
+    // Row 3 has a line break inside quotes, so the stray Latin-1 "ë" of row 4 is on line 5 of the file.
+    const mixed = Buffer.concat([
+      Buffer.from(`${HEADER}U-1;Zoë Müller;1 High St;London;SW1A 1AA;GB;100\r\nU-2;Ann;"Flat 2\r\n1 High St";London;SW1A 1AA;GB;100\r\n`),
+      Buffer.from([...Buffer.from('U-3;Zo'), 0xeb, ...Buffer.from(' Br;3 High St;London;SW1A 1AA;GB;100\r\n')]),
+    ]);
+    const p = file('mixed.csv', mixed);
+    const err = await detectCsvEncoding(p, { name: 'mixed.csv' }).catch((e) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toBe('mixed.csv is not valid utf-8 text');
+    expect(err.problems).toEqual([{ row: 4, column: 'to_name', message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }]);
+    expect(err.hint).toMatch(/--encoding/);
+    // Whoever reads the file without an encoding gets the same refusal: nothing is built from "ZoÃ« MÃ¼ller".
+    await expect(records(p)).rejects.toMatchObject({ problems: [{ row: 4, column: 'to_name' }] });
+    await expect(loadCsv({ source: { path: p }, layout: contractLayout({}) })).rejects.toBeInstanceOf(InputError);
+    // --encoding still decides.
+    expect((await records(p, 'windows-1252'))[1][1]).toBe('ZoÃ« MÃ¼ller');
+
+    // The stray byte first and the UTF-8 after it (here beyond the first megabyte), or a UTF-8 byte-order mark.
+    const pad = `P;${'y'.repeat(98)}\n`.repeat(12_000);
+    const late = file('mixed-late.csv', Buffer.concat([Buffer.from('a,b\n'), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x2c, 0x31, 0x0a]), Buffer.from(`${pad}Zoë,2\n`)]));
+    await expect(detectCsvEncoding(late)).rejects.toMatchObject({ problems: [{ row: 2, column: 'a' }] });
+    const marked = file('mixed-bom.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('a,b\n'), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x2c, 0x31, 0x0a])]));
+    await expect(detectCsvEncoding(marked)).rejects.toMatchObject({ problems: [{ row: 2, column: 'a' }] });
+    // A bad byte in the header: its row, no column.
+    const inHeader = file('mixed-header.csv', Buffer.concat([Buffer.from([0x61, 0xe9, 0x2c, 0x62, 0x0a]), Buffer.from('Zoë,1\n')]));
+    await expect(detectCsvEncoding(inHeader)).rejects.toMatchObject({ problems: [{ row: 1, message: expect.stringMatching(/not UTF-8/) }] });
+  });
+
+  it('finds a well-formed UTF-8 character of two or more bytes, and none in Windows-1252 text', () => {
+    expect(hasMultiByteUtf8(Buffer.from('abc'))).toBe(false);
+    expect(hasMultiByteUtf8(Buffer.from('ab€'))).toBe(true);
+    expect(hasMultiByteUtf8(Buffer.from([0x61, 0xe9, 0x62, 0xc3, 0xa9]))).toBe(true); // a stray byte, then é
+    expect(hasMultiByteUtf8(cp1252)).toBe(false);
+    expect(hasMultiByteUtf8(Buffer.from([0xe2, 0x82]))).toBe(false); // cut
+    expect(hasMultiByteUtf8(Buffer.from([0xc0, 0x80, 0xed, 0xa0, 0x80]))).toBe(false); // overlong, surrogate
   });
 
   it('files written back get a byte-order mark when the input came from a spreadsheet (a mark, or not UTF-8)', () => {

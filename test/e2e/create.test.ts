@@ -252,6 +252,26 @@ describe('ship create --csv (binary)', () => {
     expect(statSync(join(labels, 'LW-3_1.zpl')).isDirectory()).toBe(true);
   });
 
+  it('refuses a UTF-8 file with one row of Windows-1252 bytes, naming that row, instead of sending "ZoÃ« MÃ¼ller"', async () => {
+    const csv = join(work, 'mixed.csv');
+    writeFileSync(csv, Buffer.concat([
+      Buffer.from('shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight\r\nMIX-1;Zoë Müller;1 High St;London;SW1A 1AA;GB;100\r\n'),
+      Buffer.from([...Buffer.from('MIX-2;Zo'), 0xeb, ...Buffer.from(' Brown;2 High St;London;SW1A 1AA;GB;100\r\n')]),
+    ]));
+    const r = await ship(['create', '--csv', csv, '--dry-run'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toContain('row 3, column to_name: bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding');
+    expect(String(r.stdout)).toBe('');
+    const j = await ship(['create', '--csv', csv, '--dry-run', '--json'], { env });
+    expect(j.exitCode).toBe(2);
+    expect(JSON.parse(String(j.stderr).trim()).error.problems).toMatchObject([{ row: 3, column: 'to_name' }]);
+    // Told the encoding, ship reads the file that way.
+    const forced = await ship(['create', '--csv', csv, '--dry-run', '--json', '--encoding', 'windows-1252'], { env });
+    expect(forced.exitCode, String(forced.stderr)).toBe(0);
+    expect(jsonLines(String(forced.stdout)).map((l) => l.request.to_address.name)).toEqual(['ZoÃ« MÃ¼ller', 'Zoë Brown']);
+    expect(proxy.requests).toEqual([]);
+  });
+
   it('reads an Excel "CSV (Comma delimited)" file (Windows-1252) with its accents, saying so; --encoding overrides', async () => {
     const bytes = Buffer.concat([
       // (Abroad an item needs customs data: a SKU from the account's inventory supplies it.)
