@@ -186,7 +186,9 @@ export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping;
     bindings.push({ index, label, column });
   });
 
-  problems.push(...unmatchedMapEntries(header, opts.mapping));
+  const unmatched = unmatchedMapEntries(header, opts.mapping);
+  problems.push(...unmatched.problems);
+  warnings.push(...unmatched.warnings);
   if (unknown.length) warnings.push({ row: 1, message: `ignoring unknown columns: ${unknown.join(', ')}` });
   if (!labels.has('shipment_reference')) {
     problems.push({ row: 1, column: 'shipment_reference', message: 'required column is missing (rows are grouped into shipments by it)' });
@@ -196,11 +198,14 @@ export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping;
 
 /**
  * The --map entries that name no header of the file (matched as resolveHeader does: exactly, or after
- * normalizeHeader), each with a header it likely meant. Entries that ignore a column (null) lose nothing when
- * absent, so they are not reported; any other would drop its data without a word under ignore_unknown.
+ * normalizeHeader). One with a header it likely meant (a typo: under ignore_unknown its data would be dropped
+ * without a word) is a problem naming that header; any other only a warning, since one map may serve several
+ * exports with different columns. Entries that ignore a column (null) lose nothing when absent: not reported.
  */
-export function unmatchedMapEntries(header: readonly string[], mapping: HeaderMapping | undefined): InputProblem[] {
-  if (!mapping) return [];
+export function unmatchedMapEntries(header: readonly string[], mapping: HeaderMapping | undefined): { problems: InputProblem[]; warnings: InputProblem[] } {
+  const problems: InputProblem[] = [];
+  const warnings: InputProblem[] = [];
+  if (!mapping) return { problems, warnings };
   const labels = header.map((raw) => raw.replace(/^\uFEFF/, '').trim()).filter((l) => l !== '');
   const exact = new Set(labels);
   const norm = new Set(labels.map(normalizeHeader));
@@ -208,13 +213,13 @@ export function unmatchedMapEntries(header: readonly string[], mapping: HeaderMa
   const entries = Object.entries(mapping.columns);
   // A header another entry already takes is not what a mistyped entry meant.
   const free = labels.filter((l) => !entries.some(([from]) => from.trim() === l || normalizeHeader(from) === normalizeHeader(l)));
-  const problems: InputProblem[] = [];
   for (const [from, to] of entries) {
     if (to === null || matches(from)) continue;
     const near = nearHeader(from, free);
-    problems.push({ column: '--map', message: `"${from}" matches no column of the file${near !== undefined ? ` (did you mean "${near}"?)` : ''}` });
+    if (near !== undefined) problems.push({ column: '--map', message: `"${from}" matches no column of the file (did you mean "${near}"?)` });
+    else warnings.push({ column: '--map', message: `"${from}" matches no column of the file (left unused)` });
   }
-  return problems;
+  return { problems, warnings };
 }
 
 /** The one header that is the same as `name` but for case, spaces and punctuation, or else the one that contains it or is contained in it. */

@@ -66,6 +66,9 @@ export function resolveSkuHeader(header: readonly string[], mapping?: SkuMapping
   // A column that is unknown or a duplicate must not be read as data.
   const bad = new Set(problems.map((p) => p.column));
   for (const b of bindings) if (b.column !== null && bad.has(b.label)) b.column = null;
-  problems.push(...unmatchedMapEntries(header, mapping));
-  return { bindings, problems, warnings: ignored.length ? [`ignoring unknown columns: ${ignored.join(', ')}`] : [] };
+  const unmatched = unmatchedMapEntries(header, mapping);
+  problems.push(...unmatched.problems);
+  const warnings = unmatched.warnings.map((w) => `--map: ${w.message}`);
+  if (ignored.length) warnings.push(`ignoring unknown columns: ${ignored.join(', ')}`);
+  return { bindings, problems, warnings };
 }

@@ -61,15 +61,15 @@ describe('--map entries that match no header', () => {
     expect(r.bindings.map((b) => [b.label, b.column])).toEqual([['order no', 'shipment_reference'], ['Carton Weight (g)', null], ['ship_to_zip', 'to_postcode'], ['Colour', null]]);
   });
 
-  it('suggest a header that differs only in punctuation, and none when several would do or none is close', () => {
+  it('suggest a header that differs only in punctuation; with none close (or several), only a warning: one map may serve several exports', () => {
     const r = resolveHeader(['Ref', 'Post.Code', 'Recipient Name', 'Company Name', 'Notes'], {
       mapping: parseMapping({ Ref: 'shipment_reference', 'Post Code': 'to_postcode', Name: 'to_name', Weight: 'weight' }),
     });
     const mapProblems = (x: { problems: Array<{ column?: string; message: string }> }) => x.problems.filter((p) => p.column === '--map').map((p) => p.message);
-    expect(mapProblems(r)).toEqual([
-      '"Post Code" matches no column of the file (did you mean "Post.Code"?)',
-      '"Name" matches no column of the file',
-      '"Weight" matches no column of the file',
+    expect(mapProblems(r)).toEqual(['"Post Code" matches no column of the file (did you mean "Post.Code"?)']);
+    expect(r.warnings.filter((w) => w.column === '--map').map((w) => w.message)).toEqual([
+      '"Name" matches no column of the file (left unused)',
+      '"Weight" matches no column of the file (left unused)',
     ]);
     // A header another entry takes is not suggested.
     const taken = resolveHeader(['Ref', 'Recipient Name', 'Company Name'], { mapping: parseMapping({ Ref: 'shipment_reference', Name: 'to_name', 'Company Name': 'to_company_name' }) });

@@ -26,8 +26,8 @@ CSV files (--csv FILE):
     custom     custom_fields.KEY (shipment) parcel_custom_fields.KEY (parcel)
   A shipment- or parcel-level value may be left blank on later rows, but must not differ.
   Unknown columns are refused with a "did you mean"; --map FILE.json renames headers (a null target ignores
-  a column; {"columns": {…}, "ignore_unknown": true} ignores the rest; an entry that names no header of the
-  file is refused), --allow-unknown-columns ignores them.
+  a column; {"columns": {…}, "ignore_unknown": true} ignores the rest; an entry that names no header is
+  refused when a header is a near miss, else warned about), --allow-unknown-columns ignores them.
   The whole file is checked first: every problem is listed as "row N, column C: rule" and nothing is sent.
   Outside mainland UK (abroad, and Northern Ireland: BT postcodes) every parcel lists its items, and an item
   without item_sku needs all of description, full description, origin, tariff code, weight, value and quantity;
