@@ -219,14 +219,31 @@ export function incompleteUtf8Tail(b: Uint8Array): number {
   return 0;
 }
 
-async function sniff(path: string, encoding: string): Promise<string> {
+/**
+ * The delimiter a first line such as `sep=;` declares (Excel writes and reads it), or undefined when the line is
+ * not one. A quote cannot be the delimiter.
+ */
+export function declaredDelimiter(firstLine: string): string | undefined {
+  return /^\uFEFF?sep=([^"\r\n])\r?$/.exec(firstLine)?.[1];
+}
+
+/** What the first line of a file says about reading it: the delimiter, and whether that line is a `sep=` line. */
+interface Sniffed {
+  delimiter: string;
+  /** The first line is `sep=X`: not a row of the table (Excel does not show it). */
+  sepLine: boolean;
+}
+
+async function sniff(path: string, encoding: string): Promise<Sniffed> {
   const fh = await openOrExplain(path);
   try {
     const buf = Buffer.alloc(64 * 1024);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
     const text = new TextDecoder(encoding).decode(buf.subarray(0, bytesRead), { stream: true });
     const nl = text.search(/\r?\n/);
-    return detectDelimiter(nl >= 0 ? text.slice(0, nl) : text);
+    const first = nl >= 0 ? text.slice(0, nl) : text;
+    const declared = declaredDelimiter(first);
+    return declared !== undefined ? { delimiter: declared, sepLine: true } : { delimiter: detectDelimiter(first), sepLine: false };
   } finally {
     await fh.close();
   }
@@ -264,7 +281,8 @@ function toUtf8(encoding: string, fatal: boolean): Transform {
 
 /**
  * Yields every record of a CSV, header first, as trimmed strings. Quoted fields may span lines; a record counts
- * as one row. Malformed quoting becomes an InputError naming the row.
+ * as one row. A first line `sep=X` (Excel's) sets the delimiter unless one is given, and is skipped. Malformed
+ * quoting becomes an InputError naming the row.
  */
 export async function* readCsv(source: CsvSource, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRecord> {
   for await (const batch of readCsvBatches(source, opts)) yield* batch;
@@ -289,7 +307,10 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   const name = 'path' in source ? source.path : source.name;
   const given = typeof opts.encoding === 'string' ? opts.encoding : undefined;
   const encoding = given ?? (typeof opts.encoding === 'object' ? opts.encoding.encoding : 'path' in source ? (await detectCsvEncoding(source.path, { name, delimiter: opts.delimiter })).encoding : 'utf-8');
-  const delimiter = opts.delimiter ?? ('path' in source ? await sniff(source.path, encoding) : ',');
+  const sniffed = 'path' in source ? await sniff(source.path, encoding) : undefined;
+  const delimiter = opts.delimiter ?? sniffed?.delimiter ?? ',';
+  // A `sep=` line is not numbered: rows stay as Excel shows them (it hides the line), the header row 1.
+  const skipped = sniffed?.sepLine ? 1 : 0;
   const raw = 'path' in source ? createReadStream(source.path) : source.stream;
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
   const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
@@ -305,6 +326,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   );
   input.on('error', (e: Error) => parser.destroy(e));
   let row = 0;
+  let read = 0;
   // Listened to for the whole read, also while the caller works on a batch: the parser goes on reading
   // meanwhile, and an 'error' nobody listens to would end the process. `wake` ends a wait for more.
   let failure: unknown;
@@ -328,6 +350,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       const batch: CsvRecord[] = [];
       let record: string[] | null;
       while ((record = parser.read() as string[] | null) !== null) {
+        if (++read <= skipped) continue;
         row++;
         const values = record;
         for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
@@ -347,14 +370,14 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     const err = e as NodeJS.ErrnoException & { records?: number };
     if (err.code === 'ENOENT') throw new UsageError(`no such file: ${name}`);
     if (err.code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
-      const line = (err as { line?: number }).line ?? row + 1;
-      throw new InputError(`${name} is not valid ${encoding} text`, [{ row: line, message: `bytes that are not ${encoding} (on line ${line} of the file)` }], {
+      const line = (err as { line?: number }).line ?? row + 1 + skipped;
+      throw new InputError(`${name} is not valid ${encoding} text`, [{ row: line - skipped, message: `bytes that are not ${encoding} (on line ${line} of the file)` }], {
         hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
       });
     }
     const isCsvError = (e as Error)?.constructor?.name === 'CsvError' || (typeof err.code === 'string' && /^(CSV_|INVALID_)/.test(err.code));
     if (isCsvError) {
-      const at = (err.records ?? row) + 1;
+      const at = (err.records !== undefined ? err.records - skipped : row) + 1;
       throw new InputError(`${name} is not a readable CSV file`, [{ row: at, message: err.message.replace(/ at line \d+.*$/, '') }]);
     }
     throw e;

@@ -97,7 +97,7 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
     .option('--map <file.json>', 'rename the CSV headers: {"Their header": "our_column", "Unused": null}')
     .addOption(new Option('--preset <name>', 'read another system\'s export as it is').choices(['shopify']))
     .option('--allow-unknown-columns', 'ignore CSV columns that are not ours (with a warning) instead of refusing the file')
-    .option('--delimiter <char>', 'CSV field delimiter (default: detected from the header: , ; or tab)')
+    .option('--delimiter <char>', 'CSV field delimiter (default: a first line sep=X, else detected from the header: , ; or tab)')
     .option('--encoding <name>', 'CSV file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)')
     .option('--default-weight <grams>', 'weight of parcels that have none (e.g. Shopify exports carry no weights)')
     .option('--customs <file.csv>', "customs details per product (SKU or name): origin, tariff code, weight; for items leaving mainland UK that lack them ('-' for stdin)");

@@ -64,6 +64,11 @@ describe('--customs table', () => {
     expect((await problemsOf(loadCustomsTable(file('')))).problems.map((p) => p.message)).toEqual(['the file is empty: a header row is required']);
   });
 
+  it('reads a table with Excel\'s sep= first line, rows numbered as Excel shows them', async () => {
+    const e = await problemsOf(loadCustomsTable(file('sep=;\r\nproduct;origin;hs_code\r\nScarf;GB;6117.10\r\nMug;GB;12\r\n'), 'c.csv'));
+    expect(e.problems).toEqual([{ row: 3, column: 'hs_code', message: '"12" is not a tariff code (6 to 10 digits, e.g. 6109.10 or 6109100010)' }]);
+  });
+
   it('takes country names, dotted tariff codes and item_-prefixed headers (with a BOM)', async () => {
     const t = await loadCustomsTable(file('\uFEFFitem_sku,item_country_of_origin,item_harmonised_code,item_weight\nA-1,Germany,6109.10.00,0250\n'));
     expect([...t.byProduct.get('a-1')!.values]).toEqual([

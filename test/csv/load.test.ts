@@ -216,3 +216,18 @@ describe('problems name the row and the user\'s column', () => {
     expect(e.problems[0].row).toBe(3);
   });
 });
+
+describe('a first line sep=X (Excel)', () => {
+  it('sets the delimiter and is skipped; rows are numbered as Excel shows them (the header is row 1)', async () => {
+    const r = await load(`sep=;\r\nshipment_reference;${ADDR.replace(/,/g, ';')};weight\r\nA;Ann;1, High St;London;E1 1AA;GB;100\r\n`);
+    expect(r.header[0]).toBe('shipment_reference');
+    expect(r.shipments.map((s) => [s.reference, s.row, s.body.to_address?.line_1])).toEqual([['A', 2, '1, High St']]);
+    const p = await problems(`\uFEFFsep=|\nshipment_reference|${ADDR.replace(/,/g, '|')}|weight\nA|Ann|1 St|London|E1 1AA|GB|100\nB|Bo|2 St|Leeds|LS1 1AA|GB|bad\n`);
+    expect(p).toEqual([{ row: 3, column: 'weight', message: 'must be a whole number of grammes, not "bad"' }]);
+  });
+
+  it('is skipped but does not override --delimiter', async () => {
+    const r = await load(`sep=;\nshipment_reference,${ADDR}\nA,Ann,1 St,London,E1 1AA,GB\n`, { delimiter: ',' });
+    expect(r.shipments.map((s) => [s.reference, s.row])).toEqual([['A', 2]]);
+  });
+});

@@ -11,7 +11,8 @@ CSV files (--csv FILE):
   A header row is required; names match case-insensitively, spaces and hyphens count as underscores.
   UTF-8, or UTF-16 with a byte-order mark; a file that is not UTF-8 is read as Windows-1252 (Excel's
   "CSV (Comma delimited)") with a warning, and --encoding names any other. A UTF-8 file with bytes that are
-  not UTF-8 in some row (pasted from another program) is refused, naming the row.
+  not UTF-8 in some row (pasted from another program) is refused, naming the row. The delimiter (, ; or tab)
+  is detected from the header, or given by Excel's first line sep=X (rows are then numbered as Excel shows them).
   One row per parcel. Rows sharing shipment_reference form one shipment (parcels in row order); rows of
   one shipment sharing parcel_reference form one parcel, each row's item_* columns adding one item.
   Columns:
