@@ -250,6 +250,32 @@ async function sniff(path: string, encoding: string): Promise<Sniffed> {
 }
 
 /**
+ * How messages name a column: its header, or its 1-based position when it has none (a blank header, or a cell
+ * beyond the header's last column), so that `row 2, column 9 (no header)` reads right.
+ */
+export function columnName(header: readonly string[] | undefined, index: number): string {
+  const label = header?.[index]?.replace(/^\uFEFF/, '').trim();
+  return label ? label : `${index + 1} (no header)`;
+}
+
+/** What a csv-parse error means in plain words, with how to fix the file. */
+function explainCsvError(code: string | undefined, message: string): string {
+  const fix = 'put the whole cell in quotes and double each quote inside it, e.g. "6"" frame"';
+  switch (code) {
+    case 'INVALID_OPENING_QUOTE':
+      return `a stray quote (") inside the cell: ${fix}`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return `text after the quote (") that closes the cell: ${fix}`;
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it: close it, or if it is part of the text, ${fix}`;
+    case 'CSV_MAX_RECORD_SIZE':
+      return 'the row is longer than 1 MB: is a quote (") that opens a cell never closed?';
+    default:
+      return message.replace(/ at line \d+.*$/, '');
+  }
+}
+
+/**
  * Decodes a byte stream in `encoding` into UTF-8 bytes for the CSV parser. `fatal`: bytes that are not valid in
  * the encoding are an error (UTF-8 asked for explicitly) instead of U+FFFD.
  */
@@ -282,7 +308,7 @@ function toUtf8(encoding: string, fatal: boolean): Transform {
 /**
  * Yields every record of a CSV, header first, as trimmed strings. Quoted fields may span lines; a record counts
  * as one row. A first line `sep=X` (Excel's) sets the delimiter unless one is given, and is skipped. Malformed
- * quoting becomes an InputError naming the row.
+ * quoting becomes an InputError naming the row and the column.
  */
 export async function* readCsv(source: CsvSource, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRecord> {
   for await (const batch of readCsvBatches(source, opts)) yield* batch;
@@ -311,6 +337,14 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   const delimiter = opts.delimiter ?? sniffed?.delimiter ?? ',';
   // A `sep=` line is not numbered: rows stay as Excel shows them (it hides the line), the header row 1.
   const skipped = sniffed?.sepLine ? 1 : 0;
+  // Kept to name the column of a quoting error; taken as the parser makes it, since an error can come before
+  // the header is read from the parser.
+  let header: string[] | undefined;
+  let made = 0;
+  const keepHeader = (record: string[]) => {
+    if (header === undefined && ++made > skipped) header = record.map((v) => v.trim());
+    return record;
+  };
   const raw = 'path' in source ? createReadStream(source.path) : source.stream;
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
   const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
@@ -322,6 +356,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       relax_column_count: true,
       skip_empty_lines: false,
       max_record_size: 1024 * 1024,
+      on_record: keepHeader,
     }),
   );
   input.on('error', (e: Error) => parser.destroy(e));
@@ -377,8 +412,11 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     }
     const isCsvError = (e as Error)?.constructor?.name === 'CsvError' || (typeof err.code === 'string' && /^(CSV_|INVALID_)/.test(err.code));
     if (isCsvError) {
-      const at = (err.records !== undefined ? err.records - skipped : row) + 1;
-      throw new InputError(`${name} is not a readable CSV file`, [{ row: at, message: err.message.replace(/ at line \d+.*$/, '') }]);
+      const { records, column } = err as { records?: number; column?: unknown };
+      const at = (records !== undefined ? records - skipped : row) + 1;
+      // csv-parse counts fields from 0; the user knows the column by its header.
+      const where = typeof column === 'number' ? { column: at === 1 ? String(column + 1) : columnName(header, column) } : {};
+      throw new InputError(`${name} is not a readable CSV file`, [{ row: at, ...where, message: explainCsvError(err.code, err.message) }]);
     }
     throw e;
   } finally {

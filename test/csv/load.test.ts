@@ -231,3 +231,20 @@ describe('a first line sep=X (Excel)', () => {
     expect(r.shipments.map((s) => [s.reference, s.row])).toEqual([['A', 2]]);
   });
 });
+
+describe('quoting errors', () => {
+  it('name the row and the column by its header, in plain words with how to fix the cell', async () => {
+    const e = await load(`shipment_reference,${ADDR},weight,delivery_instructions\nR1,Ann,1 High St,London,SW1A 1AA,GB,1000,ab"c"d\n`).catch((x) => x);
+    expect(e).toBeInstanceOf(InputError);
+    expect(e.problems).toEqual([
+      { row: 2, column: 'delivery_instructions', message: 'a stray quote (") inside the cell: put the whole cell in quotes and double each quote inside it, e.g. "6"" frame"' },
+    ]);
+  });
+
+  it('count the rows after a sep= line as Excel does, and name a column without a header by its position', async () => {
+    const e = await load(`sep=;\nshipment_reference;${ADDR.replace(/,/g, ';')};\nA;Ann;1 St;London;E1 1AA;GB;\nB;Bo;2 St;Leeds;LS1 1AA;GB;"6" frame"\n`).catch((x) => x);
+    expect(e.problems).toEqual([
+      { row: 3, column: '7 (no header)', message: 'text after the quote (") that closes the cell: put the whole cell in quotes and double each quote inside it, e.g. "6"" frame"' },
+    ]);
+  });
+});

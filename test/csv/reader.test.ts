@@ -1,8 +1,10 @@
-// The reader itself: Excel's `sep=` first line, for every user of readCsv (orders, the customs table, SKU imports).
+// The reader itself: Excel's `sep=` first line, and quoting errors located by row and column, for every user of
+// readCsv (orders, the customs table, SKU imports).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
 import { declaredDelimiter, readCsv, type CsvRecord } from '../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-reader-'));
@@ -41,5 +43,26 @@ describe('sep= first line', () => {
 
   it('is skipped when --delimiter is given, which wins', async () => {
     expect(await records(file('sep=;\na,b;c\n'), ',')).toEqual([{ row: 1, values: ['a', 'b;c'] }]);
+  });
+});
+
+describe('quoting errors', () => {
+  async function problem(text: string) {
+    const e = await records(file(text)).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(InputError);
+    return (e as InputError).problems;
+  }
+  const FIX = 'put the whole cell in quotes and double each quote inside it, e.g. "6"" frame"';
+
+  it('name the header of the cell, not csv-parse\'s 0-based field number', async () => {
+    expect(await problem('a,b,c\n1,2,3\n4,x"y,6\n')).toEqual([{ row: 3, column: 'b', message: `a stray quote (") inside the cell: ${FIX}` }]);
+    expect(await problem('a,b,c\n1,"2"x,3\n')).toEqual([{ row: 2, column: 'b', message: `text after the quote (") that closes the cell: ${FIX}` }]);
+    expect(await problem('a,b,c\n1,2,"3\n4,5,6\n')).toEqual([
+      { row: 2, column: 'c', message: `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it: close it, or if it is part of the text, ${FIX}` },
+    ]);
+  });
+
+  it('name a column by its position in the header row itself', async () => {
+    expect(await problem('a,b"x,c\n1,2,3\n')).toEqual([{ row: 1, column: '2', message: `a stray quote (") inside the cell: ${FIX}` }]);
   });
 });
