@@ -24,6 +24,7 @@ import { convertCell } from '../shipment-input/build.js';
 import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { columnDef } from './columns.js';
 import { resolveCountry } from './countries.js';
+import { valuesUnderNoHeader } from './headers.js';
 import { readCsv } from './reader.js';
 
 /** The item columns a customs table may give (contract names), by the header names it accepts. */
@@ -66,6 +67,7 @@ export async function loadCustomsTable(path: string, name = path): Promise<Custo
   let header: string[] | undefined;
   let productAt = -1;
   const columnAt: Array<string | undefined> = [];
+  let checkUnheaded: ReturnType<typeof valuesUnderNoHeader> | undefined;
   for await (const rec of readCsv({ path })) {
     if (!header) {
       header = rec.values;
@@ -80,9 +82,11 @@ export async function loadCustomsTable(path: string, name = path): Promise<Custo
       if (productAt < 0) problems.push({ row: 1, message: 'no product column: the first column names the product (its SKU or its name as the orders show it), or * for any other item' });
       if (!columnAt.some(Boolean)) problems.push({ row: 1, message: 'no customs column (country_of_origin, harmonised_code, item_weight, full_description)' });
       if (problems.length) break;
+      checkUnheaded = valuesUnderNoHeader(header);
       continue;
     }
     if (rec.values.every((v) => v === '')) continue;
+    checkUnheaded!(rec, problems);
     const product = rec.values[productAt] ?? '';
     const at = (i: number) => header![i];
     if (product === '') {

@@ -1,6 +1,7 @@
 // Header rows: normalising names, applying a --map file, and naming unknown columns with a "did you mean".
 import type { InputProblem } from '../errors.js';
 import { COLUMN_NAMES, columnDef, PARCEL_CUSTOM_PREFIX, SHIPMENT_CUSTOM_PREFIX } from './columns.js';
+import { columnName, type CsvRecord } from './reader.js';
 
 /**
  * A header as the contract matches it: trimmed, lower-case, spaces and hyphens as underscores. In
@@ -231,4 +232,25 @@ function nearHeader(name: string, headers: readonly string[]): string | undefine
   const same = headers.filter((h) => key(h) === k);
   if (same.length) return only(same);
   return only(headers.filter((h) => key(h) !== '' && (key(h).includes(k) || k.includes(key(h)))));
+}
+
+/**
+ * Reports each value under a blank header or beyond the header's last column: no column reads it, and it is most
+ * often the rest of a cell cut at a comma that was not quoted ("Leave at door, ring bell twice"). Empty cells
+ * there (a spreadsheet's trailing empty columns) are fine. Returns the check for the rows under `header`.
+ */
+export function valuesUnderNoHeader(header: readonly string[]): (rec: CsvRecord, problems: InputProblem[]) => void {
+  const named = header.map((h) => h.replace(/^\uFEFF/, '').trim() !== '');
+  return (rec, problems) => {
+    for (let i = 0; i < rec.values.length; i++) {
+      const value = rec.values[i];
+      if (value === '' || named[i]) continue;
+      const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+      problems.push({
+        row: rec.row,
+        column: columnName(header, i),
+        message: `a value under no header ("${shown}"): the end of an earlier cell, cut at a comma that was not in quotes? Quote that cell, or give this column a header`,
+      });
+    }
+  };
 }

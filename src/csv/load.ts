@@ -7,7 +7,7 @@ import { checkLengths, type RequestIssue } from '../shipment-input/validate.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
-import { detectCsvEncoding, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
+import { columnName, detectCsvEncoding, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
 
 /** A shipment that passed validation: its request body and the rows it came from. */
 export interface PreparedShipment {
@@ -384,8 +384,10 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   }
   if (kept.length) {
     // Row by row, and within a row in the file's column order, as the user reads the file.
-    const col = new Map(header.map((h, i) => [h.replace(/^\uFEFF/, '').trim(), i]));
-    const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? 1e6) : -1);
+    const col = new Map(header.map((_, i) => [columnName(header, i), i]));
+    // A value beyond the last header is named by its position ("12 (no header)").
+    const position = (column: string) => Number(/^(\d+) \(no header\)$/.exec(column)?.[1] ?? 1e6 + 1) - 1;
+    const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? position(p.column)) : -1);
     kept.sort((a, b) => byRow(a, b) || colOf(a) - colOf(b));
     const rows = new Set(kept.map((p) => p.row)).size;
     const customsMissing = kept.some((p) => p.message.includes('outside mainland UK'));

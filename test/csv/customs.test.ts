@@ -64,6 +64,11 @@ describe('--customs table', () => {
     expect((await problemsOf(loadCustomsTable(file('')))).problems.map((p) => p.message)).toEqual(['the file is empty: a header row is required']);
   });
 
+  it('refuses a value under no header (a description cut at an unquoted comma); empty trailing cells are fine', async () => {
+    const e = await problemsOf(loadCustomsTable(file('product,origin,full_description,\nScarf,GB,Scarf,,\nMug,GB,Mug, white porcelain\n'), 'c.csv'));
+    expect(e.problems).toEqual([{ row: 3, column: '4 (no header)', message: expect.stringMatching(/^a value under no header \("white porcelain"\)/) }]);
+  });
+
   it('reads a table with Excel\'s sep= first line, rows numbered as Excel shows them', async () => {
     const e = await problemsOf(loadCustomsTable(file('sep=;\r\nproduct;origin;hs_code\r\nScarf;GB;6117.10\r\nMug;GB;12\r\n'), 'c.csv'));
     expect(e.problems).toEqual([{ row: 3, column: 'hs_code', message: '"12" is not a tariff code (6 to 10 digits, e.g. 6109.10 or 6109100010)' }]);

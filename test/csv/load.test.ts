@@ -217,6 +217,48 @@ describe('problems name the row and the user\'s column', () => {
   });
 });
 
+describe('values under no header', () => {
+  const HEAD = `shipment_reference,${ADDR},weight,delivery_instructions`;
+  const UNDER = (value: string) => `a value under no header ("${value}"): the end of an earlier cell, cut at a comma that was not in quotes? Quote that cell, or give this column a header`;
+
+  it('refuses a value under a trailing blank header (an unquoted comma), with every other problem of the file', async () => {
+    const p = await problems(`${HEAD},,
+R1,Ann,1 High St,London,SW1A 1AA,GB,1000,Leave at door, ring bell twice,,
+R2,Bob,2 Low St,Leeds,LS1 1AA,GB,heavy,,,
+`);
+    expect(p).toEqual([
+      { row: 2, column: '9 (no header)', message: UNDER('ring bell twice') },
+      { row: 3, column: 'weight', message: 'must be a whole number of grammes, not "heavy"' },
+    ]);
+  });
+
+  it('refuses a value under a blank header in the middle, in the file\'s column order', async () => {
+    const p = await problems(`shipment_reference,to_name,to_line_1,,to_city,to_postcode,to_country,weight
+R1,Ann,1 High St,Flat 2,London,SW1A 1AA,Narnia,1000
+`);
+    expect(p.map((x) => x.column)).toEqual(['4 (no header)', 'to_country']);
+    expect(p[0]).toEqual({ row: 2, column: '4 (no header)', message: UNDER('Flat 2') });
+  });
+
+  it('refuses values beyond the header\'s last column, each by its position', async () => {
+    const p = await problems(`${HEAD}
+R1,Ann,1 High St,London,SW1A 1AA,GB,1000,Leave at door, ring bell, then wait
+`);
+    expect(p).toEqual([
+      { row: 2, column: '9 (no header)', message: UNDER('ring bell') },
+      { row: 2, column: '10 (no header)', message: UNDER('then wait') },
+    ]);
+  });
+
+  it('accepts empty cells under blank headers and beyond the header (a spreadsheet\'s trailing empty columns)', async () => {
+    const r = await load(`${HEAD},,
+R1,Ann,1 High St,London,SW1A 1AA,GB,1000,Leave at door,,
+R2,Bob,2 Low St,Leeds,LS1 1AA,GB,500,,,,,
+`);
+    expect(r.shipments.map((s) => s.body.delivery_instructions)).toEqual(['Leave at door', undefined]);
+  });
+});
+
 describe('a first line sep=X (Excel)', () => {
   it('sets the delimiter and is skipped; rows are numbered as Excel shows them (the header is row 1)', async () => {
     const r = await load(`sep=;\r\nshipment_reference;${ADDR.replace(/,/g, ';')};weight\r\nA;Ann;1, High St;London;E1 1AA;GB;100\r\n`);

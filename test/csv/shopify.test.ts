@@ -128,6 +128,21 @@ describe('--preset shopify', () => {
     ]);
   });
 
+  it('refuses a value beyond the export\'s last column (an unquoted comma), naming it by position', async () => {
+    const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
+    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
+    writeFileSync(
+      p,
+      [
+        header,
+        '#2001,a@example.com,GBP,1,Mug,10.00,MUG-1,true,Ann Smith,,1 High St,,London,SW1A 1AA,,United Kingdom,,,',
+        '#2002,b@example.com,GBP,1,Mug,10.00,MUG-1,true,Bob Jones,,2 High St,,Leeds,LS1 1AA,,United Kingdom,,,Flat 3',
+      ].join('\n'),
+    );
+    const e = await loadShopify(p).catch((x) => x);
+    expect(e.problems).toEqual([{ row: 3, column: '19 (no header)', message: expect.stringMatching(/^a value under no header \("Flat 3"\)/) }]);
+  });
+
   it('refuses a file that is not a Shopify export', async () => {
     const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'x.csv');
     writeFileSync(p, 'shipment_reference,to_name\nA,B\n');

@@ -197,6 +197,22 @@ describe('ship create --csv (binary)', () => {
     expect(String(usage.stderr)).toContain('--customs');
   });
 
+  it('refuses a value under a blank header (an unquoted comma) instead of dropping it: exit 2, nothing sent', async () => {
+    const csv = file(
+      'comma.csv',
+      'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_instructions,,\nR1,Ann,1 High St,London,SW1A 1AA,GB,1000,Leave at door, ring bell twice,,\n',
+    );
+    proxy.requests.length = 0;
+    const r = await ship(['create', '--csv', csv, '--dry-run', '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(2);
+    expect(String(r.stdout)).toBe('');
+    const err = JSON.parse(String(r.stderr).trim().split('\n').at(-1)!).error;
+    expect(err.problems).toEqual([{ row: 2, column: '9 (no header)', message: expect.stringMatching(/^a value under no header \("ring bell twice"\)/) }]);
+    const text = await ship(['create', '--csv', csv, '--dry-run'], { env });
+    expect(String(text.stderr)).toContain('row 2, column 9 (no header): a value under no header ("ring bell twice")');
+    expect(proxy.requests).toEqual([]);
+  });
+
   it('prints one text line per shipment without --json, and validates only with --dry-run', async () => {
     const csv = file('two.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nT-1,Ann,1 St,London,E1 1AA,GB,100\nT-2,Bob,2 St,Leeds,LS1 1AA,GB,200\n');
     const dry = await ship(['create', '--csv', csv, '--dry-run'], { env });

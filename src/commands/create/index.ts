@@ -13,6 +13,8 @@ CSV files (--csv FILE):
   "CSV (Comma delimited)") with a warning, and --encoding names any other. A UTF-8 file with bytes that are
   not UTF-8 in some row (pasted from another program) is refused, naming the row. The delimiter (, ; or tab)
   is detected from the header, or given by Excel's first line sep=X (rows are then numbered as Excel shows them).
+  A value under a blank header or beyond the last header is refused: it is usually a cell cut at a comma
+  that was not in quotes. Empty cells there are fine.
   One row per parcel. Rows sharing shipment_reference form one shipment (parcels in row order); rows of
   one shipment sharing parcel_reference form one parcel, each row's item_* columns adding one item.
   Columns:

@@ -3,7 +3,7 @@
 import type { InputProblem } from '../../errors.js';
 import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
 import type { CanonicalRow } from '../group.js';
-import { resolveHeader, type HeaderMapping } from '../headers.js';
+import { resolveHeader, valuesUnderNoHeader, type HeaderMapping } from '../headers.js';
 import type { CsvRecord } from '../reader.js';
 
 /** What a preset decides about a grouped shipment: send it, or leave it out with a reason. */
@@ -40,6 +40,7 @@ export function contractLayout(opts: { mapping?: HeaderMapping; allowUnknown?: b
   return {
     bind(header) {
       const resolved = resolveHeader(header, opts);
+      const checkUnheaded = valuesUnderNoHeader(header);
       const notes: string[] = [];
       const lower = new Set(header.map((h) => h.trim().toLowerCase()));
       if (lower.has('lineitem name') && lower.has('shipping address1')) notes.push('this looks like a Shopify orders export: add --preset shopify');
@@ -51,9 +52,7 @@ export function contractLayout(opts: { mapping?: HeaderMapping; allowUnknown?: b
         referenceIndex: resolved.bindings.find((b) => b.column === 'shipment_reference')?.index,
         toRow(rec, problems) {
           if (rec.values.every((v) => v === '')) return null;
-          if (rec.values.length > header.length && rec.values.slice(header.length).some((v) => v !== '')) {
-            problems.push({ row: rec.row, message: `has ${rec.values.length} values but the header has ${header.length} columns` });
-          }
+          checkUnheaded(rec, problems);
           const cells = new Map<string, Cell>();
           for (const b of resolved.bindings) {
             if (!b.column) continue;

@@ -23,6 +23,7 @@ import type { InputProblem } from '../../errors.js';
 import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
 import { leavesMainlandUk } from '../customs.js';
 import type { CanonicalRow } from '../group.js';
+import { valuesUnderNoHeader } from '../headers.js';
 import type { BoundLayout, Finalized, Layout } from './index.js';
 
 /** Contract column ← Shopify column. */
@@ -66,6 +67,7 @@ export function shopifyLayout(): Layout {
       const requiresShipping = col('Lineitem requires shipping');
       const cancelledAt = col('Cancelled at');
       const currency = col('Currency');
+      const checkUnheaded = valuesUnderNoHeader(header);
 
       return {
         problems,
@@ -74,8 +76,9 @@ export function shopifyLayout(): Layout {
         // A contract column the export has no source for (an item's origin, say) is named as such in messages.
         labelFor: (column) => labels.get(column) ?? `${column} (not in a Shopify export)`,
         referenceIndex: col('Name'),
-        toRow(rec): CanonicalRow | null {
+        toRow(rec, rowProblems): CanonicalRow | null {
           if (rec.values.every((v) => v === '')) return null;
+          checkUnheaded(rec, rowProblems);
           const cells = new Map<string, Cell>();
           const get = (i: number | undefined) => (i === undefined ? '' : (rec.values[i] ?? ''));
           for (const [column, source] of FIELDS) {
