@@ -18,6 +18,7 @@ import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../
 import { withoutBom } from '../../shipment-input/read.js';
 import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
+import { valuesUnderNoHeader } from '../../csv/headers.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
 
 /** Options of `skus import`. */
@@ -109,17 +110,23 @@ export async function validateSkuFile(
   let bindings: SkuBinding[] = [];
   const seen = new Map<string, number>();
   let rows = 0;
+  // A value under a blank header (or past the last one) would otherwise be dropped without a word.
+  let checkUnheaded: ReturnType<typeof valuesUnderNoHeader> = () => undefined;
+  const unheaded: InputProblem[] = [];
   for await (const rec of readCsv({ path: file }, { encoding })) {
     if (!header) {
       header = rec.values;
       const resolved = resolveSkuHeader(header, mapping);
       bindings = resolved.bindings;
+      checkUnheaded = valuesUnderNoHeader(header);
       for (const w of resolved.warnings) ctx.out.warn(w);
       resolved.problems.forEach(push);
       continue;
     }
     if (isBlank(rec.values)) continue;
     rows++;
+    checkUnheaded(rec, unheaded);
+    unheaded.splice(0).forEach(push);
     const r = checkRow(bindings, rec.values, rec.row);
     r.problems.forEach(push);
     if (r.sku) {

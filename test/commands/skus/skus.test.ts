@@ -163,6 +163,14 @@ describe('skus import', () => {
     expect(await allSkus(env)).toEqual(before);
   });
 
+  it('a value under a blank header (or past the last) is a problem, not dropped; empty cells there are fine', async () => {
+    const f = file('cut.csv', 'sku,product_name,,\nCUT-1,Mug, blue,\nCUT-2,Plate,,\n');
+    const r = await ship(['skus', 'import', f, '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('row 2, column 3 (no header): a value under no header ("blue")');
+    expect(r.stderr).not.toMatch(/row 3/);
+  });
+
   it('--dry-run validates and sends nothing', async () => {
     const before = await allSkus(env);
     const f = file('ok.csv', 'sku,product_name\nDRY-1,Dry\n');
