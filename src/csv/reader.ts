@@ -250,6 +250,29 @@ async function sniff(path: string, encoding: string): Promise<Sniffed> {
 }
 
 /**
+ * The header row of a file, read again on its own to name the column of a quoting error. (Not kept from the
+ * parse itself: csv-parse's on_record hook builds an info object for every record, ~7 µs a row.) Undefined when
+ * it cannot be read.
+ */
+async function headerOf(path: string, encoding: string, delimiter: string, skipped: number): Promise<string[] | undefined> {
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const buf = Buffer.alloc(1024 * 1024);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      const text = new TextDecoder(encoding).decode(buf.subarray(0, bytesRead));
+      const { parse } = await import('csv-parse/sync');
+      const [header] = parse(text, { bom: true, delimiter, relax_column_count: true, relax_quotes: true, from_line: skipped + 1, to_line: skipped + 1 }) as string[][];
+      return header?.map((v) => v.trim());
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * How messages name a column: its header, or its 1-based position when it has none (a blank header, or a cell
  * beyond the header's last column), so that `row 2, column 9 (no header)` reads right.
  */
@@ -337,14 +360,6 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   const delimiter = opts.delimiter ?? sniffed?.delimiter ?? ',';
   // A `sep=` line is not numbered: rows stay as Excel shows them (it hides the line), the header row 1.
   const skipped = sniffed?.sepLine ? 1 : 0;
-  // Kept to name the column of a quoting error; taken as the parser makes it, since an error can come before
-  // the header is read from the parser.
-  let header: string[] | undefined;
-  let made = 0;
-  const keepHeader = (record: string[]) => {
-    if (header === undefined && ++made > skipped) header = record.map((v) => v.trim());
-    return record;
-  };
   const raw = 'path' in source ? createReadStream(source.path) : source.stream;
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
   const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
@@ -356,7 +371,6 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       relax_column_count: true,
       skip_empty_lines: false,
       max_record_size: 1024 * 1024,
-      on_record: keepHeader,
     }),
   );
   input.on('error', (e: Error) => parser.destroy(e));
@@ -415,6 +429,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       const { records, column } = err as { records?: number; column?: unknown };
       const at = (records !== undefined ? records - skipped : row) + 1;
       // csv-parse counts fields from 0; the user knows the column by its header.
+      const header = typeof column === 'number' && at > 1 && 'path' in source ? await headerOf(source.path, encoding, delimiter, skipped) : undefined;
       const where = typeof column === 'number' ? { column: at === 1 ? String(column + 1) : columnName(header, column) } : {};
       throw new InputError(`${name} is not a readable CSV file`, [{ row: at, ...where, message: explainCsvError(err.code, err.message) }]);
     }
