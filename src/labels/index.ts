@@ -24,7 +24,10 @@ export function labelExtension(format: LabelFormat): 'zpl' | 'pdf' | 'png' {
   return format.toLowerCase() as 'zpl' | 'pdf' | 'png';
 }
 
-/** Longest file-name stem we produce (before the extension); well under every file system's 255 bytes. */
+/**
+ * Longest file-name stem we produce (before the extension), in UTF-8 bytes: file systems count bytes (255 on
+ * ext4, APFS and NTFS alike), and 90 CJK characters are already 270 of them.
+ */
 export const MAX_STEM = 100;
 
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
@@ -33,7 +36,7 @@ const PLAIN = /^[A-Za-z0-9_-]+$/;
 /**
  * Turns any text into a file-name stem that is safe on Linux, macOS and Windows: no path separators, no `..`,
  * no control or reserved characters, no reserved device names, no leading/trailing dots or spaces, at most
- * `max` characters. Whenever the text had to change (or was cut), a short hash of the ORIGINAL text is
+ * `max` UTF-8 bytes. Whenever the text had to change (or was cut), a short hash of the ORIGINAL text is
  * appended, so two different references never end up with the same name (`A/B` vs `A_B`).
  */
 export function safeFileStem(text: string, max = MAX_STEM): string {
@@ -51,7 +54,8 @@ export function safeFileStem(text: string, max = MAX_STEM): string {
   if (WINDOWS_RESERVED.test(stemOnly.trim())) s = `_${s}`;
   let changed = s !== nfc || s.length === 0;
   const budget = max - 9; // room for "-" and 8 hex characters
-  if (s.length > max || (changed && s.length > budget)) {
+  const bytes = Buffer.byteLength(s, 'utf8');
+  if (bytes > max || (changed && bytes > budget)) {
     s = cutTo(s, budget);
     changed = true;
   }
@@ -60,12 +64,15 @@ export function safeFileStem(text: string, max = MAX_STEM): string {
   return s;
 }
 
+/** The longest start of `s` of at most `n` UTF-8 bytes, in whole code points (never half a surrogate pair). */
 function cutTo(s: string, n: number): string {
   let out = '';
-  // Whole code points only: never half a surrogate pair.
+  let bytes = 0;
   for (const ch of s) {
-    if (out.length + ch.length > n) break;
+    const size = Buffer.byteLength(ch, 'utf8');
+    if (bytes + size > n) break;
     out += ch;
+    bytes += size;
   }
   return out;
 }
@@ -94,7 +101,7 @@ export class LabelNamer {
     const folded = stem.toLowerCase();
     const owner = this.owners.get(folded);
     if (owner === undefined) this.owners.set(folded, shipmentRef);
-    else if (owner !== shipmentRef) stem = `${stem.slice(0, MAX_STEM - 9)}-${shortHash(shipmentRef)}`;
+    else if (owner !== shipmentRef) stem = `${cutTo(stem, MAX_STEM - 9)}-${shortHash(shipmentRef)}`;
     return `${stem}_${parcelNumber}.${labelExtension(format)}`;
   }
 }

@@ -64,6 +64,21 @@ describe('safe label file names', () => {
     expect(s).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 
+  it('bounds names in UTF-8 bytes, as file systems count them (90 CJK characters are 270 bytes)', () => {
+    for (const ref of ['日'.repeat(90), '本'.repeat(100), 'é'.repeat(120), '🚚'.repeat(30)]) {
+      const stem = safeFileStem(ref);
+      expect(Buffer.byteLength(stem), ref).toBeLessThanOrEqual(100);
+      expect(stem).toMatch(/-[0-9a-f]{8}$/);
+      expect(Buffer.byteLength(safeLabelFileName(ref, 12, 'PDF'))).toBeLessThan(255);
+    }
+    expect(safeFileStem('日'.repeat(90))).not.toBe(safeFileStem('日'.repeat(91)));
+    expect(safeFileStem('日'.repeat(30))).toBe('日'.repeat(30)); // 90 bytes: kept whole
+    // A case twin of a long one stays within the bound too.
+    const n = new LabelNamer();
+    n.name('ä'.repeat(45), 1, 'ZPL');
+    expect(Buffer.byteLength(n.name('Ä'.repeat(45), 1, 'ZPL'))).toBeLessThan(120);
+  });
+
   it('separates references that differ only in case (case-insensitive file systems)', () => {
     const n = new LabelNamer();
     const a = n.name('order-1', 1, 'ZPL');
