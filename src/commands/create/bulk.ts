@@ -9,7 +9,8 @@
 // test API never makes a later run against the live one skip anything. A shipment whose rows changed since it
 // was created is still skipped, with a warning.
 import type { Ctx } from '../../context.js';
-import { AuthError, InputError, Interrupted, PartialFailure, ValidationError } from '../../errors.js';
+import { AuthError, ExitCode, InputError, Interrupted, PartialFailure, ShipError, ValidationError } from '../../errors.js';
+import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
 import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns } from '../../bulk/csv-out.js';
@@ -133,6 +134,24 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const mergeList: string[] = [];
   // References the service already had, that this run did not create (existedWarning).
   const existedBefore: string[] = [];
+  // --printer: once the printer fails, the run goes on creating (the label files are kept) but sends nothing
+  // more to it; the shipments whose labels were not sent are named at the end, and in their JSON lines.
+  let printerFailure: unknown;
+  let labelsSent = 0;
+  const notSent = new Map<string, number>();
+  const printCreated = async (ref: string, labels: readonly string[]): Promise<void> => {
+    if (!printer || labels.length === 0) return;
+    let sent = 0;
+    if (printerFailure === undefined) {
+      try {
+        await printLabelFiles(ctx, printer, labels, () => sent++);
+      } catch (e) {
+        printerFailure = e;
+      }
+    }
+    labelsSent += sent;
+    if (sent < labels.length) notSent.set(ref, labels.length - sent);
+  };
 
   const compact = loaded.compact;
   loaded.compact = [];
@@ -171,7 +190,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           if (r.status === 'skipped' && r.skipReason === 'exists') existedBefore.push(r.task.key);
           if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (cancel it and rerun to apply the change)`);
           if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
-          if (printer && r.status === 'created' && r.result) await printLabelFiles(ctx, printer, r.result.labels);
+          if (printer && r.status === 'created' && r.result) await printCreated(r.task.key, r.result.labels);
           if (o.merge && r.result) mergeList.push(...r.result.labels);
           if (r.status === 'failed' || o.results) {
             outcomes.set(r.task.key, {
@@ -188,13 +207,23 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           }
         },
       },
-      jsonLine: (r) => jsonLine(r, loaded.labelFor),
+      jsonLine: (r) => {
+        const line = jsonLine(r, loaded.labelFor);
+        if (notSent.has(r.task.key)) line.labels_not_sent = notSent.get(r.task.key);
+        return line;
+      },
       textLine: (r) => textLine(ctx, r, loaded.labelFor),
       quietLine: (r) => (r.status === 'failed' ? undefined : (r.result?.tracking_references ?? []).join('\n') || undefined),
       summaryNotes: (s) => {
         const notes: string[] = [];
         if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);
-        if (printer) notes.push(`Labels sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`);
+        if (printer) {
+          notes.push(
+            printerFailure === undefined
+              ? `Labels sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`
+              : `Printer ${printer.name ?? printer.url} failed: ${labelsSent} label${labelsSent === 1 ? '' : 's'} sent, those of ${notSent.size} shipment${notSent.size === 1 ? '' : 's'} not`,
+          );
+        }
         return notes;
       },
     });
@@ -214,6 +243,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
   if (existedBefore.length) out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
+  if (printer && printerFailure !== undefined) {
+    const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir);
+    // The run's own error (rows that failed, Ctrl-C) keeps its exit code; the printer's is said beside it.
+    if (thrown === undefined) thrown = notSentError;
+    else out.warn(`${notSentError.message}; ${notSentError.hint}`);
+  }
   if (finished && o.merge && mergeList.length) {
     const merging = ctx.out.wait.begin(`Merging ${mergeList.length} label${mergeList.length === 1 ? '' : 's'} into ${o.merge}…`, { likelyLong: true });
     let pages: number;
@@ -232,6 +267,20 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     await printTable(ctx, failedRows);
   }
   if (thrown !== undefined) throw thrown;
+}
+
+/**
+ * The run's error when the printer failed during it: every shipment was handled (created, its label files
+ * written), but the labels of some never reached the printer, and a rerun skips those shipments; so say which,
+ * and how to send them.
+ */
+function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string): ShipError {
+  const name = printer.name ?? printer.url;
+  const shown = refs.slice(0, 5).join(' ') + (refs.length > 5 ? ` … (${refs.length - 5} more: "labels_not_sent" in the JSON lines)` : '');
+  return new ShipError(`printer ${name} failed (${cause instanceof Error ? cause.message : String(cause)}): the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent: ${shown}`, ExitCode.Failure, {
+    hint: `their label files are in ${dir}; when the printer is back, send them with \`ship print REF --printer ${name}\` (a rerun of this command skips created shipments and prints nothing)`,
+    cause,
+  });
 }
 
 /**

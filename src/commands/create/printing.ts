@@ -15,13 +15,13 @@ export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight:
 }
 
 /** Sends label files to the printer, one after another, unchanged. */
-export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[]): Promise<number> {
+export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[], onSent?: (index: number) => void): Promise<number> {
   if (paths.length === 0) return 0;
   const { sendLabels } = await import('../../printer/index.js');
   async function* bytes() {
     for (const p of paths) yield await readFile(p);
   }
-  const n = await sendLabels(target, bytes());
+  const n = await sendLabels(target, bytes(), { onSent });
   ctx.out.debug(`sent ${n} label${n === 1 ? '' : 's'} to ${target.name ?? target.url}`);
   return n;
 }

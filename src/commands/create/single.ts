@@ -47,12 +47,23 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   }
 
   if (created.label_error) ctx.out.warn(created.label_error);
-  if (printer && !labelsFailed) await printLabelFiles(ctx, printer, created.labels);
+  // A printer that fails does not hide the shipment it was printing for: shown first, then the error.
+  let printFailed: unknown;
+  let sent = 0;
+  if (printer && !labelsFailed) await printLabelFiles(ctx, printer, created.labels, () => sent++).catch((e: unknown) => (printFailed = e ?? new Error('printer failed')));
   if (o.merge && created.labels.length) {
     await mergePdfs(created.labels, o.merge);
     ctx.out.info(`Labels merged into ${o.merge}`);
   }
   await show(ctx, o, ref, created, response);
+  if (printFailed !== undefined) {
+    const name = printer!.name ?? printer!.url;
+    throw new ShipError(
+      `shipment ${ref} was created, but ${sent === 0 ? 'its labels were' : `${created.labels.length - sent} of its ${created.labels.length} labels were`} not sent to printer ${name}: ${printFailed instanceof Error ? printFailed.message : String(printFailed)}`,
+      ExitCode.Failure,
+      { cause: printFailed, hint: `do not create it again; when the printer is back: \`ship print ${ref} --printer ${name}\` (the label files are in ${o.outputDir})` },
+    );
+  }
   if (labelsFailed) {
     const first = created.tracking_references[0];
     throw new ShipError(labelsFailed.message, ExitCode.Failure, {

@@ -467,4 +467,44 @@ describe('ship create --csv', () => {
       server.close();
     }
   });
+
+  it('one shipment whose printer is down: the created shipment is still printed (JSON), then the error naming it, exit 1', async () => {
+    const { freePort } = await import('../../helpers/net.js');
+    const port = await freePort();
+    const r = await ship(['create', '--reference', 'PD-1', '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--weight', '500', '-o', join(work, 'l'), '--printer', `tcp://127.0.0.1:${port}`, '--no-preflight', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)[0]).toMatchObject({ shipment_reference: 'PD-1', label_path: join(work, 'l', 'PD-1_1.zpl') });
+    const err = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+    expect(err.message).toMatch(/^shipment PD-1 was created, but its labels were not sent to printer tcp:\/\/127\.0\.0\.1:\d+: /);
+    expect(err.hint).toContain('do not create it again');
+    expect(proxy.creates()).toHaveLength(1);
+  });
+
+  it('a printer that fails mid-run: every shipment still reported, the ones whose labels were not sent named, exit 1', async () => {
+    // Takes two labels (PF-1's, and PF-2's first of two), then goes away (connections refused).
+    let taken = 0;
+    const server: Server = createServer((sock) => {
+      sock.resume();
+      if (++taken === 2) server.close();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const csv = join(work, 'pfail.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nPF-1,Ann,1 St,London,E1 1AA,GB,100\nPF-2,Bob,2 St,Leeds,LS1 1AA,GB,100\nPF-2,,,,,,200\nPF-3,Cy,3 St,York,YO1 1AA,GB,300\nPF-4,Di,4 St,Bath,BA1 1AA,GB,300\n');
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--printer', `tcp://127.0.0.1:${port}`, '--no-preflight', '--concurrency', '1', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status, l.labels_not_sent])).toEqual([
+      ['PF-1', 'created', undefined],
+      ['PF-2', 'created', 1],
+      ['PF-3', 'created', 1],
+      ['PF-4', 'created', 1],
+    ]);
+    expect(proxy.creates()).toHaveLength(4);
+    const err = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+    expect(err.message).toMatch(/^printer tcp:\/\/127\.0\.0\.1:\d+ failed \(.*\): the labels of 3 created shipments were not sent: PF-2 PF-3 PF-4$/);
+    expect(err.hint).toContain('ship print REF --printer');
+    const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
+    expect(summary).toMatchObject({ created: 4, failed: 0 });
+  });
 });
