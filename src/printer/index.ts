@@ -233,13 +233,15 @@ function unreachable(target: PrinterTarget, timeoutMs: number, cause?: Error): P
   });
 }
 
-interface RawInterface {
+export interface RawInterface {
   execute(buffer: Buffer, options?: { waitForResponse?: boolean }): Promise<unknown>;
 }
 
 /**
- * Sends bytes to the printer unchanged through node-thermal-printer's network interface (its raw() writes the
- * buffer to the socket as-is, then closes the connection once the bytes are handed to the OS).
+ * Sends bytes to the printer unchanged with node-thermal-printer (its raw() hands the buffer to the interface
+ * as-is), through a network interface of ours: the library's own destroys the socket as soon as the bytes are
+ * handed to the OS, so a printer that took the connection but not the label (closed at once, reset) passed for
+ * "sent". Ours (checkedSocket) half-closes after writing and waits for the printer to close its side.
  */
 export async function sendRaw(target: PrinterTarget, data: Uint8Array, opts: PrinterOptions = {}): Promise<void> {
   const end = target.onWait?.(`Sending to printer ${nameOf(target)}…`);
@@ -258,23 +260,74 @@ async function sendRawNow(target: PrinterTarget, data: Uint8Array, opts: Printer
     types?: Record<string, string>;
   };
   const lib = mod.default ?? (mod as Required<Pick<typeof mod, 'printer' | 'types'>>);
-  // The library's tcp:// parser has no IPv6 form; its interface option also takes a ready object.
-  const iface: RawInterface | string = target.host.includes(':') ? await ipv6Interface(target, timeoutMs) : `tcp://${target.host}:${target.port}`;
-  const printer = new lib.printer({ type: lib.types.EPSON, interface: iface, options: { timeout: timeoutMs } });
-  try {
-    await printer.raw(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.message === 'Socket timeout') throw unreachable(target, timeoutMs);
-    throw unreachable(target, timeoutMs, err);
-  }
+  const printer = new lib.printer({ type: lib.types.EPSON, interface: checkedSocket(target, timeoutMs), options: { timeout: timeoutMs } });
+  await printer.raw(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
 }
 
-async function ipv6Interface(target: PrinterTarget, timeoutMs: number): Promise<RawInterface> {
-  const { createRequire } = await import('node:module');
-  const require = createRequire(import.meta.url);
-  const Network = require('node-thermal-printer/lib/interfaces/network.js') as new (h: string, p: number, o: object) => RawInterface;
-  return new Network(target.host, target.port, { timeout: timeoutMs });
+/** How long a printer may take to close its side once it has the whole label before it counts as sent anyway. */
+const CLOSE_GRACE_MS = 2000;
+/**
+ * How long after the bytes are written a printer that refuses the job (closes at once: busy with another
+ * connection, in an error state) has to say so, before our end of the job: a raw port never closes before it.
+ * A round trip on a LAN; printing a label takes a second anyway.
+ */
+const SETTLE_MS = 25;
+
+/**
+ * A node-thermal-printer interface (its `execute(buffer)`) over one TCP connection (IPv4 or IPv6): connect,
+ * write the bytes, half-close, then wait for the printer to close its side — a raw port reads to the end of
+ * the job and closes. Fails, naming the printer, when it refuses or never accepts the connection, closes it or
+ * resets it before the end of the job, or stops reading the bytes (then part of a label may come out).
+ */
+export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInterface {
+  return {
+    execute: (buffer: Buffer) =>
+      new Promise<void>((resolve, reject) => {
+        const socket = net.connect({ host: target.host, port: target.port, timeout: timeoutMs });
+        let connected = false;
+        let written = false;
+        let ended = false;
+        let settled = false;
+        let timer: NodeJS.Timeout | undefined;
+        const done = (err?: Error) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          socket.destroy();
+          if (err) reject(err);
+          else resolve();
+        };
+        const notTaken = (why: string, cause?: Error) =>
+          new PrinterError(`printer ${nameOf(target)} ${why}`, {
+            hint: 'the label may not have been printed: check the printer (busy with another connection? in an error state?), then send it again',
+            cause,
+          });
+        socket.on('connect', () => {
+          connected = true;
+          socket.write(buffer, () => {
+            written = true;
+            timer = setTimeout(() => {
+              ended = true;
+              socket.end();
+              // A printer that keeps the connection open after the end of the job has the bytes all the same.
+              timer = setTimeout(() => done(), CLOSE_GRACE_MS);
+            }, SETTLE_MS);
+          });
+        });
+        // The printer's close: the end of the job when it follows ours, a refusal when it comes first.
+        socket.on('end', () => (ended ? done() : done(notTaken('closed the connection before taking the label'))));
+        socket.on('error', (e: NodeJS.ErrnoException) => {
+          if (!connected) return done(unreachable(target, timeoutMs, e));
+          done(notTaken(e.code === 'ECONNRESET' || e.code === 'EPIPE' ? 'reset the connection before taking the whole label' : `failed while taking the label (${e.message})`, e));
+        });
+        socket.on('timeout', () => {
+          if (!connected) return done(unreachable(target, timeoutMs));
+          if (written) return done();
+          done(notTaken(`stopped taking data after ${socket.bytesWritten} of ${buffer.length} bytes (no progress for ${timeoutMs / 1000}s): part of the label may have printed`));
+        });
+        socket.on('close', () => (ended ? done() : done(notTaken('closed the connection before taking the label'))));
+      }),
+  };
 }
 
 /** Sends labels one after another in the given order; a failure stops the rest. Returns how many were sent. */

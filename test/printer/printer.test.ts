@@ -145,6 +145,54 @@ describe('~HS host status', () => {
 });
 
 describe('raw sending', () => {
+  it('a printer that takes the connection but not the label (closes at once) is an error, not "sent"', async () => {
+    const server = createServer((sock) => sock.destroy());
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const target = { host: '127.0.0.1', port, url: `tcp://127.0.0.1:${port}` };
+    for (let i = 0; i < 5; i++) {
+      const err = await sendRaw(target, Buffer.from('^XA^FDx^FS^XZ'), { timeoutMs: 2000 }).catch((e: Error) => e);
+      expect(err, `attempt ${i}`).toBeInstanceOf(Error);
+      expect((err as Error).message).toMatch(/^printer tcp:\/\/127\.0\.0\.1:\d+ (closed the connection before taking the label|reset the connection before taking the whole label)$/);
+    }
+  });
+
+  it('a printer that stops reading: the error says how far it got (part of the label may have printed)', async () => {
+    const held: Socket[] = [];
+    const server = createServer((sock) => {
+      sock.pause();
+      held.push(sock);
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const err = await sendRaw({ host: '127.0.0.1', port, url: `tcp://127.0.0.1:${port}` }, Buffer.alloc(64 * 1024 * 1024, 0x41), { timeoutMs: 500 }).catch((e: Error) => e);
+      expect((err as Error).message).toMatch(/stopped taking data after \d+ of 67108864 bytes .*part of the label may have printed/);
+    } finally {
+      for (const h of held) h.destroy();
+    }
+  });
+
+  it('a printer that keeps the connection open after the job still counts as sent (bytes all taken)', async () => {
+    let got = 0;
+    const held: Socket[] = [];
+    const server = createServer({ allowHalfOpen: true }, (sock) => {
+      held.push(sock);
+      sock.on('data', (d) => (got += d.length));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      await sendRaw({ host: '127.0.0.1', port, url: `tcp://127.0.0.1:${port}` }, Buffer.from('^XA^FDkept open^FS^XZ'), { timeoutMs: 5000 });
+      expect(got).toBe('^XA^FDkept open^FS^XZ'.length);
+    } finally {
+      for (const h of held) h.destroy();
+    }
+  });
+
   it('sends labels byte for byte and in order (real ZPL with set-up commands, graphics, placeholders, binary)', async () => {
     const p = await printer(null);
     const labels = [
