@@ -229,7 +229,11 @@ function waitForService(ctx: Ctx): (() => () => void) | undefined {
 
 function createPrompter(getCtx: () => Ctx): Prompter {
   const refuse = (spec: { message: string; supplyWith: string }): never => {
-    throw new UsageError(`cannot ask "${spec.message}": no terminal to prompt on`, {
+    // A terminal may well be there: then it is --no-input, CI or SHIP_NO_INPUT that forbids the question.
+    const { io, env, globals } = getCtx();
+    const terminal = io.stdinIsTTY && io.stderrIsTTY;
+    const why = !terminal ? 'no terminal to prompt on' : globals.input === false ? '--no-input forbids prompts' : env.SHIP_NO_INPUT === '1' ? 'SHIP_NO_INPUT=1 forbids prompts' : isCI(env) ? 'CI is set, which forbids prompts' : 'prompts are off';
+    throw new UsageError(`cannot ask "${spec.message}": ${why}`, {
       hint: `supply it with ${spec.supplyWith}`,
     });
   };

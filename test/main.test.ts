@@ -67,6 +67,17 @@ describe('main', () => {
     expect(systemErrorMessage(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBeUndefined();
   });
 
+  it('a question refused on a terminal names what forbids it (--no-input, CI), not a missing terminal', async () => {
+    const env = { SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-main-')) };
+    const ci = await runShip(['login'], { tty: true, env: { ...env, CI: 'true' } });
+    expect(ci.code).toBe(2);
+    expect(ci.stderr).toMatch(/cannot ask ".*": CI is set, which forbids prompts/);
+    const flag = await runShip(['--no-input', 'login'], { tty: true, env });
+    expect(flag.stderr).toMatch(/cannot ask ".*": --no-input forbids prompts/);
+    const none = await runShip(['login'], { env });
+    expect(none.stderr).toMatch(/cannot ask ".*": no terminal to prompt on/);
+  });
+
   it('a missing command or subcommand is a usage error (exit 2, help on stderr); help asked for is a success', async () => {
     for (const args of [[], ['containers'], ['skus'], ['webhooks']]) {
       const r = await runShip(args);

@@ -271,11 +271,19 @@ export async function deleteContainer(ctx: Ctx, opts: { ref: string; yes: boolea
     const live = (held ?? []).filter((s) => !/cancel/i.test(String((s as { status?: unknown }).status ?? '')));
     const refs = live.map((s) => s.reference ?? s.tracking_reference ?? s.id).filter((s): s is string => Boolean(s));
     const shown = refs.slice(0, 10);
-    err.hint =
-      'a container can be deleted only when it is empty or all its shipments are cancelled' +
-      (refs.length > 0
-        ? `; it holds ${refs.length} shipment(s): ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}. Cancel them first: ship cancel ${shown.join(' ')}${refs.length > shown.length ? ' …' : ''}`
-        : '');
+    // Closing manifests the shipments: they can no longer be cancelled, so neither can the container be emptied.
+    let closed = false;
+    try {
+      closed = /closed/i.test(String((await api.containers.get(opts.ref, { signal: ctx.signal })).status ?? ''));
+    } catch {
+      closed = false;
+    }
+    err.hint = closed
+      ? `the container is closed: its ${refs.length || ''} shipment${refs.length === 1 ? ' is' : 's are'} manifested and can no longer be cancelled, so it cannot be deleted`.replace('its  ', 'its ')
+      : 'a container can be deleted only when it is empty or all its shipments are cancelled' +
+        (refs.length > 0
+          ? `; it holds ${refs.length} shipment(s): ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}. Cancel them first: ship cancel ${shown.join(' ')}${refs.length > shown.length ? ' …' : ''}`
+          : '');
     throw err;
   }
 }

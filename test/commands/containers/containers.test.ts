@@ -208,4 +208,14 @@ describe('containers close / label / documents / invoice / delete', () => {
     expect(ok.code, ok.stderr).toBe(0);
     expect((await ship(['containers', 'show', 'CT-DEL'])).code).toBe(5);
   });
+
+  it('a closed container: the refused delete says it is closed, without advice to cancel what cannot be', async () => {
+    await createContainer('CT-DELC');
+    await shipment('S-DELC-1', 'CT-DELC');
+    expect((await ship(['containers', 'close', 'CT-DELC', '--yes'])).code).toBe(0);
+    const refused = await ship(['containers', 'delete', 'CT-DELC', '--yes']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('the container is closed: its 1 shipment is manifested and can no longer be cancelled, so it cannot be deleted');
+    expect(refused.stderr).not.toMatch(/ship cancel/);
+  });
 });
