@@ -64,6 +64,13 @@ export async function run(ctx: Ctx, o: ShipmentInputOptions): Promise<void> {
     locateApiProblems(e, input);
     throw e;
   }
+  // A service asked for (--service) that the answer does not recommend could not take these parcels: the API
+  // says so only by recommending another, which a glance at the table would miss.
+  const asked = (input.body as { delivery_service_key?: unknown }).delivery_service_key;
+  const recommended = quotes.recommended_service?.service_key;
+  if (typeof asked === 'string' && asked !== '' && recommended !== asked) {
+    ctx.out.warn(`${asked} cannot take this shipment${recommended ? `: ${recommended} is recommended instead` : ''}`);
+  }
   if (ctx.mode.json) {
     ctx.out.json(quotes);
     return;

@@ -41,6 +41,18 @@ describe('ship quote', () => {
     expect(proxy.creates()).toEqual([]);
   });
 
+  it('warns when the service asked for cannot take the shipment (the API recommends another); not when it can', async () => {
+    const heavy = FLAGS.map((f, i) => (FLAGS[i - 1] === '--weight' ? '25000' : f));
+    const r = await ship(['quote', ...heavy, '--service', 'RM_TRACKED_48', '--json']);
+    expect(r.code).toBe(0);
+    const recommended = JSON.parse(r.stdout).recommended_service.service_key;
+    expect(recommended).not.toBe('RM_TRACKED_48');
+    expect(r.stderr).toContain(`RM_TRACKED_48 cannot take this shipment: ${recommended} is recommended instead`);
+    const fits = await ship(['quote', ...FLAGS, '--service', 'RM_TRACKED_48']);
+    expect(fits.code).toBe(0);
+    expect(fits.stderr).not.toContain('cannot take');
+  });
+
   it('--json prints the API data', async () => {
     const r = await ship(['quote', ...FLAGS, '--json']);
     expect(r.code).toBe(0);
