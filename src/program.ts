@@ -30,18 +30,19 @@ export const ENVIRONMENT_HELP = `Environment:
   CI                set: never prompt, no spinners`;
 
 export const OUTPUT_HELP = `Output:
-  Results go to stdout; messages, prompts, spinners and progress bars to stderr. At a terminal a spinner
-  shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk
-  commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
+  Results go to stdout; messages, prompts, spinners and progress bars to stderr. Tables are tab-separated
+  lines off a terminal (a tab, line break or backslash in a value written as \\t, \\n, \\\\). At a
+  terminal a spinner shows while the service or a printer is slow to answer or a large CSV file is being
+  checked, and bulk commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
 
-/** Builds the full command tree. `ctx.globals` is filled in before any action runs. */
-/**
- * `jsonErrors`: --json is on the command line, so commander's own usage errors (unknown option, missing
- * argument…) are not written as text: main() reports them as the one JSON error line scripts parse.
- */
 /** What commander's usage errors end with (as the `hint` of the JSON error line under --json). */
 export const USAGE_HINT = 'run with --help for usage';
 
+/**
+ * Builds the full command tree. `ctx.globals` is filled in before any action runs. `jsonErrors`: --json is on
+ * the command line, so commander's own usage errors (unknown option, missing argument…) are not written as
+ * text: main() reports them as the one JSON error line scripts parse.
+ */
 export function buildProgram(ctx: Ctx, opts: { jsonErrors?: boolean } = {}): Command {
   const program = new Command('ship');
   program

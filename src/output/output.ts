@@ -138,7 +138,7 @@ export class Output {
   async table<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
     const cells = rows.map((r) => columns.map((col) => cellText(col.value(r))));
     if (!this.io.stdoutIsTTY) {
-      for (const row of cells) this.line(row.join('\t'));
+      for (const row of cells) this.line(row.map(tsvCell).join('\t'));
       return;
     }
     const { default: Table } = await import('cli-table3');
@@ -175,6 +175,14 @@ export class Output {
 }
 
 /** A cell value as text: empty for null/undefined, yes/no for booleans. */
+/**
+ * A cell of a tab-separated line: a tab or line break inside a value (a multi-line description) would split it
+ * into more columns or lines, so they are written as \t and \n, and a backslash as \\ (the usual escapes).
+ */
+export function tsvCell(text: string): string {
+  return /[\t\n\r\\]/.test(text) ? text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r\n|\n|\r/g, '\\n') : text;
+}
+
 export function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'boolean') return v ? 'yes' : 'no';

@@ -17,6 +17,15 @@ describe('Output.table', () => {
     expect(io.out()).toBe(`NEXT-DAY\t${rows[0].description}\n`);
   });
 
+  it('keeps one record per line off a terminal: tabs, line breaks and backslashes in a value are escaped', async () => {
+    const io = bufferIO();
+    await new Output(io, mode).table([{ k: 'a', v: 'line1\nline2\r\nx\ty\\z' }], [
+      { header: 'K', value: (r: { k: string; v: string }) => r.k },
+      { header: 'V', value: (r: { k: string; v: string }) => r.v },
+    ]);
+    expect(io.out()).toBe('a\tline1\\nline2\\nx\\ty\\\\z\n');
+  });
+
   it('prints a boxed table with headers on a terminal, wrapped to the terminal width', async () => {
     const io = { ...bufferIO({ tty: true }), columns: 50 };
     const buf = io as ReturnType<typeof bufferIO>;

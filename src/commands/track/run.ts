@@ -125,6 +125,10 @@ function output(ctx: Ctx, state: TrackedShipment[]): void {
     return;
   }
   ctx.out.write(renderAll(ctx, state));
+  // Off a terminal stdout is data: a reference that could not be tracked is said on stderr instead.
+  if (!ctx.io.stdoutIsTTY) {
+    for (const s of state) if (s.error) ctx.io.stderr.write(`${ctx.out.c.red('error:')} ${s.reference}: ${errorMessage(s.error)}\n`);
+  }
 }
 
 function renderAll(ctx: Ctx, state: TrackedShipment[]): string {
@@ -133,7 +137,7 @@ function renderAll(ctx: Ctx, state: TrackedShipment[]): string {
   const parts: string[] = [];
   for (const s of state) {
     if (s.error) {
-      parts.push(`${c.bold(s.reference)}\n  ${c.red('error:')} ${errorMessage(s.error)}\n`);
+      if (tty) parts.push(`${c.bold(s.reference)}\n  ${c.red('error:')} ${errorMessage(s.error)}\n`);
       continue;
     }
     let text = `${c.bold(s.reference)}${s.parcels.length === 0 ? c.dim('  (no parcels)') : ''}\n`;
