@@ -196,6 +196,13 @@ describe('ship label', () => {
     const g = await ship(['label', trk, '--format', 'PNG', '-o', join(dir, 'l.png')], { env });
     expect(g.exitCode).toBe(0);
     expect(readFileSync(join(dir, 'l.png')).subarray(1, 4).toString()).toBe('PNG');
+    // The file name's extension names the format when --format does not; never PDF bytes in a .zpl file.
+    const byName = await ship(['label', trk, '-o', join(dir, 'named.pdf')], { env });
+    expect(byName.exitCode).toBe(0);
+    expect(readFileSync(join(dir, 'named.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    const clash = await ship(['label', trk, '--format', 'PDF', '-o', join(dir, 'clash.zpl')], { env });
+    expect(clash.exitCode).toBe(2);
+    expect(String(clash.stderr)).toContain('a .zpl file for a PDF label');
 
     const raw = await ship(['label', trk, '-o', '-'], { env, encoding: 'buffer', stripFinalNewline: false } as any);
     expect(Buffer.from(raw.stdout as unknown as Uint8Array).equals(Buffer.from(apiZpl, 'utf8'))).toBe(true);

@@ -70,11 +70,11 @@ function positiveInt(flag: string, v: string, max: number): number {
 }
 
 /** What commander hands the action: CreateOptions before --format is upper-cased and --concurrency parsed. */
-type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency'> & { format: string; concurrency: string };
+type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency'> & { format?: string; concurrency: string };
 
 function declare(cmd: Command, ctx: Ctx): Command {
   addShipmentInputOptions(cmd, 'create')
-    .option('--format <format>', 'label format: ZPL, PDF or PNG (any case)', parseFormat, 'ZPL')
+    .option('--format <format>', "label format: ZPL, PDF or PNG (any case; default: the profile's label_format, else ZPL; ZPL with --printer)", parseFormat)
     .option('-o, --output-dir <dir>', 'where label files go (one per parcel, named after the shipment reference)', './labels')
     .option('--no-labels', 'do not write label files')
     .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF)')
@@ -102,11 +102,10 @@ ${CSV_HELP}`,
     .action(async (flags: CreateFlags) => {
       const concurrency = positiveInt('--concurrency', flags.concurrency, 64);
       const { run } = await import('./run.js');
-      await run(ctx, {
-        ...flags,
-        format: flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG',
-        concurrency,
-      });
+      // Not given: a raw printer takes ZPL; otherwise the profile's label_format (`ship config set label_format`).
+      const { defaultLabelFormat } = await import('../shared/label-format.js');
+      const format = flags.format !== undefined ? (flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG') : flags.printer ? 'ZPL' : await defaultLabelFormat(ctx);
+      await run(ctx, { ...flags, format, concurrency });
     });
   return cmd;
 }

@@ -6,6 +6,7 @@ import { ApiError, UsageError } from '../../errors.js';
 import { documentBytes, toDocumentResult } from '../../api/index.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
 import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { defaultLabelFormat, formatOfPath } from '../shared/label-format.js';
 
 /** Options of `ship label`. */
 export interface LabelOptions {
@@ -27,7 +28,13 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
   }
   const printer = opts.printer !== undefined ? await resolvePrinter(ctx, opts.printer) : undefined;
   if (printer && format && format !== 'ZPL') throw new UsageError(`--printer sends ZPL; --format ${format} cannot be printed raw`);
-  format ??= printer ? 'ZPL' : await defaultFormat(ctx);
+  // `-o label.pdf` names the format too: never PDF bytes in a .zpl file.
+  const named = opts.output !== '-' ? formatOfPath(opts.output) : undefined;
+  if (named && format && named !== format) {
+    throw new UsageError(`-o ${opts.output}: a .${named.toLowerCase()} file for a ${format} label`, { hint: `name it .${labelExtension(format)}, or ask for --format ${named}` });
+  }
+  if (named && printer && named !== 'ZPL') throw new UsageError(`-o ${opts.output}: --printer sends ZPL, so the file would be ZPL too; name it .zpl`);
+  format ??= printer ? 'ZPL' : (named ?? (await defaultLabelFormat(ctx)));
 
   const api = await ctx.api();
   // Check the printer before fetching, so a printer that is out of paper fails fast.
@@ -60,16 +67,6 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
   if (path) ctx.out.line(path);
   if (printer) ctx.out.success(`label ${opts.trackingRef} sent to printer ${printer.name ?? printer.url} (${bytes.length} bytes)`);
   else if (path) ctx.out.success(`saved the ${format} label of ${opts.trackingRef}`);
-}
-
-/** The label format when none was asked for: the profile's label_format, else ZPL. */
-export async function defaultFormat(ctx: Ctx): Promise<LabelFormat> {
-  try {
-    const store = await ctx.config();
-    return parseLabelFormat(store.profile().label_format) ?? 'ZPL';
-  } catch {
-    return 'ZPL';
-  }
 }
 
 /** The bytes of one Label object in a format, checked (ZPL unchanged; PDF/PNG decoded). */

@@ -23,6 +23,17 @@ const ship = (args: string[], opts: { stdin?: string; tty?: boolean } = {}) => r
 const ADDRESS = ['--to-name', 'Ada Lovelace', '--to-line1', '12 St James\'s Square', '--to-city', 'London', '--to-postcode', 'SW1Y 4JH', '--to-country', 'United Kingdom'];
 
 describe('ship create from flags', () => {
+  it("takes the profile's label_format when --format is not given (ZPL with --printer); --format wins", async () => {
+    const own = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-lf-')) };
+    expect((await runShip(['config', 'set', 'label_format', 'PDF'], { env: own })).code).toBe(0);
+    const flags = (ref: string) => ['create', '--reference', ref, ...ADDRESS, '--weight', '500', '-o', work, '--quiet'];
+    expect((await runShip(flags('LF-1'), { env: own })).code).toBe(0);
+    expect(readFileSync(join(work, 'LF-1_1.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(proxy.creates().at(-1).format).toBe('PDF');
+    expect((await runShip([...flags('LF-2'), '--format', 'zpl'], { env: own })).code).toBe(0);
+    expect(proxy.creates().at(-1).format).toBe('ZPL');
+  });
+
   it('sends exactly the flags, writes one label per parcel and prints the parcels', async () => {
     const r = await ship([
       'create', '--reference', 'FLAGS-1', '--order-reference', 'WEB-1', '--service', 'DPD_NEXT_DAY', ...ADDRESS,
