@@ -329,8 +329,8 @@ function toUtf8(encoding: string, fatal: boolean): Transform {
 }
 
 /**
- * Yields every record of a CSV, header first, as trimmed strings. Quoted fields may span lines; a record counts
- * as one row. A first line `sep=X` (Excel's) sets the delimiter unless one is given, and is skipped. Malformed
+ * Yields every record of a CSV, header first, as strings (trimmed: see ReadCsvOptions.trim). Quoted fields may
+ * span lines; a record counts as one row. A first line `sep=X` (Excel's) sets the delimiter unless one is given, and is skipped. Malformed
  * quoting becomes an InputError naming the row and the column.
  */
 export async function* readCsv(source: CsvSource, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRecord> {
@@ -345,6 +345,11 @@ export interface ReadCsvOptions {
    * file) or UTF-8 (a stream). Given as a string (--encoding), bytes invalid in it are an error.
    */
   encoding?: string | CsvEncoding;
+  /**
+   * Spaces around a value: trimmed from every cell (default), or only from unquoted ones ('unquoted': a quoted
+   * `" Red mug "` keeps them), for files whose values must come back exactly as an export wrote them.
+   */
+  trim?: 'all' | 'unquoted';
 }
 
 /**
@@ -371,6 +376,8 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       relax_column_count: true,
       skip_empty_lines: false,
       max_record_size: 1024 * 1024,
+      // csv-parse's own trim leaves quoted fields alone.
+      trim: opts.trim === 'unquoted',
     }),
   );
   input.on('error', (e: Error) => parser.destroy(e));
@@ -402,7 +409,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
         if (++read <= skipped) continue;
         row++;
         const values = record;
-        for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
+        if (opts.trim !== 'unquoted') for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
         batch.push({ row, values });
       }
       if (batch.length) {

@@ -113,7 +113,7 @@ export async function validateSkuFile(
   // A value under a blank header (or past the last one) would otherwise be dropped without a word.
   let checkUnheaded: ReturnType<typeof valuesUnderNoHeader> = () => undefined;
   const unheaded: InputProblem[] = [];
-  for await (const rec of readCsv({ path: file }, { encoding })) {
+  for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted' })) {
     if (!header) {
       header = rec.values;
       const resolved = resolveSkuHeader(header, mapping);
@@ -152,7 +152,7 @@ export async function validateSkuFile(
 /** The tasks of the run, read from the file a second time (constant memory; it was validated just before). */
 async function* readTasks(file: string, bindings: readonly SkuBinding[], encoding: string | CsvEncoding): AsyncGenerator<BulkTask<RowTask>> {
   let first = true;
-  for await (const rec of readCsv({ path: file }, { encoding })) {
+  for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted' })) {
     if (first) {
       first = false;
       continue;

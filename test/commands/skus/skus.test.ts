@@ -171,6 +171,15 @@ describe('skus import', () => {
     expect(r.stderr).not.toMatch(/row 3/);
   });
 
+  it('keeps the spaces of a quoted value (as export writes one), and trims those of a bare one', async () => {
+    const f = file('spaces.csv', 'sku,product_name,description_short\nSPC-1," =spaced","trailing  "\nSPC-2,  bare  ,x\n');
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const get = async (sku: string) => JSON.parse((await ship(['skus', 'get', sku, '--json'])).stdout);
+    expect(await get('SPC-1')).toMatchObject({ product_name: ' =spaced', description_short: 'trailing  ' });
+    expect((await get('SPC-2')).product_name).toBe('bare');
+  });
+
   it('--dry-run validates and sends nothing', async () => {
     const before = await allSkus(env);
     const f = file('ok.csv', 'sku,product_name\nDRY-1,Dry\n');
