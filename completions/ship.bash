@@ -55,7 +55,7 @@ _ship_opts() {
     "config get") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "config set") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "config unset") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
-    "config use") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "config use") echo '--create --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "config profiles") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "config path") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "webhooks") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;

@@ -378,6 +378,7 @@ complete -c ship -n '__ship_is '\''config'\''' -a 'unset' -d 'Remove a value fro
 complete -c ship -n '__ship_is '\''config'\''' -a 'use' -d 'Make a profile the current one (SHIP_PROFILE and --profile still win)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'profiles' -d 'List the profiles in the config file; the one in use is marked'
 complete -c ship -n '__ship_is '\''config'\''' -a 'path' -d 'Print the path of the config file'
+complete -c ship -n '__ship_is '\''config use'\''' -l create -d 'start a new, empty profile of that name (otherwise an unknown name is refused: a typo)'
 complete -c ship -n '__ship_is '\''webhooks'\''' -a 'listen' -d 'Run a local receiver for webhooks (JSON or form-encoded); print each event, optionally relay it to your handler'
 complete -c ship -n '__ship_is '\''webhooks'\''' -a 'trigger' -d 'Send a documented example payload of an event kind to a handler, like the portal'\''s test event'
 complete -c ship -n '__ship_is '\''webhooks listen'\''' -l host -r -d 'address to listen on (loopback unless you say otherwise)'

@@ -78,10 +78,11 @@ Examples:
   config
     .command('use <profile>')
     .description('Make a profile the current one (SHIP_PROFILE and --profile still win)')
-    .addHelpText('after', '\nExamples:\n  ship config use staging\n  ship config use default')
-    .action(async (profile: string) => {
+    .option('--create', 'start a new, empty profile of that name (otherwise an unknown name is refused: a typo)')
+    .addHelpText('after', '\nExamples:\n  ship config use staging\n  ship config use default\n  ship config use eu-warehouse --create && ship login')
+    .action(async (profile: string, flags: { create?: boolean }) => {
       const { use } = await import('./run.js');
-      await use(ctx, { profile });
+      await use(ctx, { profile, create: Boolean(flags.create) });
     });
 
   config

@@ -160,10 +160,17 @@ export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
 }
 
 /** `config use PROFILE`: records the current profile in the file. */
-export async function use(ctx: Ctx, opts: { profile: string }): Promise<void> {
+export async function use(ctx: Ctx, opts: { profile: string; create?: boolean }): Promise<void> {
   const name = validateName(opts.profile, 'profile');
   const store = await ctx.config({ write: true });
-  const existed = store.profileNames().includes(name);
+  const names = store.profileNames();
+  const existed = names.includes(name);
+  // Switching to a mistyped name would leave every later command without credentials, silently.
+  if (!existed && !opts.create && name !== 'default') {
+    throw new UsageError(`config use: no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)'}`, {
+      hint: `to start a new one: ship config use ${name} --create, then ship login`,
+    });
+  }
   store.use(name);
   ctx.out.success(`Now using profile ${name}${existed ? '' : ' (new and empty: run `ship login`)'}`);
   const env = envValue(ctx, 'SHIP_PROFILE');

@@ -125,6 +125,16 @@ describe('ship config', () => {
     ]);
     expect((await ship(['config', 'use', 'bad.name'])).code).toBe(2);
     expect((await ship(['--profile', 'a.b', 'config', 'list'])).code).toBe(2);
+    // A name no profile has is a typo unless --create says otherwise.
+    const typo = await ship(['config', 'use', 'stagign']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('config use: no profile "stagign" (profiles: staging)');
+    expect(typo.stderr).toContain('ship config use stagign --create');
+    expect(file().current_profile).toBe('staging');
+    const created = await ship(['config', 'use', 'eu', '--create']);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain('Now using profile eu (new and empty');
+    expect(file().current_profile).toBe('eu');
   });
 
   it('unset removes a key; path prints the file path', async () => {
