@@ -157,7 +157,8 @@ export class Output {
         compact: !widths && !cells.some((row) => row.some((c) => c.includes('\n'))),
       },
       wordWrap: true,
-      wrapOnWordBoundary: true,
+      // Between words; inside a word only when a column had to be narrower than its longest one (fitColumns).
+      wrapOnWordBoundary: !widths || widths.every((w, i) => w - 2 >= Math.max(longestWord(columns[i].header), ...cells.map((row) => longestWord(row[i])))),
       ...(widths ? { colWidths: widths } : {}),
     });
     for (const row of cells) table.push(row);
@@ -200,22 +201,26 @@ function longestWord(text: string): number {
 }
 
 /**
- * Column widths (including 2 cells of padding) that fit the terminal, or undefined when the
- * natural widths already fit. Wide columns give up space first, by wrapping between words; no column
- * shrinks below its longest word (identifiers are never cut). If that still does not fit, the
- * terminal wraps the lines.
+ * Column widths (including 2 cells of padding) that fit the terminal, or undefined when the natural widths
+ * already fit. Wide columns give up space first, by wrapping between words, down to their longest word
+ * (identifiers stay on one line); if that still does not fit, the widest columns go on shrinking (to 6) and
+ * their long words wrap inside (see table(): nothing is cut, and a table wider than the terminal, which the
+ * terminal itself would wrap line by line, is unreadable).
  */
 export function fitColumns(natural: number[], terminalWidth: number, longestWords: number[] = []): number[] | undefined {
   const borders = natural.length + 1;
   const want = natural.map((w) => w + 2);
   const total = () => want.reduce((a, b) => a + b, 0) + borders;
   if (total() <= terminalWidth) return undefined;
-  const floor = natural.map((w, i) => Math.min(w, Math.max(longestWords[i] ?? 0, 6)) + 2);
-  while (total() > terminalWidth) {
-    let widest = -1;
-    for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
-    if (widest < 0) break;
-    want[widest]--;
-  }
+  const shrink = (floor: number[]) => {
+    while (total() > terminalWidth) {
+      let widest = -1;
+      for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
+      if (widest < 0) return;
+      want[widest]--;
+    }
+  };
+  shrink(natural.map((w, i) => Math.min(w, Math.max(longestWords[i] ?? 0, 6)) + 2));
+  shrink(natural.map((w) => Math.min(w, 6) + 2));
   return want;
 }

@@ -48,6 +48,23 @@ describe('Output.table rows', () => {
   });
 });
 
+describe('Output.table on a narrow terminal', () => {
+  it('wraps a word longer than its column inside the cell: every line fits, nothing is cut', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 60 };
+    const ref = 'REF-' + 'X'.repeat(76);
+    const path = '/var/lib/ship/labels/' + 'Y'.repeat(70) + '_1.zpl';
+    await new Output(io, mode).table([{ ref, path }], [
+      { header: 'Shipment', value: (r: { ref: string; path: string }) => r.ref },
+      { header: 'Labels', value: (r: { ref: string; path: string }) => r.path },
+    ]);
+    const lines = io.out().trimEnd().split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(60);
+    const inside = lines.map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+    expect(inside.map((c) => c[0] ?? '').join('')).toContain(ref);
+    expect(inside.map((c) => c[1] ?? '').join('')).toContain(path);
+  });
+});
+
 describe('fitColumns', () => {
   it('leaves natural widths alone when they fit', () => {
     expect(fitColumns([5, 10], 80)).toBeUndefined();
@@ -57,9 +74,14 @@ describe('fitColumns', () => {
     expect(w.reduce((a, b) => a + b, 0) + 3).toBeLessThanOrEqual(60);
     expect(w[0]).toBe(10);
   });
-  it('never cuts a column below its longest word, even if the table then overflows', () => {
-    const w = fitColumns([19, 80], 20, [19, 7])!;
-    expect(w).toEqual([21, 9]);
+  it('keeps columns at least as wide as their longest word while that fits', () => {
+    const w = fitColumns([19, 80], 40, [19, 7])!;
+    expect(w).toEqual([21, 16]);
+  });
+  it('when the longest words do not fit either, shrinks further (down to 6) rather than overflow the terminal', () => {
+    const w = fitColumns([80, 80, 3], 60, [80, 80, 3])!;
+    expect(w.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(60);
+    expect(w[2]).toBe(5);
   });
 });
 
