@@ -264,8 +264,12 @@ async function sendRawNow(target: PrinterTarget, data: Uint8Array, opts: Printer
   await printer.raw(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
 }
 
-/** How long a printer may take to close its side once it has the whole label before it counts as sent anyway. */
-const CLOSE_GRACE_MS = 2000;
+/**
+ * How long to wait for the printer's close once it has the whole label, before it counts as sent anyway (a
+ * printer that keeps the connection open after the job has the bytes all the same); short, since a batch
+ * sends its labels one after another.
+ */
+const CLOSE_GRACE_MS = 250;
 /**
  * How long after the bytes are written a printer that refuses the job (closes at once: busy with another
  * connection, in an error state) has to say so, before our end of the job: a raw port never closes before it.
@@ -309,7 +313,6 @@ export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInte
             timer = setTimeout(() => {
               ended = true;
               socket.end();
-              // A printer that keeps the connection open after the end of the job has the bytes all the same.
               timer = setTimeout(() => done(), CLOSE_GRACE_MS);
             }, SETTLE_MS);
           });
