@@ -247,6 +247,28 @@ export function exportCell(col: SkuColumn, sku: SkuRecord): string {
   }
 }
 
+/**
+ * Whether a SKU already has every value a PATCH would send: each attribute read back the way an export and an
+ * import of it would read it (`5.00` and 5, `{code: "DE"}` and "DE"), custom fields as text. An unchanged row of
+ * an exported file then sends nothing, and is counted as such.
+ */
+export function alreadyHas(current: SkuRecord, request: SkuWrite): boolean {
+  for (const [key, want] of Object.entries(request)) {
+    if (key === 'custom_fields') {
+      const have = customFieldsOf(current);
+      for (const [k, v] of Object.entries((want ?? {}) as Record<string, unknown>)) if (have[k] !== String(v)) return false;
+      continue;
+    }
+    const col = skuColumn(key);
+    if (!col) return false;
+    const text = exportCell(col, current);
+    if (text === '') return false;
+    const have = parseCell(col, text, { unescape: true });
+    if (!have.ok || have.value !== want) return false;
+  }
+  return true;
+}
+
 /** The custom field values of a SKU as text (objects and arrays as JSON). */
 export function customFieldsOf(sku: SkuRecord): Record<string, string> {
   const cf = sku.custom_fields;

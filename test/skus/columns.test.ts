@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSkuHeaders, exportCell, parseCell, parseSkuRow, skuColumn, SKU_COLUMNS, type RowCell } from '../../src/skus/columns.js';
+import { alreadyHas, checkSkuHeaders, exportCell, parseCell, parseSkuRow, skuColumn, SKU_COLUMNS, type RowCell } from '../../src/skus/columns.js';
 
 const cells = (o: Record<string, string>): RowCell[] => Object.entries(o).map(([column, value]) => ({ column, header: column.toUpperCase(), value }));
 
@@ -113,5 +113,18 @@ describe('exportCell', () => {
     expect(byName('active')).toBe('false');
     expect(byName('item_handling')).toBe('PACKABLE');
     expect(byName('product_name')).toBe('');
+  });
+});
+
+describe('alreadyHas', () => {
+  const current = { sku: 'A-1', product_name: '=odd', value_ex_vat: '5.00', gross_weight: 100, country_of_origin: { code: 'DE', name: 'Germany' }, active: true, custom_fields: { hazard: '3' } };
+  it('reads the API values as an export and an import would ("5.00" is 5, {code} is the code)', () => {
+    expect(alreadyHas(current, { sku: 'A-1', product_name: '=odd', value_ex_vat: 5, gross_weight: 100, country_of_origin: 'DE', active: true, custom_fields: { hazard: '3' } })).toBe(true);
+  });
+  it('any value that differs, or that the SKU lacks, means the row changes it', () => {
+    expect(alreadyHas(current, { sku: 'A-1', value_ex_vat: 5.5 })).toBe(false);
+    expect(alreadyHas(current, { sku: 'A-1', country_of_origin: 'FR' })).toBe(false);
+    expect(alreadyHas(current, { sku: 'A-1', net_weight: 90 })).toBe(false);
+    expect(alreadyHas(current, { sku: 'A-1', custom_fields: { hazard: '4' } })).toBe(false);
   });
 });

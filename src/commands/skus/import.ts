@@ -16,7 +16,7 @@ import { InputError, NotFoundError, UsageError, ValidationError, type InputProbl
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { withoutBom } from '../../shipment-input/read.js';
-import { parseSkuRow, type RowCell, type SkuWrite } from '../../skus/columns.js';
+import { alreadyHas, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import { valuesUnderNoHeader } from '../../csv/headers.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
@@ -36,7 +36,8 @@ export interface ImportOptions {
 
 /** The summary a task stores in the journal and reports. */
 export interface SkuImportResult {
-  action: 'created' | 'updated';
+  /** unchanged: the SKU already had every value of the row (nothing sent). */
+  action: 'created' | 'updated' | 'unchanged';
   id?: string;
 }
 
@@ -242,11 +243,16 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
       async execute(task, signal) {
         const { request } = task.input;
         let exists = true;
+        let current: unknown;
         try {
-          await api.skus.get(task.key, { signal });
+          current = await api.skus.get(task.key, { signal });
         } catch (err) {
           if (!(err instanceof NotFoundError)) throw err;
           exists = false;
+        }
+        // An exported row imported unedited: nothing to send (a PUT would still reset what the row leaves out).
+        if (exists && !opts.replace && current && typeof current === 'object' && alreadyHas(current as SkuRecord, request as SkuWrite)) {
+          return { action: 'unchanged', id: idOf(current) };
         }
         if (!exists) {
           try {
@@ -264,7 +270,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
       // The summary (text and JSON) counts updates apart from creations.
       statusOf: (result) => result.action ?? 'created',
     },
-    statuses: ['created', 'updated'],
+    statuses: ['created', 'updated', 'unchanged'],
     jsonLine: (r) => {
       const line: Record<string, unknown> = { row: r.task.rows[0], sku: r.task.key, status: statusOf(r) };
       if (r.result?.id) line.id = r.result.id;

@@ -247,8 +247,13 @@ describe('skus import', () => {
     const summary = JSON.parse(j.stderr.trim().split('\n').pop()!).summary;
     expect(summary).toMatchObject({ total: 5, created: 3, updated: 2, skipped: 0, failed: 0 });
 
-    // The same rows again: now every one is an update.
-    const t = await ship(['skus', 'import', file('count2.csv', `sku,product_name\n${rows}\n`)]);
+    // The same rows again: every SKU already has those values, so nothing is sent.
+    const same = await ship(['skus', 'import', file('count2.csv', `sku,product_name\n${rows}\n`)]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).toMatch(/^ {2}created\s+0\n {2}updated\s+0\n {2}unchanged\s+5\n/m);
+    // Edited rows: every one is an update.
+    const edited = rows.replace(/Counted /g, 'Recounted ');
+    const t = await ship(['skus', 'import', file('count3.csv', `sku,product_name\n${edited}\n`)]);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stderr).toMatch(/^ {2}created\s+0\n {2}updated\s+5\n/m);
     expect(t.stderr).toMatch(/updates sent with PATCH/);
@@ -284,11 +289,10 @@ describe('skus export', () => {
     const i = await ship(['skus', 'import', out, '--json']);
     expect(i.code, i.stderr).toBe(0);
     const statuses = i.stdout.trim().split('\n').map((l) => JSON.parse(l).status);
-    expect(statuses.every((s) => s === 'updated')).toBe(true);
+    // Every row already matches its SKU: nothing is sent, not even a PATCH that would touch updated_at.
+    expect(statuses.every((s) => s === 'unchanged')).toBe(true);
     expect(statuses).toHaveLength(before.length);
-    const after = await allSkus(env);
-    const strip = (xs: any[]) => xs.map(({ updated_at: _u, ...rest }) => rest);
-    expect(strip(after)).toEqual(strip(before));
+    expect(await allSkus(env)).toEqual(before);
   });
 
   it('writes to stdout with -o -', async () => {
