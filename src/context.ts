@@ -192,6 +192,8 @@ export function createContext(init: CtxInit): Ctx {
       if (!p) {
         p = (async () => {
           const s = await ctx.settings();
+          // No credentials because --profile or SHIP_PROFILE names a profile that does not exist: say that.
+          if (!s.apiKey || (needToken && !s.token)) await refuseUnknownProfile(ctx);
           if (!s.apiKey) {
             throw new AuthError('no API key configured', {}, {
               hint: 'set SHIP_API_KEY, or run `ship login --api-key KEY`',
@@ -219,6 +221,23 @@ export function createContext(init: CtxInit): Ctx {
     },
   };
   return ctx;
+}
+
+/** A usage error when the profile chosen by --profile or SHIP_PROFILE is not in the config file (a typo). */
+async function refuseUnknownProfile(ctx: Ctx): Promise<void> {
+  let store;
+  try {
+    store = await ctx.config();
+  } catch {
+    return;
+  }
+  const { name, source, origin } = store.selected;
+  if (source !== 'flag' && source !== 'env') return;
+  const names = store.profileNames();
+  if (names.includes(name)) return;
+  throw new UsageError(`${origin}: no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)'}`, {
+    hint: `to start one: ship login --profile ${name}`,
+  });
 }
 
 /** The spinner shown while a request to the service is out (a person at a terminal only; see output/wait.ts). */

@@ -131,6 +131,12 @@ describe('ship config', () => {
     expect(typo.stderr).toContain('config use: no profile "stagign" (profiles: staging)');
     expect(typo.stderr).toContain('ship config use stagign --create');
     expect(file().current_profile).toBe('staging');
+    // A command that needs credentials under a --profile or SHIP_PROFILE no profile has: the name is the problem.
+    const missing = await ship(['--profile', 'stagign', 'services']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--profile: no profile "stagign" (profiles: staging)');
+    const fromEnv = await ship(['services'], { env: { SHIP_PROFILE: 'prod' } });
+    expect(fromEnv.stderr).toContain('SHIP_PROFILE: no profile "prod"');
     const created = await ship(['config', 'use', 'eu', '--create']);
     expect(created.code).toBe(0);
     expect(created.stderr).toContain('Now using profile eu (new and empty');
