@@ -86,11 +86,13 @@ describe('ship skus (built binary)', () => {
     expect(one.country_of_origin.code).toBe('DE');
     expect(one.description_short).toBe(before.get('E2E-000001').description_short); // not in the file: unchanged
 
-    // The same file again (the finished run left no journal): every row is now an update, and the text
-    // summary says so.
+    // The same file again (the finished run left no journal): every SKU already has those values, so
+    // nothing is sent, and the text summary says so.
+    seen.length = 0;
     const again = await shipVia(['skus', 'import', file]);
     expect(again.exitCode, String(again.stderr)).toBe(0);
-    expect(String(again.stderr)).toMatch(/^ {2}created\s+0\n {2}updated\s+100\n/m);
+    expect(String(again.stderr)).toMatch(/^ {2}created\s+0\n {2}updated\s+0\n {2}unchanged\s+100\n/m);
+    expect(seen.filter((s) => !s.startsWith('GET '))).toEqual([]);
   });
 
   it('refuses a file with bad rows before sending anything', async () => {
@@ -149,17 +151,20 @@ describe('ship skus (built binary)', () => {
     const i = await shipVia(['skus', 'import', out, '--json']);
     expect(i.exitCode, String(i.stderr)).toBe(0);
     const statuses = String(i.stdout).trim().split('\n').map((l) => JSON.parse(l).status);
-    expect(statuses.filter((s) => s === 'updated')).toHaveLength(before.length);
-    expect(seen.filter((s) => s.startsWith('PATCH '))).toHaveLength(before.length);
+    // Every row matches its SKU: nothing is sent, not even a PATCH (updated_at stays as it was).
+    expect(statuses.filter((s) => s === 'unchanged')).toHaveLength(before.length);
+    expect(seen.filter((s) => !s.startsWith('GET '))).toEqual([]);
+    expect(await allSkus(env)).toEqual(before);
     const strip = (xs: any[]) => xs.map(({ updated_at: _u, ...rest }) => rest);
-    expect(strip(await allSkus(env))).toEqual(strip(before));
 
-    // Edit one cell of one row: only that attribute of that SKU changes.
+    // Edit one cell of one row: only that attribute of that SKU changes, with one PATCH.
     const edited = text.replace(/^RT-000005,[^,\n]*,/m, 'RT-000005,Product five,');
     expect(edited).not.toBe(text);
     writeFileSync(out, edited);
+    seen.length = 0;
     const i2 = await shipVia(['skus', 'import', out]);
     expect(i2.exitCode, String(i2.stderr)).toBe(0);
+    expect(seen.filter((s) => s.startsWith('PATCH ')).map((s) => decodeURIComponent(s.split('/').pop()!))).toEqual(['RT-000005']);
     const after = strip(await allSkus(env));
     const expected = strip(before).map((s) => (s.sku === 'RT-000005' ? { ...s, product_name: 'Product five' } : s));
     expect(after).toEqual(expected);
