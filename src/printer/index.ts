@@ -288,6 +288,8 @@ export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInte
     execute: (buffer: Buffer) =>
       new Promise<void>((resolve, reject) => {
         const socket = net.connect({ host: target.host, port: target.port, timeout: timeoutMs });
+        // Read (and drop) whatever the printer says: a paused socket never reports the printer's close.
+        socket.resume();
         let connected = false;
         let written = false;
         let ended = false;
@@ -309,6 +311,7 @@ export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInte
         socket.on('connect', () => {
           connected = true;
           socket.write(buffer, () => {
+            if (settled) return;
             written = true;
             timer = setTimeout(() => {
               ended = true;

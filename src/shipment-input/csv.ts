@@ -55,10 +55,10 @@ export async function disposeCsvInput(): Promise<void> {
 /** Reads and validates the --csv file completely; throws InputError listing every problem. */
 export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { only?: string; keep?: boolean | 'json' } = {}): Promise<LoadedCsv> {
   const path = o.csv!;
-  // stdin is one stream: it can carry the orders or the customs table, not both.
-  for (const [flag, value] of [['--customs', o.customs], ['--map', o.map]] as const) {
-    if (path === '-' && value === '-') throw new UsageError(`--csv - and ${flag} - both read stdin: give one of them as a file`);
-  }
+  // stdin is one stream: it can carry one of the orders, the customs table and the column map.
+  const fromStdin = ([['--csv', path], ['--customs', o.customs], ['--map', o.map]] as const).filter(([, v]) => v === '-').map(([flag]) => `${flag} -`);
+  if (fromStdin.length === 2) throw new UsageError(`${fromStdin[0]} and ${fromStdin[1]} both read stdin: give one of them as a file`);
+  if (fromStdin.length > 2) throw new UsageError(`${fromStdin.join(', ')} all read stdin: give all but one of them as files`);
   const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv') } : { path };
   // Read before the orders, so a table problem is reported as the table's, whichever file is on stdin.
   const customs = o.customs === '-' ? await loadCustomsTable(await spoolStdin(ctx, '--customs'), 'stdin') : o.customs ? await loadCustomsTable(o.customs) : undefined;

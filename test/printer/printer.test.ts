@@ -158,6 +158,19 @@ describe('raw sending', () => {
     }
   });
 
+  it('a printer that answers something and closes at once is an error too (its close is noticed)', async () => {
+    const server = createServer((sock) => {
+      sock.on('error', () => {});
+      sock.resume();
+      sock.end('BUSY\r\n');
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const err = await sendRaw({ host: '127.0.0.1', port, url: `tcp://127.0.0.1:${port}` }, Buffer.from('^XA^FDx^FS^XZ'), { timeoutMs: 2000 }).catch((e: Error) => e);
+    expect((err as Error)?.message).toMatch(/closed the connection before taking the label|reset the connection/);
+  });
+
   it('a printer that stops reading: the error says how far it got (part of the label may have printed)', async () => {
     const held: Socket[] = [];
     const server = createServer((sock) => {

@@ -354,6 +354,9 @@ describe('ship create --csv', () => {
     const both = await ship(['create', '--csv', '-', '--map', '-', '--dry-run'], { stdin: 'x' });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--csv - and --map - both read stdin');
+    const tableAndMap = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--customs', '-', '--map', '-', '--dry-run'], { stdin: 'x' });
+    expect(tableAndMap.code).toBe(2);
+    expect(tableAndMap.stderr).toContain('--customs - and --map - both read stdin');
   });
 
   it('on a terminal with --yes: no question, and a table of results at the end', async () => {
