@@ -160,17 +160,28 @@ async function mixedEncodingError(fh: FileHandle, offset: number, name: string, 
   let row = 1;
   let field = 0;
   let quoted = false;
+  // Where the header row starts and ends: after Excel's `sep=X` line when the file has one (not a row: readCsv
+  // skips it, and rows are numbered as a spreadsheet shows them).
+  let headerStart = 0;
   let headerEnd = -1;
   let head: Buffer | undefined;
   let delim = delimiter?.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : undefined;
   for (let pos = 0; pos < offset; ) {
     const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, offset - pos), pos);
     if (bytesRead === 0) break;
+    let from = 0;
     if (pos === 0) {
       head = Buffer.from(buf.subarray(0, bytesRead));
-      if (delim === undefined) delim = detectDelimiter(head.toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
+      const nl = head.indexOf(0x0a);
+      const first = head.subarray(0, nl < 0 ? head.length : nl).toString('utf8');
+      const declared = declaredDelimiter(first);
+      if (declared !== undefined && nl >= 0) {
+        headerStart = from = nl + 1;
+        if (delim === undefined && declared.charCodeAt(0) < 0x80) delim = declared.charCodeAt(0);
+      }
+      if (delim === undefined) delim = detectDelimiter(head.subarray(headerStart).toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
     }
-    for (let i = 0; i < bytesRead; i++) {
+    for (let i = from; i < bytesRead; i++) {
       const b = buf[i];
       if (b === 0x22) quoted = !quoted;
       else if (quoted) continue;
@@ -185,7 +196,7 @@ async function mixedEncodingError(fh: FileHandle, offset: number, name: string, 
   let column: string | undefined;
   if (row > 1 && head && headerEnd >= 0 && headerEnd <= head.length && delim !== undefined) {
     const { parse } = await import('csv-parse/sync');
-    const [header] = parse(head.subarray(0, headerEnd), { bom: true, delimiter: String.fromCharCode(delim), relax_column_count: true, relax_quotes: true }) as string[][];
+    const [header] = parse(head.subarray(headerStart, headerEnd), { bom: true, delimiter: String.fromCharCode(delim), relax_column_count: true, relax_quotes: true }) as string[][];
     column = header?.[field]?.trim() || undefined;
   }
   return new InputError(`${name} is not valid utf-8 text`, [{ row, ...(column ? { column } : {}), message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }], {

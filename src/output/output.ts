@@ -157,10 +157,17 @@ export class Output {
         compact: !widths && !cells.some((row) => row.some((c) => c.includes('\n'))),
       },
       wordWrap: true,
-      // Between words; inside a word only when a column had to be narrower than its longest one (fitColumns).
-      wrapOnWordBoundary: !widths || widths.every((w, i) => w - 2 >= Math.max(longestWord(columns[i].header), ...cells.map((row) => longestWord(row[i])))),
+      wrapOnWordBoundary: true,
       ...(widths ? { colWidths: widths } : {}),
     });
+    // A column fitColumns made narrower than its longest word: those words are split to its width here (the
+    // other columns still wrap between words only).
+    if (widths) {
+      for (let i = 0; i < columns.length; i++) {
+        const inner = widths[i] - 2;
+        for (const row of cells) if (longestWord(row[i]) > inner) row[i] = splitLongWords(row[i], inner);
+      }
+    }
     for (const row of cells) table.push(row);
     this.line(table.toString());
   }
@@ -193,6 +200,14 @@ export function cellText(v: unknown): string {
 
 function longestLine(text: string): number {
   return Math.max(0, ...text.split('\n').map((l) => l.length));
+}
+
+/** The text with every word longer than `width` cut into lines of `width` characters (nothing dropped). */
+function splitLongWords(text: string, width: number): string {
+  return text
+    .split(/(\s+)/)
+    .map((part) => (part.length > width && !/\s/.test(part) ? (part.match(new RegExp(`.{1,${Math.max(1, width)}}`, 'gu')) ?? [part]).join('\n') : part))
+    .join('');
 }
 
 /** Length of the longest whitespace-separated word: a column narrower than that would truncate data. */

@@ -105,6 +105,9 @@ describe('CSV encodings', () => {
     await expect(loadCsv({ source: { path: p }, layout: contractLayout({}) })).rejects.toBeInstanceOf(InputError);
     // --encoding still decides.
     expect((await records(p, 'windows-1252'))[1][1]).toBe('ZoÃ« MÃ¼ller');
+    // Excel's `sep=;` first line is not a row (readCsv skips it): the same row and column.
+    const withSep = file('mixed-sep.csv', Buffer.concat([Buffer.from('sep=;\r\n'), mixed]));
+    expect((await detectCsvEncoding(withSep, { name: 'mixed-sep.csv' }).catch((e) => e)).problems).toEqual([expect.objectContaining({ row: 4, column: 'to_name' })]);
 
     // The stray byte first and the UTF-8 after it (here beyond the first megabyte), or a UTF-8 byte-order mark.
     const pad = `P;${'y'.repeat(98)}\n`.repeat(12_000);

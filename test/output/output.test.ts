@@ -63,6 +63,19 @@ describe('Output.table on a narrow terminal', () => {
     expect(inside.map((c) => c[0] ?? '').join('')).toContain(ref);
     expect(inside.map((c) => c[1] ?? '').join('')).toContain(path);
   });
+
+  it('splits only the squeezed column\'s long words: prose in another column still wraps between words', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 50 };
+    type R = { ref: string; note: string };
+    await new Output(io, mode).table([{ ref: 'REF-' + 'Z'.repeat(60), note: 'Leave with reception please, ring twice' }], [
+      { header: 'Shipment', value: (r: R) => r.ref },
+      { header: 'Note', value: (r: R) => r.note },
+    ]);
+    const lines = io.out().trimEnd().split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(50);
+    const notes = lines.map((l) => (l.split('│')[2] ?? '').trim()).filter(Boolean);
+    for (const word of ['Leave', 'with', 'reception', 'please,', 'ring', 'twice']) expect(notes.some((n) => n.split(' ').includes(word)), word).toBe(true);
+  });
 });
 
 describe('fitColumns', () => {
