@@ -127,7 +127,7 @@ export async function detectCsvEncoding(path: string, opts: { name?: string; del
           multiByte ||= !isAscii(chunk.subarray(0, bad)) || hasMultiByteUtf8(chunk.subarray(bad + 1));
         }
       } else if (!multiByte) multiByte = hasMultiByteUtf8(chunk);
-      if (invalidAt >= 0 && multiByte) throw await mixedEncodingError(fh, invalidAt, opts.name ?? path, opts.delimiter);
+      if (invalidAt >= 0 && multiByte) throw await mixedEncodingError(fh, path, invalidAt, opts.name ?? path, opts.delimiter);
       if (bytesRead === 0) break;
       buf.copyWithin(0, end - tail, end);
       carry = tail;
@@ -155,50 +155,43 @@ export function hasMultiByteUtf8(b: Buffer): boolean {
  * The InputError for a file that is UTF-8 but for some bytes: the row (as readCsv counts them: line breaks
  * inside quotes do not end a row) and, when the header is readable, the column of the first bad byte.
  */
-async function mixedEncodingError(fh: FileHandle, offset: number, name: string, delimiter: string | undefined): Promise<InputError> {
+async function mixedEncodingError(fh: FileHandle, path: string, offset: number, name: string, delimiter: string | undefined): Promise<InputError> {
   const buf = Buffer.alloc(1024 * 1024);
   let row = 1;
   let field = 0;
   let quoted = false;
-  // Where the header row starts and ends: after Excel's `sep=X` line when the file has one (not a row: readCsv
-  // skips it, and rows are numbered as a spreadsheet shows them).
-  let headerStart = 0;
-  let headerEnd = -1;
-  let head: Buffer | undefined;
+  // Excel's `sep=X` first line is not a row (readCsv skips it, and rows are numbered as a spreadsheet shows them).
+  let sepLine = false;
   let delim = delimiter?.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : undefined;
   for (let pos = 0; pos < offset; ) {
     const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, offset - pos), pos);
     if (bytesRead === 0) break;
     let from = 0;
     if (pos === 0) {
-      head = Buffer.from(buf.subarray(0, bytesRead));
+      const head = buf.subarray(0, bytesRead);
       const nl = head.indexOf(0x0a);
-      const first = head.subarray(0, nl < 0 ? head.length : nl).toString('utf8');
-      const declared = declaredDelimiter(first);
+      const declared = declaredDelimiter(head.subarray(0, nl < 0 ? head.length : nl).toString('utf8'));
       if (declared !== undefined && nl >= 0) {
-        headerStart = from = nl + 1;
+        sepLine = true;
+        from = nl + 1;
         if (delim === undefined && declared.charCodeAt(0) < 0x80) delim = declared.charCodeAt(0);
       }
-      if (delim === undefined) delim = detectDelimiter(head.subarray(headerStart).toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
+      if (delim === undefined) delim = detectDelimiter(head.subarray(from).toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
     }
     for (let i = from; i < bytesRead; i++) {
       const b = buf[i];
       if (b === 0x22) quoted = !quoted;
       else if (quoted) continue;
       else if (b === 0x0a) {
-        if (row === 1) headerEnd = pos + i;
         row++;
         field = 0;
       } else if (b === delim) field++;
     }
     pos += bytesRead;
   }
-  let column: string | undefined;
-  if (row > 1 && head && headerEnd >= 0 && headerEnd <= head.length && delim !== undefined) {
-    const { parse } = await import('csv-parse/sync');
-    const [header] = parse(head.subarray(headerStart, headerEnd), { bom: true, delimiter: String.fromCharCode(delim), relax_column_count: true, relax_quotes: true }) as string[][];
-    column = header?.[field]?.trim() || undefined;
-  }
+  // The header is before the bad byte (row > 1), so it reads as UTF-8.
+  const header = row > 1 && delim !== undefined ? await headerOf(path, 'utf-8', String.fromCharCode(delim), sepLine ? 1 : 0) : undefined;
+  const column = header?.[field] || undefined;
   return new InputError(`${name} is not valid utf-8 text`, [{ row, ...(column ? { column } : {}), message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }], {
     hint: 'retype that row (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
   });

@@ -182,7 +182,6 @@ export class Output {
   }
 }
 
-/** A cell value as text: empty for null/undefined, yes/no for booleans. */
 /**
  * A cell of a tab-separated line: a tab or line break inside a value (a multi-line description) would split it
  * into more columns or lines, so they are written as \t and \n, and a backslash as \\ (the usual escapes).
@@ -191,6 +190,7 @@ export function tsvCell(text: string): string {
   return /[\t\n\r\\]/.test(text) ? text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r\n|\n|\r/g, '\\n') : text;
 }
 
+/** A cell value as text: empty for null/undefined, yes/no for booleans. */
 export function cellText(v: unknown): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'boolean') return v ? 'yes' : 'no';

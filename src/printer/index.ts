@@ -321,7 +321,8 @@ export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInte
           });
         });
         // The printer's close: the end of the job when it follows ours, a refusal when it comes first.
-        socket.on('end', () => (ended ? done() : done(notTaken('closed the connection before taking the label'))));
+        const closed = () => (ended ? done() : done(notTaken('closed the connection before taking the label')));
+        socket.on('end', closed);
         socket.on('error', (e: NodeJS.ErrnoException) => {
           if (!connected) return done(unreachable(target, timeoutMs, e));
           done(notTaken(e.code === 'ECONNRESET' || e.code === 'EPIPE' ? 'reset the connection before taking the whole label' : `failed while taking the label (${e.message})`, e));
@@ -331,7 +332,7 @@ export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInte
           if (written) return done();
           done(notTaken(`stopped taking data after ${socket.bytesWritten} of ${buffer.length} bytes (no progress for ${timeoutMs / 1000}s): part of the label may have printed`));
         });
-        socket.on('close', () => (ended ? done() : done(notTaken('closed the connection before taking the label'))));
+        socket.on('close', closed);
       }),
   };
 }

@@ -171,17 +171,7 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
   });
 
   it('tracking moves forward on its own: ship track --watch against ship sandbox ends at DELIVERED (exit 0)', async () => {
-    const s = await startBinary(['sandbox', '--port', '0', '--auto-advance', '0.3']);
-    const baseUrl = s.lines[0];
-    const login = await fetch(`${baseUrl}/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' },
-      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
-    });
-    const env = { SHIP_BASE_URL: baseUrl, SHIP_API_KEY: 'sandbox-api-key', SHIP_TOKEN: ((await login.json()) as { data: { token: string } }).data.token };
-    const dir = mkdtempSync(join(tmpdir(), 'ship-e2e-watch-'));
-    const created = await ship(['create', '--reference', 'W-1', '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--weight', '500', '-o', dir, '--quiet'], { env });
-    expect(created.exitCode, String(created.stderr)).toBe(0);
+    const { s, env } = await sandboxWithShipment('0.3', 'W-1');
     const watched = await ship(['track', 'W-1', '--watch', '--interval', '1', '--json'], { env });
     expect(watched.exitCode, String(watched.stderr)).toBe(0);
     // With --watch, one JSON document printed once at the end.
@@ -192,17 +182,7 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
   });
 
   it('track --watch --json stopped by a signal (Ctrl-C, `timeout`) still prints the last known state, then exits 130', async () => {
-    const s = await startBinary(['sandbox', '--port', '0', '--auto-advance', '0']);
-    const baseUrl = s.lines[0];
-    const login = await fetch(`${baseUrl}/tokens`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' },
-      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
-    });
-    const env = { SHIP_BASE_URL: baseUrl, SHIP_API_KEY: 'sandbox-api-key', SHIP_TOKEN: ((await login.json()) as { data: { token: string } }).data.token };
-    const dir = mkdtempSync(join(tmpdir(), 'ship-e2e-watch-'));
-    const created = await ship(['create', '--reference', 'W-2', '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--weight', '500', '-o', dir, '--quiet'], { env });
-    expect(created.exitCode, String(created.stderr)).toBe(0);
+    const { s, env } = await sandboxWithShipment('0', 'W-2');
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const watching = ship(['track', 'W-2', '--watch', '--interval', '0.2', '--json'], { env });
       await new Promise((r) => setTimeout(r, 1500));
@@ -255,3 +235,19 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     expect((await again.exited).code).toBe(0);
   });
 });
+
+/** `ship sandbox` as its own process, logged in, with one shipment REF created through the binary. */
+async function sandboxWithShipment(autoAdvance: string, ref: string) {
+  const s = await startBinary(['sandbox', '--port', '0', '--auto-advance', autoAdvance]);
+  const baseUrl = s.lines[0];
+  const login = await fetch(`${baseUrl}/tokens`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' },
+    body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
+  });
+  const env = { SHIP_BASE_URL: baseUrl, SHIP_API_KEY: 'sandbox-api-key', SHIP_TOKEN: ((await login.json()) as { data: { token: string } }).data.token };
+  const dir = mkdtempSync(join(tmpdir(), 'ship-e2e-watch-'));
+  const created = await ship(['create', '--reference', ref, '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--weight', '500', '-o', dir, '--quiet'], { env });
+  expect(created.exitCode, String(created.stderr)).toBe(0);
+  return { s, env };
+}

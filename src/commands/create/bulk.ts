@@ -269,6 +269,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   if (thrown !== undefined) throw thrown;
 }
 
+/** Up to five references joined by `sep`, then how many more (with `note`). */
+function firstFew(refs: readonly string[], sep: string, note = ''): string {
+  return refs.slice(0, 5).join(sep) + (refs.length > 5 ? `${sep}… (${refs.length - 5} more${note})` : '');
+}
+
 /**
  * The run's error when the printer failed during it: every shipment was handled (created, its label files
  * written), but the labels of some never reached the printer, and a rerun skips those shipments; so say which,
@@ -276,7 +281,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
  */
 function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string): ShipError {
   const name = printer.name ?? printer.url;
-  const shown = refs.slice(0, 5).join(' ') + (refs.length > 5 ? ` … (${refs.length - 5} more: "labels_not_sent" in the JSON lines)` : '');
+  const shown = firstFew(refs, ' ', ': "labels_not_sent" in the JSON lines');
   return new ShipError(`printer ${name} failed (${cause instanceof Error ? cause.message : String(cause)}): the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent: ${shown}`, ExitCode.Failure, {
     hint: `their label files are in ${dir}; when the printer is back, send them with \`ship print REF --printer ${name}\` (a rerun of this command skips created shipments and prints nothing)`,
     cause,
@@ -290,7 +295,7 @@ function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string
  * tracking references must be checked before use.
  */
 export function existedWarning(refs: string[], labelsDir?: string): string {
-  const shown = refs.slice(0, 5).join(', ') + (refs.length > 5 ? `, … (${refs.length - 5} more)` : '');
+  const shown = firstFew(refs, ', ');
   const n = refs.length;
   return (
     `${n} shipment reference${n === 1 ? ' was' : 's were'} already on the service, not created by this run's journal: ${shown}. ` +
