@@ -139,7 +139,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   let printerFailure: unknown;
   let labelsSent = 0;
   const notSent = new Map<string, number>();
-  const printCreated = async (ref: string, labels: readonly string[]): Promise<void> => {
+  // A shipment cut in two (some of its parcels' labels went out before the printer failed): the tracking
+  // references of the parcels not sent, so the hint resends those alone, not the whole shipment.
+  const cutShipments = new Map<string, string[]>();
+  const printCreated = async (ref: string, labels: readonly string[], parcelRefs: readonly string[]): Promise<void> => {
     if (!printer || labels.length === 0) return;
     let sent = 0;
     if (printerFailure === undefined) {
@@ -151,6 +154,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
     labelsSent += sent;
     if (sent < labels.length) notSent.set(ref, labels.length - sent);
+    // One label file per parcel, in parcel order (labels/index.ts).
+    if (sent > 0 && sent < labels.length && parcelRefs.length === labels.length) cutShipments.set(ref, parcelRefs.slice(sent));
   };
 
   const compact = loaded.compact;
@@ -190,7 +195,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           if (r.status === 'skipped' && r.skipReason === 'exists') existedBefore.push(r.task.key);
           if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (cancel it and rerun to apply the change)`);
           if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
-          if (printer && r.status === 'created' && r.result) await printCreated(r.task.key, r.result.labels);
+          if (printer && r.status === 'created' && r.result) await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
           if (o.merge && r.result) mergeList.push(...r.result.labels);
           if (r.status === 'failed' || o.results) {
             outcomes.set(r.task.key, {
@@ -244,7 +249,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
   if (existedBefore.length) out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   if (printer && printerFailure !== undefined) {
-    const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir);
+    const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments);
     // The run's own error (rows that failed, Ctrl-C) keeps its exit code; the printer's is said beside it.
     if (thrown === undefined) thrown = notSentError;
     else out.warn(`${notSentError.message}; ${notSentError.hint}`);
@@ -279,11 +284,17 @@ function firstFew(refs: readonly string[], sep: string, note = ''): string {
  * written), but the labels of some never reached the printer, and a rerun skips those shipments; so say which,
  * and how to send them.
  */
-function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string): ShipError {
+function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string, cut: ReadonlyMap<string, readonly string[]>): ShipError {
   const name = printer.name ?? printer.url;
   const shown = firstFew(refs, ' ', ': "labels_not_sent" in the JSON lines');
+  // `ship print REF` sends every label of REF: for a shipment some of whose labels went out, name the parcels
+  // still to send (ship label sends one parcel's), so no label comes out twice.
+  const cutNotes = [...cut].map(([ref, parcels]) => `of ${ref} only ${parcels.length === 1 ? 'parcel' : 'parcels'} ${parcels.join(', ')} (\`ship label ${parcels[0]} --printer ${name}\`${parcels.length > 1 ? ' for each' : ''})`);
   return new ShipError(`printer ${name} failed (${cause instanceof Error ? cause.message : String(cause)}): the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent: ${shown}`, ExitCode.Failure, {
-    hint: `their label files are in ${dir}; when the printer is back, send them with \`ship print REF --printer ${name}\` (a rerun of this command skips created shipments and prints nothing)`,
+    hint:
+      `their label files are in ${dir}; when the printer is back, send them with \`ship print REF --printer ${name}\`` +
+      (cutNotes.length ? ` — but ${cutNotes.join('; ')}, the others went out` : '') +
+      ' (a rerun of this command skips created shipments and prints nothing)',
     cause,
   });
 }

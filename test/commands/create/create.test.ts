@@ -518,6 +518,9 @@ describe('ship create --csv', () => {
     const err = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
     expect(err.message).toMatch(/^printer tcp:\/\/127\.0\.0\.1:\d+ failed \(.*\): the labels of 3 created shipments were not sent: PF-2 PF-3 PF-4$/);
     expect(err.hint).toContain('ship print REF --printer');
+    // PF-2's first label went out before the printer failed: the hint resends its second parcel alone.
+    const pf2Second = lines[1].tracking_references[1];
+    expect(err.hint).toContain(`but of PF-2 only parcel ${pf2Second} (\`ship label ${pf2Second} --printer tcp://127.0.0.1:${port}\`), the others went out`);
     const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
     expect(summary).toMatchObject({ created: 4, failed: 0 });
   });
