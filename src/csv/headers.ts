@@ -249,7 +249,7 @@ export function valuesUnderNoHeader(header: readonly string[]): (rec: CsvRecord,
       problems.push({
         row: rec.row,
         column: columnName(header, i),
-        message: `a value under no header ("${shown}"): the end of an earlier cell, cut at a comma that was not in quotes? Quote that cell, or give this column a header`,
+        message: `a value under no header ("${shown}"): the end of an earlier cell, cut at a separator (comma, semicolon or tab) that was not in quotes? Quote that cell, or give this column a header`,
       });
     }
   };

@@ -156,6 +156,17 @@ export function hasMultiByteUtf8(b: Buffer): boolean {
  * inside quotes do not end a row) and, when the header is readable, the column of the first bad byte.
  */
 async function mixedEncodingError(fh: FileHandle, path: string, offset: number, name: string, delimiter: string | undefined): Promise<InputError> {
+  const { row, column } = await locateByte(fh, path, offset, delimiter);
+  return new InputError(`${name} is not valid utf-8 text`, [{ row, ...(column ? { column } : {}), message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }], {
+    hint: 'retype that row (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
+  });
+}
+
+/**
+ * The row (as readCsv counts them: line breaks inside quotes do not end a row, Excel's `sep=` line is not one)
+ * and, when the header is readable as UTF-8, the column of the byte at `offset` of a UTF-8 file.
+ */
+async function locateByte(fh: FileHandle, path: string, offset: number, delimiter: string | undefined): Promise<{ row: number; column?: string }> {
   const buf = Buffer.alloc(1024 * 1024);
   let row = 1;
   let field = 0;
@@ -192,9 +203,7 @@ async function mixedEncodingError(fh: FileHandle, path: string, offset: number, 
   // The header is before the bad byte (row > 1), so it reads as UTF-8.
   const header = row > 1 && delim !== undefined ? await headerOf(path, 'utf-8', String.fromCharCode(delim), sepLine ? 1 : 0) : undefined;
   const column = header?.[field] || undefined;
-  return new InputError(`${name} is not valid utf-8 text`, [{ row, ...(column ? { column } : {}), message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }], {
-    hint: 'retype that row (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
-  });
+  return column ? { row, column } : { row };
 }
 
 /** Where the first byte that is not UTF-8 is in `b` (its length when all of it is); a chunk's last, cut character counts as bad. */
@@ -308,18 +317,22 @@ function explainCsvError(code: string | undefined, message: string): string {
  */
 function toUtf8(encoding: string, fatal: boolean): Transform {
   const decoder = new TextDecoder(encoding, { fatal });
-  // Lines before the current chunk, so an error can say where the bad bytes are.
+  // Lines and bytes before the current chunk, so an error can say where the bad bytes are (the line when the
+  // input is a stream; a file's row is found from the byte's offset, as rows and lines differ when a quoted
+  // cell spans lines).
   let lines = 0;
+  let bytes = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       try {
         done(null, Buffer.from(decoder.decode(chunk, { stream: true }), 'utf8'));
         for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+        bytes += chunk.length;
       } catch (e) {
         const at = encoding === 'utf-8' ? firstInvalidUtf8(chunk) : 0;
         let line = lines + 1;
         for (let i = chunk.indexOf(10); i >= 0 && i < at; i = chunk.indexOf(10, i + 1)) line++;
-        done(Object.assign(e as Error, { line }));
+        done(Object.assign(e as Error, { line, ...(encoding === 'utf-8' ? { offset: bytes + at } : {}) }));
       }
     },
     flush(done) {
@@ -430,6 +443,19 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     const err = e as NodeJS.ErrnoException & { records?: number };
     if (err.code === 'ENOENT') throw new UsageError(`no such file: ${name}`);
     if (err.code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      const offset = (err as { offset?: number }).offset;
+      if (offset !== undefined && 'path' in source) {
+        const fh = await open(source.path, 'r');
+        let at: { row: number; column?: string };
+        try {
+          at = await locateByte(fh, source.path, offset, delimiter);
+        } finally {
+          await fh.close();
+        }
+        throw new InputError(`${name} is not valid ${encoding} text`, [{ ...at, message: `bytes that are not ${encoding}` }], {
+          hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
+        });
+      }
       const line = (err as { line?: number }).line ?? row + 1 + skipped;
       throw new InputError(`${name} is not valid ${encoding} text`, [{ row: line - skipped, message: `bytes that are not ${encoding} (on line ${line} of the file)` }], {
         hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',

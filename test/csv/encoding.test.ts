@@ -105,6 +105,8 @@ describe('CSV encodings', () => {
     await expect(loadCsv({ source: { path: p }, layout: contractLayout({}) })).rejects.toBeInstanceOf(InputError);
     // --encoding still decides.
     expect((await records(p, 'windows-1252'))[1][1]).toBe('ZoÃ« MÃ¼ller');
+    // --encoding utf-8 given: the row as counted (row 4, not the file's line 5) and the column, too.
+    await expect(records(p, 'utf-8')).rejects.toMatchObject({ message: expect.stringMatching(/mixed.csv is not valid utf-8 text$/), problems: [{ row: 4, column: 'to_name', message: 'bytes that are not utf-8' }] });
     // Excel's `sep=;` first line is not a row (readCsv skips it): the same row and column.
     const withSep = file('mixed-sep.csv', Buffer.concat([Buffer.from('sep=;\r\n'), mixed]));
     expect((await detectCsvEncoding(withSep, { name: 'mixed-sep.csv' }).catch((e) => e)).problems).toEqual([expect.objectContaining({ row: 4, column: 'to_name' })]);

@@ -219,7 +219,7 @@ describe('problems name the row and the user\'s column', () => {
 
 describe('values under no header', () => {
   const HEAD = `shipment_reference,${ADDR},weight,delivery_instructions`;
-  const UNDER = (value: string) => `a value under no header ("${value}"): the end of an earlier cell, cut at a comma that was not in quotes? Quote that cell, or give this column a header`;
+  const UNDER = (value: string) => `a value under no header ("${value}"): the end of an earlier cell, cut at a separator (comma, semicolon or tab) that was not in quotes? Quote that cell, or give this column a header`;
 
   it('refuses a value under a trailing blank header (an unquoted comma), with every other problem of the file', async () => {
     const p = await problems(`${HEAD},,
