@@ -198,6 +198,9 @@ describe('fastShipmentRequest', () => {
     expect(paths(body({ country: 'fr' }))).toEqual(['parcels.0.items: is required for deliveries outside mainland UK']);
     // Northern Ireland (BT postcodes) is outside mainland UK; the rest of GB needs no items.
     expect(paths(body({ country: 'GB', postcode: 'BT1 5GS' }))).toEqual(['parcels.0.items: is required for deliveries outside mainland UK']);
+    // So are Jersey and Guernsey (JE, GY), often addressed as GB; the Isle of Man and the rest of GB are not.
+    for (const postcode of ['JE2 3AB', 'gy1 1aa']) expect(paths(body({ country: 'GB', postcode }))).toEqual(['parcels.0.items: is required for deliveries outside mainland UK']);
+    expect(paths(body({ country: 'GB', postcode: 'IM1 1AA' }))).toEqual([]);
     expect(paths(body({ country: 'GB', postcode: 'LS1 1AA' }))).toEqual([]);
     expect(fastShipmentRequest(body({ country: 'GB', postcode: 'LS1 1AA' }))).toBeDefined();
   });

@@ -272,6 +272,16 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     expect((await api.post('/shipments', withItems)).status).toBe(201);
   });
 
+  it('nor are Jersey and Guernsey addressed as GB (JE, GY postcodes: outside UK customs); the Isle of Man is', async () => {
+    const to = (postcode: string) => ({ name: 'Ann Le Sueur', line_1: '1 King Street', city: 'St Helier', postcode, country: 'GB' });
+    for (const [ref, postcode] of [['CI-1', 'JE2 4WE'], ['CI-2', 'GY1 2AA']]) {
+      const r = await api.post('/shipments', shipment(ref, { to_address: to(postcode) }));
+      expect(r.status).toBe(400);
+      expect(r.body.data['parcels.0.items']).toEqual(['The parcels.0.items field is required for deliveries outside mainland UK.']);
+    }
+    expect((await api.post('/shipments', shipment('IM-1', { to_address: to('IM1 1AA') }))).status).toBe(201);
+  });
+
   it('a body that is not an object reports every required field, as an empty object does', async () => {
     const empty = await api.post('/shipments', {});
     for (const body of [[], null]) {

@@ -32,9 +32,9 @@ CSV files (--csv FILE):
   a column; {"columns": {…}, "ignore_unknown": true} ignores the rest; an entry that names no header is
   refused when a header is a near miss, else warned about), --allow-unknown-columns ignores them.
   The whole file is checked first: every problem is listed as "row N, column C: rule" and nothing is sent.
-  Outside mainland UK (abroad, and Northern Ireland: BT postcodes) every parcel lists its items, and an item
-  without item_sku needs all of description, full description, origin, tariff code, weight, value and quantity;
-  with item_sku the service's SKU inventory supplies them (ship skus import).
+  Outside mainland UK (abroad; Northern Ireland: BT postcodes; Jersey and Guernsey: JE, GY) every parcel lists
+  its items, and an item without item_sku needs all of description, full description, origin, tariff code,
+  weight, value and quantity; with item_sku the service's SKU inventory supplies them (ship skus import).
   --customs FILE.csv gives them per product instead: columns product (an item's SKU or its description, * for
   any other item without a SKU), country_of_origin, harmonised_code, item_weight (g), full_description (default:
   the item's description). It fills blanks of items leaving mainland UK only (see examples/customs.csv).

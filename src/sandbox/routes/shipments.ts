@@ -26,8 +26,11 @@ import { failedCondition, type ParcelFacts } from './services.js';
 
 /** The account's home country: deliveries elsewhere need customs data. */
 export const HOME_COUNTRY = 'GB';
-/** Northern Ireland's postcodes (BT…): in the UK but not mainland UK, so customs rules apply. */
-const NORTHERN_IRELAND_POSTCODE = /^\s*BT\d/i;
+/**
+ * Postcodes of a GB address where customs rules apply: Northern Ireland (BT…, in the UK but not mainland UK) and
+ * the Channel Islands (JE… Jersey, GY… Guernsey: outside the UK's customs territory, often addressed as GB).
+ */
+const NOT_MAINLAND_POSTCODE = /^\s*(BT|JE|GY)\d/i;
 const FORMATS = ['ZPL', 'PDF', 'PNG'] as const;
 
 /** A validated parcel: the stored parcel's fields before it gets an id, a tracking reference and events. */
@@ -308,8 +311,9 @@ function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft 
   }
 
   const to_address = parseAddress(e, b.to_address);
-  // Customs applies outside mainland UK: abroad, and to Northern Ireland (GB addresses with a BT postcode).
-  const international = to_address.country !== '' && (to_address.country !== HOME_COUNTRY || NORTHERN_IRELAND_POSTCODE.test(to_address.postcode));
+  // Customs applies outside mainland UK: abroad, and to Northern Ireland and the Channel Islands (GB addresses
+  // with a BT, JE or GY postcode).
+  const international = to_address.country !== '' && (to_address.country !== HOME_COUNTRY || NOT_MAINLAND_POSTCODE.test(to_address.postcode));
 
   const parcels: ParcelDraft[] = [];
   const rawParcels = arr(e, b.parcels, 'parcels', { required: true });
