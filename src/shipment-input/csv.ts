@@ -16,7 +16,7 @@ import { apiChecker } from './validate.js';
 export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layout> {
   if (o.preset) {
     if (!(PRESETS as readonly string[]).includes(o.preset)) throw new UsageError(`--preset: unknown preset "${o.preset}" (known: ${PRESETS.join(', ')})`);
-    return presetLayout(o.preset as PresetName);
+    return presetLayout(o.preset as PresetName, { includeFulfilled: o.includeFulfilled === true });
   }
   if (o.map) {
     const text = await readInputText(ctx, o.map, '--map');

@@ -9,6 +9,8 @@ export interface ShipmentInputOptions {
   csv?: string;
   map?: string;
   preset?: string;
+  /** --preset shopify: also orders and line items Shopify marks fulfilled (a replacement, a lost parcel). */
+  includeFulfilled?: boolean;
   allowUnknownColumns?: boolean;
   delimiter?: string;
   /** CSV only: the file's encoding (default: UTF-8, or Windows-1252 when the bytes are not UTF-8). */
@@ -96,6 +98,7 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
     .option('--csv <file>', purpose === 'create' ? 'create shipments in bulk from a CSV file (see "CSV files" below)' : 'read the shipment from a CSV file')
     .option('--map <file.json>', 'rename the CSV headers: {"Their header": "our_column", "Unused": null}')
     .addOption(new Option('--preset <name>', 'read another system\'s export as it is').choices(['shopify']))
+    .option('--include-fulfilled', 'with --preset shopify: also ship orders and line items Shopify marks fulfilled (a replacement)')
     .option('--allow-unknown-columns', 'ignore CSV columns that are not ours (with a warning) instead of refusing the file')
     .option('--delimiter <char>', 'CSV field delimiter (default: a first line sep=X, else detected from the header: , ; or tab)')
     .option('--encoding <name>', 'CSV file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)')
@@ -145,6 +148,7 @@ export function inputKind(o: ShipmentInputOptions): 'csv' | 'file' | 'flags' {
     throw new UsageError('--map, --preset, --allow-unknown-columns, --delimiter, --encoding, --customs and --shipment only apply with --csv FILE');
   }
   if (o.map && o.preset) throw new UsageError('--map and --preset are two ways to read a file: give one');
+  if (o.includeFulfilled && o.preset !== 'shopify') throw new UsageError('--include-fulfilled applies to --preset shopify (a plain CSV has no fulfilment status)');
   if (o.csv) {
     const shipmentOnly = SHIPMENT_FLAGS.filter(([k]) => !['service', 'brand', 'location', 'despatchDate', 'container'].includes(k as string)).filter(([k]) => o[k] !== undefined);
     const parcelOnly = (['weight', 'length', 'width', 'depth', 'value', 'parcels'] as const).filter((k) => o[k] !== undefined);

@@ -129,7 +129,7 @@ describe('--customs with --preset shopify', () => {
     const { presetLayout } = await import('../../src/csv/presets/index.js');
     const { SHOPIFY_EXPORT } = await import('../helpers/shopify.js');
     const customs = await loadCustomsTable(file('product,country_of_origin,harmonised_code,item_weight\nThe Videographer Snowboard,CA,950611,3600\n'), 'snowboards.csv');
-    const r = await loadCsv({ source: { path: SHOPIFY_EXPORT }, layout: await presetLayout('shopify'), validate: await apiValidator(), customs });
+    const r = await loadCsv({ source: { path: SHOPIFY_EXPORT }, layout: await presetLayout('shopify', { includeFulfilled: true }), validate: await apiValidator(), customs });
     expect(r.excluded.filter((e) => e.reason.startsWith('ships outside')).map((e) => [e.reference, e.reason])).toEqual([
       ['#1005', 'ships outside mainland UK and a line item has no SKU: customs needs the origin, tariff code and weight of "The Multi-location Snowboard", which an orders export does not carry (add it to --customs snowboards.csv)'],
       ['#1013', 'ships outside mainland UK and a line item has no SKU: customs needs the origin, tariff code and weight of "Selling Plans Ski Wax - Selling Plans Ski Wax", which an orders export does not carry (add it to --customs snowboards.csv)'],

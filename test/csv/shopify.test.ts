@@ -12,13 +12,27 @@ import { SHOPIFY_EXPORT as FIXTURE, shopifyExportWithSkus } from '../helpers/sho
 const CUSTOMS_REASON = (names: string) =>
   `ships outside mainland UK and line items have no SKU: customs needs the origin, tariff code and weight of ${names}, which an orders export does not carry (give them with --customs FILE.csv)`;
 
-async function loadShopify(path: string, defaults?: Map<string, Cell>) {
-  return loadCsv({ source: { path }, layout: await presetLayout('shopify'), validate: await apiValidator(), defaults });
+async function loadShopify(path: string, defaults?: Map<string, Cell>, includeFulfilled = false) {
+  return loadCsv({ source: { path }, layout: await presetLayout('shopify', { includeFulfilled }), validate: await apiValidator(), defaults });
 }
 
+const FULFILLED = 'already fulfilled (Fulfillment Status; --include-fulfilled ships it again)';
+const LINES_FULFILLED = 'every line item to ship is already fulfilled (Lineitem fulfillment status; --include-fulfilled ships them again)';
+
 describe('--preset shopify', () => {
-  it('leaves out orders abroad whose line items have no SKU (customs data an export never carries), saying why', async () => {
+  it('an export of past orders ships nothing already fulfilled: orders by Fulfillment Status, lines by their own', async () => {
     const r = await loadShopify(FIXTURE);
+    expect(r.shipments).toEqual([]);
+    const reasons = Object.fromEntries(r.excluded.map((e) => [e.reference, e.reason]));
+    // #1011 and #1013 are partial: their gift cards pending (no shipping needed), every line to ship fulfilled.
+    expect(reasons).toMatchObject({ '#1005': FULFILLED, '#1001': FULFILLED, '#1011': LINES_FULFILLED, '#1013': LINES_FULFILLED, '#1017': 'no line item requires shipping', '#1019': 'no shipping address' });
+    expect(r.excluded.filter((e) => e.reason === FULFILLED)).toHaveLength(14);
+    expect(r.excluded).toHaveLength(19);
+  });
+
+  it('leaves out orders abroad whose line items have no SKU (customs data an export never carries), saying why', async () => {
+    // --include-fulfilled (a replacement of the same orders): the genuine export's two shippable orders.
+    const r = await loadShopify(FIXTURE, undefined, true);
     expect(r.rowCount).toBe(40);
     expect(r.shipments).toEqual([]);
     expect(r.excluded.filter((e) => e.reason.startsWith('ships outside mainland UK')).map((e) => [e.reference, e.rows, e.reason])).toEqual([
@@ -31,7 +45,7 @@ describe('--preset shopify', () => {
   it('with --customs, the genuine export ships its two Canadian orders: each line item filled from its product row', async () => {
     const { loadCustomsTable } = await import('../../src/csv/customs.js');
     const customs = await loadCustomsTable(resolve(import.meta.dirname, '../../examples/customs.csv'), 'customs.csv');
-    const r = await loadCsv({ source: { path: FIXTURE }, layout: await presetLayout('shopify'), validate: await apiValidator(), customs });
+    const r = await loadCsv({ source: { path: FIXTURE }, layout: await presetLayout('shopify', { includeFulfilled: true }), validate: await apiValidator(), customs });
     expect(r.shipments.map((s) => [s.reference, s.rows])).toEqual([
       ['#1005', [11, 12]],
       ['#1013', [31, 32]],
@@ -90,11 +104,12 @@ describe('--preset shopify', () => {
     ]);
     expect(r.warnings).toEqual([
       { row: 11, column: 'Shipping Name', message: 'empty; order #1005 is addressed to the company "Receiving Department"' },
+      { row: 31, column: 'Financial Status', message: 'pending: order #1013 is not paid (yet), and is shipped' },
     ]);
   });
 
   it('lists every other order with the reason it was left out', async () => {
-    const r = await loadShopify(FIXTURE);
+    const r = await loadShopify(FIXTURE, undefined, true);
     const noAddress = ['#1001', '#1002', '#1003', '#1004', '#1006', '#1007', '#1010', '#1011', '#1012', '#1016', '#1019'];
     const noShipping = ['#1008', '#1009', '#1014', '#1015', '#1017', '#1018'];
     expect(r.excluded.filter((e) => e.reason === 'no shipping address').map((e) => e.reference)).toEqual(noAddress);
@@ -106,6 +121,49 @@ describe('--preset shopify', () => {
   it('fills weights from --default-weight', async () => {
     const r = await loadShopify(shopifyExportWithSkus(mkdtempSync(join(tmpdir(), 'ship-shopify-'))), new Map([['weight', { value: '1500', column: '--default-weight' }]]));
     expect(r.shipments.map((s) => s.body.parcels?.[0].weight)).toEqual([1500, 1500]);
+  });
+
+  it('payment and fulfilment: refunded, voided and restocked orders left out; a partial order ships its unfulfilled lines; unpaid ones warned about', async () => {
+    const header = 'Name,Email,Financial Status,Fulfillment Status,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Lineitem fulfillment status,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Country';
+    const addr = 'Ann Smith,1 High St,London,SW1A 1AA,GB';
+    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
+    writeFileSync(
+      p,
+      [
+        header,
+        `#3001,a@example.com,refunded,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+        `#3002,a@example.com,voided,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+        `#3003,a@example.com,paid,restocked,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+        `#3004,a@example.com,paid,partial,GBP,1,Mug,10.00,MUG-1,true,fulfilled,${addr}`,
+        '#3004,,,,,2,Tee,15.00,TEE-1,true,pending,,,,,',
+        `#3005,a@example.com,Pending,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+        `#3006,a@example.com,partially_refunded,fulfilled,GBP,1,Mug,10.00,MUG-1,true,fulfilled,${addr}`,
+      ].join('\n'),
+    );
+    const r = await loadShopify(p);
+    expect(r.excluded.map((e) => [e.reference, e.reason])).toEqual([
+      ['#3001', 'payment refunded (Financial Status)'],
+      ['#3002', 'payment voided (Financial Status)'],
+      ['#3003', 'order restocked (Fulfillment Status): returned, not to ship'],
+      ['#3006', FULFILLED],
+    ]);
+    expect(r.shipments.map((s) => [s.reference, s.body.parcels?.[0].items?.map((i) => i.sku)])).toEqual([
+      ['#3004', ['TEE-1']],
+      ['#3005', ['MUG-1']],
+    ]);
+    expect(r.shipments[0].body.parcels?.[0].value).toBe(30);
+    expect(r.warnings).toEqual([
+      { row: 5, column: 'Lineitem fulfillment status', message: 'fulfilled: order #3004 ships its other line items only (--include-fulfilled ships this one again)' },
+      { row: 7, column: 'Financial Status', message: 'pending: order #3005 is not paid (yet), and is shipped' },
+    ]);
+    // A replacement: --include-fulfilled ships what Shopify marks fulfilled; refunded, voided, restocked stay out.
+    const again = await loadShopify(p, undefined, true);
+    expect(again.shipments.map((s) => [s.reference, s.body.parcels?.[0].items?.map((i) => i.sku)])).toEqual([
+      ['#3004', ['MUG-1', 'TEE-1']],
+      ['#3005', ['MUG-1']],
+      ['#3006', ['MUG-1']],
+    ]);
+    expect(again.excluded.map((e) => e.reference)).toEqual(['#3001', '#3002', '#3003']);
   });
 
   it('leaves out cancelled orders, and reports a bad address in Shopify\'s own column names', async () => {

@@ -139,20 +139,28 @@ describe('ship create --csv (binary)', () => {
   });
 
   it('reads a Shopify export as it is: ships what can be shipped, lists the rest with the reason', async () => {
-    // The genuine export: its only orders with an address and a line to ship go to Canada, and their line items
-    // have no SKU, so customs data (origin, tariff code, weight) is missing: left out and listed. With every order
-    // left out there is nothing to ship, which is an input error (exit 2) listing each order and why.
+    // The genuine export is of a store's past orders: every one with an address and a line to ship is fulfilled
+    // already, so nothing is shipped again. With every order left out there is nothing to ship, which is an input
+    // error (exit 2) listing each order and why.
     const genuine = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '-o', join(work, 'labels'), '--json'], { env });
     expect(genuine.exitCode, String(genuine.stderr)).toBe(2);
     expect(jsonLines(String(genuine.stdout)).every((l) => l.status === 'skipped')).toBe(true);
     const { error } = JSON.parse(String(genuine.stderr));
     expect(error.message).toContain('all 19 orders were left out');
-    expect(error.problems.filter((p: { message: string }) => p.message.includes('outside mainland UK')).map((p: { row: number }) => p.row)).toEqual([11, 31]);
-    expect(error.problems.find((p: { row: number }) => p.row === 11).message).toContain('give them with --customs FILE.csv');
+    expect(error.problems.find((p: { row: number }) => p.row === 11).message).toContain('already fulfilled');
+    expect(proxy.creates()).toEqual([]);
+
+    // Shipped again (--include-fulfilled, a replacement): its two orders go to Canada, and their line items have
+    // no SKU, so customs data (origin, tariff code, weight) is missing: left out and listed.
+    const replacement = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '--include-fulfilled', '-o', join(work, 'labels'), '--json'], { env });
+    expect(replacement.exitCode, String(replacement.stderr)).toBe(2);
+    const problems = JSON.parse(String(replacement.stderr)).error.problems;
+    expect(problems.filter((p: { message: string }) => p.message.includes('outside mainland UK')).map((p: { row: number }) => p.row)).toEqual([11, 31]);
+    expect(problems.find((p: { row: number }) => p.row === 11).message).toContain('give them with --customs FILE.csv');
     expect(proxy.creates()).toEqual([]);
 
     // The genuine export unchanged, with the shop's customs table (examples/customs.csv, by line item name).
-    const withCustoms = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '--customs', resolve(import.meta.dirname, '../../examples/customs.csv'), '-o', join(work, 'labels'), '--json'], { env });
+    const withCustoms = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '--include-fulfilled', '--customs', resolve(import.meta.dirname, '../../examples/customs.csv'), '-o', join(work, 'labels'), '--json'], { env });
     expect(withCustoms.exitCode, String(withCustoms.stderr)).toBe(0);
     expect(jsonLines(String(withCustoms.stdout)).filter((l) => l.status === 'created').map((l) => l.shipment_reference)).toEqual(['#1005', '#1013']);
     expect(proxy.creates().map((b) => b.parcels[0].items.map((i: { harmonised_code: string; item_weight: number }) => [i.harmonised_code, i.item_weight]))).toEqual([
@@ -169,10 +177,12 @@ describe('ship create --csv (binary)', () => {
     expect(r.exitCode, String(r.stderr)).toBe(0);
     const lines = jsonLines(String(r.stdout));
     expect(lines.filter((l) => l.status === 'created').map((l) => [l.row, l.shipment_reference])).toEqual([[11, '#1005'], [31, '#1013']]);
+    const fulfilled = 'already fulfilled (Fulfillment Status; --include-fulfilled ships it again)';
     expect(lines.filter((l) => l.status === 'skipped').map((l) => l.reason)).toEqual([
-      ...Array(6).fill('no shipping address'), 'no line item requires shipping', 'no line item requires shipping',
-      ...Array(3).fill('no shipping address'), 'no line item requires shipping', 'no line item requires shipping',
-      'no shipping address', 'no line item requires shipping', 'no line item requires shipping', 'no shipping address',
+      ...Array(9).fill(fulfilled),
+      'every line item to ship is already fulfilled (Lineitem fulfillment status; --include-fulfilled ships them again)',
+      ...Array(4).fill(fulfilled),
+      'no line item requires shipping', 'no line item requires shipping', 'no shipping address',
     ]);
     expect(proxy.creates().map((b) => b.to_address.name).sort()).toEqual(['Karine Ruby', 'Receiving Department']);
     expect(proxy.creates()[0].parcels[0].items.map((i: { sku: string }) => i.sku)).toEqual(['TEE-BLK-M', 'SOCKS-3PK']);

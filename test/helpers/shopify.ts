@@ -1,9 +1,12 @@
 // The genuine Shopify orders export of test/fixtures, and a copy of it whose Canadian orders' line items carry SKUs.
 //
-// The export's only shippable orders (#1005 and #1013) go to Canada with line items that have no SKU: outside
-// mainland UK an item without a SKU needs customs data an orders export never has, so --preset shopify leaves them
-// out. A shop whose products are in the service's SKU inventory exports their SKUs; the copy is that shop's file
-// (SKUs the sandbox's seeded inventory holds), everything else byte for byte as Shopify wrote it.
+// The export's only orders with an address and a line to ship (#1005 and #1013) go to Canada with line items that
+// have no SKU: outside mainland UK an item without a SKU needs customs data an orders export never has, so
+// --preset shopify leaves them out. They are also fulfilled already (the export is of a store's past orders), which
+// leaves them out too unless --include-fulfilled. A shop whose products are in the service's SKU inventory exports
+// their SKUs; the copy is that shop's file (SKUs the sandbox's seeded inventory holds) exported before those two
+// orders were fulfilled (Fulfillment Status unfulfilled, each line pending), everything else byte for byte as
+// Shopify wrote it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -13,14 +16,22 @@ export const SHOPIFY_EXPORT = resolve(import.meta.dirname, '../fixtures/shopify-
 /** SKUs given to the line items of #1005 and #1013, in row order (rows 11, 12, 31, 32). */
 export const SHOPIFY_SKUS = ['TEE-BLK-M', 'SOCKS-3PK', 'GIFT-CARD', 'BOOK-042'];
 
-/** Writes DIR/orders_export.csv: the export with SHOPIFY_SKUS in the empty `Lineitem sku` cells of #1005 and #1013. */
+/**
+ * Writes DIR/orders_export.csv: the export with SHOPIFY_SKUS in the empty `Lineitem sku` cells of #1005 and #1013,
+ * as exported before they were fulfilled.
+ */
 export function shopifyExportWithSkus(dir: string): string {
   const text = readFileSync(SHOPIFY_EXPORT, 'utf8');
   const rows = parse(text, { relax_column_count: true }) as string[][];
   const skuColumn = rows[0].indexOf('Lineitem sku');
+  const orderStatus = rows[0].indexOf('Fulfillment Status');
+  const lineStatus = rows[0].indexOf('Lineitem fulfillment status');
   let next = 0;
   for (const row of rows.slice(1)) {
-    if ((row[0] === '#1005' || row[0] === '#1013') && row[skuColumn] === '') row[skuColumn] = SHOPIFY_SKUS[next++];
+    if (row[0] !== '#1005' && row[0] !== '#1013') continue;
+    if (row[skuColumn] === '') row[skuColumn] = SHOPIFY_SKUS[next++];
+    if (row[orderStatus] !== '') row[orderStatus] = 'unfulfilled';
+    row[lineStatus] = 'pending';
   }
   const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   const path = join(dir, 'orders_export.csv');

@@ -42,10 +42,12 @@ CSV files (--csv FILE):
 
   --preset shopify reads Admin → Orders → Export as it is: one shipment per order Name, one parcel with the
   line items as items (quantity, name, price, sku); lines that need no shipping (gift cards) are left out.
-  Orders that are cancelled, need no shipping, or have no shipping address are left out and listed
-  (JSON: status "skipped" with a reason) - an address is never guessed. So are orders going outside mainland
-  UK with a line item that has neither a SKU nor customs details (--customs FILE.csv, by line item name): an
-  orders export does not carry them. An empty Shipping Name uses the Shipping Company (with a warning).
+  Orders that are cancelled, refunded or voided, restocked, already fulfilled, need no shipping, or have no
+  shipping address are left out and listed (JSON: status "skipped" with a reason) - an address is never
+  guessed; a partial order ships its lines not yet fulfilled, and --include-fulfilled ships fulfilled orders
+  and lines again (a replacement). Also left out: orders going outside mainland UK with a line item that has
+  neither a SKU nor customs details (--customs FILE.csv, by line item name): an orders export does not carry
+  them. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
   Exports have no weights: --default-weight G or --packaging KEY, else the account's default packaging applies.
 
   Resuming: a journal in the output dir (.ship-journal-<file>-<hash of file path and API URL>.jsonl) records

@@ -71,10 +71,16 @@ export const PRESETS = ['shopify'] as const;
 /** A name `--preset` accepts. */
 export type PresetName = (typeof PRESETS)[number];
 
+/** What a preset may be told by flags. */
+export interface PresetOptions {
+  /** Ship what the export marks already fulfilled too (--include-fulfilled). */
+  includeFulfilled?: boolean;
+}
+
 /** Loads a preset's layout by name. */
-export async function presetLayout(name: PresetName): Promise<Layout> {
+export async function presetLayout(name: PresetName, opts: PresetOptions = {}): Promise<Layout> {
   switch (name) {
     case 'shopify':
-      return (await import('./shopify.js')).shopifyLayout();
+      return (await import('./shopify.js')).shopifyLayout(opts);
   }
 }

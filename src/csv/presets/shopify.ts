@@ -9,6 +9,11 @@
 //   first row only, which the grouping rules already allow.
 // - Orders are left out, and listed, when they are cancelled, have no line that requires shipping, or have no
 //   shipping address at all: an address is never guessed (not even from the billing address).
+// - An export of all orders holds the ones already shipped: an order whose Fulfillment Status is fulfilled or
+//   restocked, and a line item whose Lineitem fulfillment status is fulfilled (a partial order's shipped lines),
+//   are left out (--include-fulfilled ships them again, for a replacement); so are orders whose payment was
+//   refunded or voided. An order not paid yet (pending, partially paid, expired authorisation) is shipped with a
+//   warning: cash on delivery and bank transfers ship before payment in some shops, not in others.
 // - An address with an empty Shipping Name but a Shipping Company uses the company as the recipient name (the
 //   API requires a name; the company is who the carrier asks for); a warning says so. With neither, the order
 //   fails validation like any other missing field.
@@ -24,7 +29,7 @@ import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
 import { leavesMainlandUk } from '../customs.js';
 import type { CanonicalRow } from '../group.js';
 import { valuesUnderNoHeader } from '../headers.js';
-import type { BoundLayout, Finalized, Layout } from './index.js';
+import type { BoundLayout, Finalized, Layout, PresetOptions } from './index.js';
 
 /** Contract column ← Shopify column. */
 const FIELDS: Array<[string, string]> = [
@@ -48,8 +53,14 @@ const FIELDS: Array<[string, string]> = [
 const REQUIRED = ['Name', 'Lineitem quantity', 'Lineitem name', 'Lineitem price', 'Shipping Address1', 'Shipping City', 'Shipping Zip', 'Shipping Country'];
 const ADDRESS = ['to_line_1', 'to_line_2', 'to_city', 'to_postcode', 'to_country'];
 
+/** Financial Status values of an order whose payment is gone: nothing to ship. */
+const PAYMENT_GONE = new Set(['refunded', 'voided']);
+/** Financial Status values of an order not paid (yet): shipped, with a warning. */
+const NOT_PAID = new Set(['pending', 'partially_paid', 'expired', 'unpaid']);
+
 /** The Shopify orders-export layout. */
-export function shopifyLayout(): Layout {
+export function shopifyLayout(opts: PresetOptions = {}): Layout {
+  const includeFulfilled = opts.includeFulfilled === true;
   return {
     bind(header: string[]): BoundLayout {
       const index = new Map<string, number>();
@@ -67,6 +78,9 @@ export function shopifyLayout(): Layout {
       const requiresShipping = col('Lineitem requires shipping');
       const cancelledAt = col('Cancelled at');
       const currency = col('Currency');
+      const financialStatus = col('Financial Status');
+      const fulfillmentStatus = col('Fulfillment Status');
+      const lineFulfillment = col('Lineitem fulfillment status');
       const checkUnheaded = valuesUnderNoHeader(header);
 
       return {
@@ -86,16 +100,26 @@ export function shopifyLayout(): Layout {
             if (v !== '') cells.set(column, { value: v, row: rec.row, column: source });
           }
           const shipping = get(requiresShipping).toLowerCase() !== 'false';
-          if (!shipping) for (const c of [...cells.keys()]) if (c.startsWith('item_')) cells.delete(c);
+          // A line already shipped (a partial order's, or any line of a fulfilled one) is not shipped again.
+          const shipped = shipping && !includeFulfilled && get(lineFulfillment).trim().toLowerCase() === 'fulfilled';
+          if (!shipping || shipped) for (const c of [...cells.keys()]) if (c.startsWith('item_')) cells.delete(c);
           return {
             row: rec.row,
             cells,
             parcelKey: 'order',
-            noParcel: !shipping,
-            meta: { cancelled: get(cancelledAt), currency: get(currency), currencyRow: get(currency) ? String(rec.row) : '' },
+            noParcel: !shipping || shipped,
+            meta: {
+              cancelled: get(cancelledAt),
+              currency: get(currency),
+              currencyRow: get(currency) ? String(rec.row) : '',
+              financial: get(financialStatus).trim().toLowerCase(),
+              financialRow: get(financialStatus).trim() ? String(rec.row) : '',
+              fulfillment: get(fulfillmentStatus).trim().toLowerCase(),
+              shippedLine: shipped ? String(rec.row) : '',
+            },
           };
         },
-        finalize: finalizeOrder,
+        finalize: (draft) => finalizeOrder(draft, includeFulfilled),
       };
     },
   };
@@ -105,10 +129,17 @@ export function shopifyLayout(): Layout {
 const CUSTOMS_DETAILS = ['item_full_description', 'item_country_of_origin', 'item_harmonised_code', 'item_weight'];
 
 /** Leaves out orders that cannot be shipped, fills the recipient name from the company, and totals the parcel. */
-function finalizeOrder(draft: ShipmentDraft): Finalized {
+function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finalized {
   const cancelled = draft.meta.get('cancelled');
   if (cancelled) return { exclude: `order cancelled (${cancelled})` };
-  if (draft.parcels.length === 0) return { exclude: 'no line item requires shipping' };
+  const financial = draft.meta.get('financial') ?? '';
+  if (PAYMENT_GONE.has(financial)) return { exclude: `payment ${financial} (Financial Status)` };
+  const fulfillment = draft.meta.get('fulfillment') ?? '';
+  if (fulfillment === 'restocked') return { exclude: 'order restocked (Fulfillment Status): returned, not to ship' };
+  if (fulfillment === 'fulfilled' && !includeFulfilled) return { exclude: 'already fulfilled (Fulfillment Status; --include-fulfilled ships it again)' };
+  if (draft.parcels.length === 0) {
+    return { exclude: draft.meta.has('shippedLine') ? 'every line item to ship is already fulfilled (Lineitem fulfillment status; --include-fulfilled ships them again)' : 'no line item requires shipping' };
+  }
   if (!ADDRESS.some((c) => draft.cells.has(c))) return { exclude: 'no shipping address' };
   // (A country that does not resolve is reported by validation as it stands, not taken for abroad.)
   if (leavesMainlandUk(draft)) {
@@ -124,6 +155,13 @@ function finalizeOrder(draft: ShipmentDraft): Finalized {
   }
 
   const warnings: InputProblem[] = [];
+  const shippedLine = draft.meta.get('shippedLine');
+  if (shippedLine) {
+    warnings.push({ row: Number(shippedLine), column: 'Lineitem fulfillment status', message: `fulfilled: order ${draft.reference} ships its other line items only (--include-fulfilled ships this one again)` });
+  }
+  if (NOT_PAID.has(financial)) {
+    warnings.push({ row: Number(draft.meta.get('financialRow')) || draft.firstRow, column: 'Financial Status', message: `${financial}: order ${draft.reference} is not paid (yet), and is shipped` });
+  }
   const company = draft.cells.get('to_company_name');
   if (!draft.cells.has('to_name') && company) {
     draft.cells.set('to_name', company);

@@ -308,10 +308,18 @@ describe('ship create --csv', () => {
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.filter((l) => l.status === 'skipped')).toHaveLength(17);
-    expect(lines.find((l) => l.shipment_reference === '#1001')).toEqual({ row: 2, shipment_reference: '#1001', status: 'skipped', reason: 'no shipping address' });
+    expect(lines.find((l) => l.shipment_reference === '#1001')).toEqual({ row: 2, shipment_reference: '#1001', status: 'skipped', reason: 'already fulfilled (Fulfillment Status; --include-fulfilled ships it again)' });
+    expect(lines.find((l) => l.shipment_reference === '#1019')).toEqual({ row: 38, shipment_reference: '#1019', status: 'skipped', reason: 'no shipping address' });
     expect(lines.filter((l) => l.status === 'created').map((l) => l.shipment_reference)).toEqual(['#1005', '#1013']);
     expect(proxy.creates().map((b) => [b.shipment_reference, b.parcels[0].weight])).toEqual([['#1005', 900], ['#1013', 900]]);
     expect(r.stderr).toContain('row 11, column Shipping Name: empty; order #1005 is addressed to the company "Receiving Department"');
+    expect(r.stderr).toContain('row 31, column Financial Status: pending: order #1013 is not paid (yet), and is shipped');
+  });
+
+  it('--include-fulfilled belongs to --preset shopify', async () => {
+    const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--include-fulfilled', '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--include-fulfilled applies to --preset shopify');
   });
 
   it('reads a piped CSV (--csv -) and writes --results for it', async () => {
