@@ -1,7 +1,7 @@
 // Ctx: everything a command may touch (streams, env, clock, config, API, prompts), created once per run.
 // Heavy parts (config file, API client, prompts) load on first use so `ship --version` stays fast.
 import type { IO } from './output/io.js';
-import { colorEnabled, isCI } from './output/io.js';
+import { colorEnabled, envFlag, isCI } from './output/io.js';
 import { Output, type OutputMode } from './output/output.js';
 import { AuthError, Interrupted, UsageError } from './errors.js';
 import { abortableSleep } from './util/sleep.js';
@@ -85,6 +85,11 @@ export interface Ctx {
   holdInterrupts(): () => void;
   /** How many holders are active (read by main.ts). */
   readonly interruptHolders: number;
+  /**
+   * Secrets met during the run beyond the resolved settings' (a login's --api-key, password and new token):
+   * masked wherever the resolved ones are (errors, traces, warnings).
+   */
+  readonly secrets: Set<string>;
 }
 
 export interface CtxInit {
@@ -125,6 +130,7 @@ export function createContext(init: CtxInit): Ctx {
     clock,
     signal,
     globals: {},
+    secrets: new Set<string>(),
     holdInterrupts() {
       holders++;
       let released = false;
@@ -139,20 +145,21 @@ export function createContext(init: CtxInit): Ctx {
     get mode(): OutputMode {
       if (!mode) {
         const g = ctx.globals;
-        const noInput = g.input === false || isCI(env) || env.SHIP_NO_INPUT === '1';
+        const noInput = g.input === false || isCI(env) || envFlag(env.SHIP_NO_INPUT);
         mode = {
           json: Boolean(g.json),
           quiet: Boolean(g.quiet),
           verbose: Boolean(g.verbose) || env.SHIP_VERBOSE === '1',
           // --no-input means "a script is driving": no colour either, unless FORCE_COLOR asks (the contract).
           color: colorEnabled(env, (io.stderrIsTTY || io.stdoutIsTTY) && !noInput, g.color === false),
+          stdoutColor: colorEnabled(env, io.stdoutIsTTY && !noInput, g.color === false),
           interactive: io.stdinIsTTY && io.stderrIsTTY && !noInput,
         };
       }
       return mode;
     },
     get out(): Output {
-      out ??= new Output(io, ctx.mode);
+      out ??= new Output(io, ctx.mode, ctx.secrets);
       return out;
     },
     prompt: createPrompter(() => ctx),
@@ -165,13 +172,18 @@ export function createContext(init: CtxInit): Ctx {
     settings() {
       settingsP ??= (async () => {
         const { resolveSettings } = await import('./config/settings.js');
-        return resolveSettings({ env, globals: ctx.globals, store: await ctx.config() });
+        const s = await resolveSettings({ env, globals: ctx.globals, store: await ctx.config() });
+        if (s.apiKey) ctx.secrets.add(s.apiKey.value);
+        if (s.token) ctx.secrets.add(s.token.value);
+        return s;
       })();
       return settingsP;
     },
     api(req: ApiRequirements = {}) {
       if (req.credentials) {
         const creds = req.credentials;
+        ctx.secrets.add(creds.apiKey);
+        if (creds.token) ctx.secrets.add(creds.token);
         return (async () => {
           const s = await ctx.settings();
           const { createApi } = await loadApi();
@@ -183,6 +195,7 @@ export function createContext(init: CtxInit): Ctx {
             trace: ctx.mode.verbose ? (line: string) => ctx.out.debug(line) : undefined,
             onWarning: (msg: string) => ctx.out.debug(`warning: ${msg}`),
             onWait: waitForService(ctx),
+            secrets: ctx.secrets,
           });
         })();
       }
@@ -213,6 +226,7 @@ export function createContext(init: CtxInit): Ctx {
             trace: ctx.mode.verbose ? (line: string) => ctx.out.debug(line) : undefined,
             onWarning: (msg: string) => ctx.out.debug(`warning: ${msg}`),
             onWait: waitForService(ctx),
+            secrets: ctx.secrets,
           });
         })();
         apis.set(key, p);
@@ -251,7 +265,7 @@ function createPrompter(getCtx: () => Ctx): Prompter {
     // A terminal may well be there: then it is --no-input, CI or SHIP_NO_INPUT that forbids the question.
     const { io, env, globals } = getCtx();
     const terminal = io.stdinIsTTY && io.stderrIsTTY;
-    const why = !terminal ? 'no terminal to prompt on' : globals.input === false ? '--no-input forbids prompts' : env.SHIP_NO_INPUT === '1' ? 'SHIP_NO_INPUT=1 forbids prompts' : isCI(env) ? 'CI is set, which forbids prompts' : 'prompts are off';
+    const why = !terminal ? 'no terminal to prompt on' : globals.input === false ? '--no-input forbids prompts' : envFlag(env.SHIP_NO_INPUT) ? `SHIP_NO_INPUT=${env.SHIP_NO_INPUT} forbids prompts` : isCI(env) ? 'CI is set, which forbids prompts' : 'prompts are off';
     throw new UsageError(`cannot ask "${spec.message}": ${why}`, {
       hint: `supply it with ${spec.supplyWith}`,
     });

@@ -194,7 +194,7 @@ export function systemErrorMessage(e: Error): string | undefined {
 }
 
 async function knownSecrets(ctx: Ctx): Promise<string[]> {
-  const out = [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN].filter((s): s is string => Boolean(s));
+  const out = [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN, ...ctx.secrets].filter((s): s is string => Boolean(s));
   // Cleared below: a pending timer would hold every failing run open for the whole 200 ms.
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {

@@ -4,7 +4,7 @@ import type { Dispatcher } from 'undici';
 import type { ApiOptions } from './index.js';
 import { Agent, exchange, headerValue } from './undici-lite.js';
 import { ApiError, AuthError, NetworkError, NotFoundError, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
-import { mask, redact } from '../output/redact.js';
+import { mask, redact, redactDeep } from '../output/redact.js';
 import { abortableSleep } from '../util/sleep.js';
 
 declare const __SHIP_VERSION__: string;
@@ -248,7 +248,7 @@ export class HttpClient {
   }
 
   private secrets(): string[] {
-    return [this.opts.apiKey, this.opts.token].filter((s): s is string => Boolean(s));
+    return [this.opts.apiKey, this.opts.token, ...(this.opts.secrets ?? [])].filter((s): s is string => Boolean(s));
   }
 
   private trace(line: string): void {
@@ -400,6 +400,9 @@ export class HttpClient {
     rawHeaders: ReadonlyArray<Buffer | string>,
     attempts: number,
   ): ApiError {
+    // A server may echo the request (its headers, the login's password) in an error body; whatever the error
+    // carries goes on to stdout lines, FILE.failed.csv and the journal, so the secrets are masked here, once.
+    body = redactDeep(body, this.secrets());
     const apiMessage = messageOf(body);
     if (apiMessage) http.apiMessage = apiMessage;
     const where = `${spec.method} ${http.path}`;
@@ -439,7 +442,7 @@ export class HttpClient {
       });
     }
     if (status >= 300 && status < 400) {
-      const location = headerValue(rawHeaders, 'location');
+      const location = redact(String(headerValue(rawHeaders, 'location') ?? ''), this.secrets()) || undefined;
       return new ApiError(`${where}: the API answered ${status} (a redirect${location ? ` to ${String(location)}` : ''}); redirects are not followed`, http, {
         hint: 'use the final address as the base URL (--base-url or SHIP_BASE_URL)',
       });

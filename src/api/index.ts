@@ -56,6 +56,11 @@ export interface ApiOptions {
   maxRetries?: number;
   /** --verbose: one line per request and per response, secrets redacted. */
   trace?: (line: string) => void;
+  /**
+   * Other secrets to keep out of traces and errors besides apiKey and token (a login's password); read when
+   * needed, so a live set may be passed.
+   */
+  secrets?: Iterable<string>;
   /** Lenient-parse warnings: a response that did not match its schema (the data is used as received). */
   onWarning?: (message: string) => void;
   /**

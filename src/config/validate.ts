@@ -23,10 +23,11 @@ export function isLoopbackHost(hostname: string): boolean {
  * `what` names the setting in messages (e.g. "--base-url", "SHIP_BASE_URL", "base_url").
  */
 export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: string }): string {
-  const value = raw.trim();
+  // Shown in messages with any password and query hidden: the URL is refused, its secrets must not be echoed.
+  const value = shownUrl(raw.trim());
   let url: URL;
   try {
-    url = new URL(value);
+    url = new URL(raw.trim());
   } catch {
     throw new UsageError(`${opts.what}: "${value}" is not a URL`, {
       hint: 'give a full URL including the version segment, e.g. https://api.example.com/v1.2',
@@ -49,6 +50,14 @@ export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: 
     });
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * A URL as it may be shown: a password in it (`//user:secret@`) and its query (which may carry a key) replaced
+ * by `****`. Works on text that does not parse as a URL too.
+ */
+export function shownUrl(text: string): string {
+  return text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/, '$1****@').replace(/\?[^#\s]+/, '?****');
 }
 
 /** A printer address `tcp://HOST:PORT`, parsed. */

@@ -40,6 +40,10 @@ export function colorEnabled(env: Record<string, string | undefined>, isTTY: boo
 
 /** CI is set (any value but empty/false). */
 export function isCI(env: Record<string, string | undefined>): boolean {
-  const v = env.CI;
-  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+  return envFlag(env.CI);
+}
+
+/** An environment switch: on when set to anything but empty, 0, false or no (any case). */
+export function envFlag(v: string | undefined): boolean {
+  return v !== undefined && !['', '0', 'false', 'no'].includes(v.trim().toLowerCase());
 }

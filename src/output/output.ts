@@ -1,6 +1,8 @@
 // How commands print: stdout is data, stderr is talk. Every command goes through this, never console.*.
+import { stripVTControlCharacters } from 'node:util';
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { IO } from './io.js';
+import { redact } from './redact.js';
 import { WaitIndicator } from './wait.js';
 
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
@@ -9,6 +11,11 @@ export interface OutputMode {
   quiet: boolean;
   verbose: boolean;
   color: boolean;
+  /**
+   * Colour may go to stdout too (false when only stderr is a terminal: `ship track X | cat` must get plain
+   * text, while its warnings on the terminal stay coloured). Absent: as `color`.
+   */
+  stdoutColor?: boolean;
   /** A person is there: prompts, spinners and progress bars are allowed. */
   interactive: boolean;
 }
@@ -29,11 +36,21 @@ export class Output {
   constructor(
     readonly io: IO,
     readonly mode: OutputMode,
+    /** Secrets masked in warnings and traces (the context's live set). */
+    private readonly secrets: Iterable<string> = [],
   ) {
     this.c = new Chalk({ level: mode.color ? 2 : 0 });
+    this.plainStdout = mode.color && mode.stdoutColor === false;
     // A real terminal only (`isTTY` on the stream itself): in-process tests that only say "TTY" get no spinner.
     const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
     this.wait = new WaitIndicator({ stream: io.stderr, enabled: terminal && mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet });
+  }
+
+  /** Colour is on for stderr's sake only: what goes to stdout loses its escapes. */
+  private readonly plainStdout: boolean;
+
+  private toStdout(text: string): void {
+    this.io.stdout.write(this.plainStdout ? stripVTControlCharacters(text) : text);
   }
 
   /** Lines held back by batchLines(), written together at the end of the event-loop turn. */
@@ -69,13 +86,13 @@ export class Output {
     if (this.pending === '') return;
     const text = this.pending;
     this.pending = '';
-    this.io.stdout.write(text);
+    this.toStdout(text);
   }
 
   private out(text: string): void {
     if (this.batching === 0) {
       this.flushLines();
-      this.io.stdout.write(text);
+      this.toStdout(text);
       return;
     }
     this.pending += text;
@@ -92,7 +109,7 @@ export class Output {
   /** Writes raw text to stdout (data). */
   write(text: string): void {
     this.flushLines();
-    this.io.stdout.write(text);
+    this.toStdout(text);
   }
 
   /** Writes one line of data to stdout. */
@@ -123,12 +140,12 @@ export class Output {
 
   /** A warning on stderr; shown even with --quiet, since it may change what a script should do. */
   warn(text: string): void {
-    this.io.stderr.write(`${this.c.yellow('warning:')} ${text}\n`);
+    this.io.stderr.write(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}\n`);
   }
 
-  /** A --verbose trace line on stderr. Callers must pass already-redacted text. */
+  /** A --verbose trace line on stderr (secrets masked here too: a server's message may quote them). */
   debug(text: string): void {
-    if (this.mode.verbose) this.io.stderr.write(this.c.dim(text) + '\n');
+    if (this.mode.verbose) this.io.stderr.write(this.c.dim(redact(text, this.secrets)) + '\n');
   }
 
   /**

@@ -6,15 +6,38 @@ export function mask(secret: string | undefined | null): string {
   return secret.length <= 8 ? '****' : `****${secret.slice(-4)}`;
 }
 
-/** Replaces every occurrence of each known secret in `text` with its mask. */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined | null>): string {
+/**
+ * Replaces every occurrence of each known secret in `text` with its mask: as it is, and as it reads inside JSON
+ * text (a secret with a quote, a backslash or a control character is escaped there, once or twice when an
+ * error body is itself quoted in a JSON error line). Secrets shorter than 4 characters are left: masking them
+ * would garble every word that contains them.
+ */
+export function redact(text: string, secrets: Iterable<string | undefined | null>): string {
   let out = text;
   for (const s of secrets) {
-    if (s && s.length >= 4) out = out.split(s).join(mask(s));
+    if (!s || s.length < 4) continue;
+    out = out.split(s).join(mask(s));
+    const inJson = JSON.stringify(s).slice(1, -1);
+    if (inJson !== s) {
+      out = out.split(inJson).join(mask(s));
+      const twice = JSON.stringify(inJson).slice(1, -1);
+      out = out.split(twice).join(mask(s));
+    }
   }
-  // JSON bodies: mask values of password/token/api-key-like keys whatever they are.
-  return out.replace(
-    /("(?:password|token|api_key|apiKey|auth_token|access_token)"\s*:\s*")([^"]*)(")/gi,
-    (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`,
-  );
+  // JSON bodies: mask values of password/token/api-key-like keys whatever they are, also in JSON quoted in JSON.
+  return out
+    .replace(/("(?:password|token|api_key|apiKey|auth_token|access_token)"\s*:\s*")((?:[^"\\]|\\.)*)(")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`)
+    .replace(/(\\"(?:password|token|api_key|apiKey|auth_token|access_token)\\"\s*:\s*\\")((?:[^"\\]|\\[^"])*)(\\")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`);
+}
+
+/** Every string inside `value` (a parsed JSON body) redacted; the same value when there is nothing to redact. */
+export function redactDeep<T>(value: T, secrets: ReadonlyArray<string>): T {
+  if (secrets.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }

@@ -297,6 +297,31 @@ describe('trace (--verbose)', () => {
     expect(lines[4].length).toBeLessThan(400);
   });
 
+  it('errors carry no secret a server echoed back (bulk runs write them to stdout, FILE.failed.csv, the journal)', async () => {
+    const { pool, api } = mocked({ maxRetries: 0 });
+    const echo = `key=${API_KEY} tok=${TOKEN}`;
+    pool.intercept({ path: '/v1.2/shipments', method: 'POST' }).reply(500, { message: `boom ${echo}`, data: null });
+    const e500 = await api.shipments.create(validShipment() as never).catch((e) => e);
+    pool.intercept({ path: '/v1.2/shipments', method: 'POST' }).reply(400, { message: `bad ${echo}`, data: { to_address: [`not ${API_KEY}`] } });
+    const e400 = await api.shipments.create(validShipment() as never).catch((e) => e);
+    const seen = JSON.stringify([e500.message, e500.http, e400.message, e400.fields, e400.http]);
+    expect(seen).not.toContain(API_KEY);
+    expect(seen).not.toContain(TOKEN);
+    expect(e500.message).toContain('boom key=****cdef');
+    expect(e400.fields.to_address).toEqual(['not ****cdef']);
+  });
+
+  it('redact finds secrets escaped inside JSON text, once or twice, and password values in quoted JSON', async () => {
+    const { redact } = await import('../../src/output/redact.js');
+    const secret = 'KEY\\sec"ret.*+?1234';
+    const once = JSON.stringify({ m: `echo ${secret}` });
+    const twice = JSON.stringify({ error: once });
+    for (const text of [once, twice]) expect(redact(text, [secret])).not.toContain('sec');
+    expect(redact(JSON.stringify({ message: JSON.stringify({ password: 'Pa55w0rd-supersecret' }) }), [])).not.toContain('Pa55w0rd');
+    // Short secrets are left alone (masking "ab1" would garble every word holding it).
+    expect(redact('tab1e', ['ab1'])).toBe('tab1e');
+  });
+
   it('summariseBody truncates to about 2 KB', () => {
     const s = summariseBody({ list: Array.from({ length: 500 }, (_, i) => `item-${i}`) }, []);
     expect(s.length).toBeLessThan(2100);

@@ -142,3 +142,23 @@ describe('Output.batchLines', () => {
     stop();
   });
 });
+
+describe('colour and secrets', () => {
+  it('colour on for a terminal stderr only: stderr keeps it, stdout (a pipe) gets plain text', () => {
+    const io = bufferIO();
+    const out = new Output(io, { ...mode, color: true, stdoutColor: false });
+    out.line(out.c.bold('ORD-1005') + ' ' + out.c.green('delivered'));
+    out.warn(out.c.bold('late'));
+    expect(io.out()).toBe('ORD-1005 delivered\n');
+    expect(io.err()).toContain('\x1b[');
+  });
+
+  it('warnings and traces mask the secrets of the run (a server message may quote them)', () => {
+    const io = bufferIO();
+    const secrets = new Set(['live-token-abcdef-1234']);
+    const out = new Output(io, { ...mode, verbose: true }, secrets);
+    out.warn('answer: live-token-abcdef-1234');
+    out.debug('← 500 live-token-abcdef-1234');
+    expect(io.err()).toBe('warning: answer: ****1234\n← 500 ****1234\n');
+  });
+});

@@ -39,6 +39,8 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
     : (envValue(ctx, 'SHIP_PASSWORD') ??
       (await ctx.prompt.password({ message: 'Password', supplyWith: '--password-stdin or SHIP_PASSWORD' })));
   if (!password) throw new UsageError('a password is required', { hint: 'pass --password-stdin or set SHIP_PASSWORD' });
+  // A server's error may quote the request back: the password is masked like the key.
+  ctx.secrets.add(password);
 
   const api = await ctx.api({ credentials: { apiKey } });
   let result;

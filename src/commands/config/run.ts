@@ -3,7 +3,7 @@ import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { checkKey, SECRET_KEYS, type Profile } from '../../config/store.js';
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, describeSource, type Source } from '../../config/settings.js';
-import { validateName } from '../../config/validate.js';
+import { shownUrl, validateName } from '../../config/validate.js';
 import { mask } from '../../output/redact.js';
 import { describeUser, envValue, readSecretFromStdin } from '../auth/common.js';
 
@@ -20,10 +20,17 @@ export interface ConfigRow {
 /** Env vars that override a profile key; printed so `config list` tells the whole story. */
 const ENV_OF: Record<string, string> = { api_key: 'SHIP_API_KEY', token: 'SHIP_TOKEN', timeout: 'SHIP_TIMEOUT' };
 
+/** A secret's value masked whatever it is (a hand-edited file may hold a number or a list there). */
+function maskAny(v: unknown): unknown {
+  if (v === undefined || v === null) return v;
+  return mask(typeof v === 'string' ? v : JSON.stringify(v));
+}
+
 /** The rows of `config list` for the selected profile. Raw values (not validated), so a broken profile can be inspected. */
 export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
   const rows: ConfigRow[] = [];
-  const show = (key: string, v: unknown) => (SECRET_KEYS.has(key) && typeof v === 'string' ? mask(v) : v);
+  const show = (key: string, v: unknown) => (SECRET_KEYS.has(key) ? maskAny(v) : v);
+  const showUrl = (v: unknown) => (typeof v === 'string' ? shownUrl(v) : v);
   const stored = (key: keyof Profile) => (profile[key] === undefined || profile[key] === null || profile[key] === '' ? undefined : profile[key]);
   const g = ctx.globals;
   const env = (name: string) => envValue(ctx, name);
@@ -34,9 +41,9 @@ export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
     const flag = active && g.baseUrl !== undefined ? g.baseUrl : undefined;
     const fromEnv = active && flag === undefined ? env('SHIP_BASE_URL') : undefined;
     const own = stored(key);
-    if (flag !== undefined) rows.push({ key, value: flag, source: 'flag', origin: '--base-url', overrides: own });
-    else if (fromEnv !== undefined) rows.push({ key, value: fromEnv, source: 'env', origin: 'SHIP_BASE_URL', overrides: own });
-    else if (own !== undefined) rows.push({ key, value: own, source: 'profile', origin: key });
+    if (flag !== undefined) rows.push({ key, value: showUrl(flag), source: 'flag', origin: '--base-url', overrides: showUrl(own) });
+    else if (fromEnv !== undefined) rows.push({ key, value: showUrl(fromEnv), source: 'env', origin: 'SHIP_BASE_URL', overrides: showUrl(own) });
+    else if (own !== undefined) rows.push({ key, value: showUrl(own), source: 'profile', origin: key });
     else if (key === 'base_url') rows.push({ key, value: DEFAULT_BASE_URL, source: 'default', origin: null });
   }
   for (const key of ['api_key', 'token'] as const) {
@@ -103,7 +110,7 @@ export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
   const store = await ctx.config();
   const profile = store.selected.name;
   const raw = store.get(key, profile);
-  const value = SECRET_KEYS.has(key) && typeof raw === 'string' ? mask(raw) : raw;
+  const value = SECRET_KEYS.has(key) ? maskAny(raw) : raw;
   if (ctx.mode.json) {
     ctx.out.json({ profile, key, value: value ?? null });
     return;

@@ -54,6 +54,16 @@ describe('ship login', () => {
     if (process.platform !== 'win32') expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
   });
 
+  it('a server that quotes the request back in its error: neither the --api-key nor the password is shown', async () => {
+    stub.on('POST /tokens', (r) => ({ status: 500, body: { message: `echo key=${String(r.headers['x-service-api-key'])}`, data: { request: JSON.stringify(r.body) } } }));
+    for (const extra of [[], ['--json'], ['-v']]) {
+      const r = await login(extra);
+      expect(r.code).toBe(1);
+      noSecrets(r);
+      expect(r.stderr).toContain('echo key=****1111');
+    }
+  });
+
   it('--json prints {profile, base_url, user} and never the token', async () => {
     const r = await login(['--json']);
     expect(r.code).toBe(0);

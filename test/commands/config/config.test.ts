@@ -67,6 +67,34 @@ describe('ship config', () => {
     expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34' });
   });
 
+  it('nor a password or query in a base URL given by env or flag (refused, and shown without them)', async () => {
+    const { ship } = setup();
+    const url = 'https://bob:hunter2pass@api.example.com/v1.2';
+    for (const r of [await ship(['config', 'list'], { env: { SHIP_BASE_URL: url } }), await ship(['--base-url', url, 'config', 'list', '--json'])]) {
+      expect(r.stdout + r.stderr).not.toContain('hunter2pass');
+      expect(r.stdout).toContain('bob:****@api.example.com');
+    }
+    for (const bad of ['https://bob:hunter2pass@127.0.0.1:99999/v1.2', 'https://api.example.com/v1.2?api_key=hunter2pass']) {
+      const r = await ship(['--base-url', bad, 'services']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toContain('hunter2pass');
+    }
+  });
+
+  it('a hand-edited secret that is not a string is masked too', async () => {
+    const { dir, ship, file } = setup();
+    await ship(['config', 'set', 'api_key', '-'], { stdin: `${API_KEY}\n` });
+    const { writeFileSync } = await import('node:fs');
+    const doc = file();
+    doc.profiles.default.api_key = 918273645546372;
+    doc.profiles.default.token = ['tok-list-secret-99'];
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(doc));
+    for (const r of [await ship(['config', 'get', 'api_key']), await ship(['config', 'list', '--json'])]) {
+      expect(r.stdout).not.toContain('918273645546372');
+      expect(r.stdout).not.toContain('tok-list-secret');
+    }
+  });
+
   it('a secret is never taken from the command line (shell history, process list): exit 2, nothing stored', async () => {
     const { ship, file } = setup();
     for (const key of ['token', 'api_key']) {
