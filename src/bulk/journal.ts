@@ -112,7 +112,8 @@ export class Journal {
     if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, opts.onWarning);
     try {
       j.load(opts.onWarning);
-      j.fd = fs.openSync(j.path, 'a');
+      // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
+      j.fd = fs.openSync(j.path, 'a', 0o600);
       const size = fs.fstatSync(j.fd).size;
       if (size > 0 && !endsWithNewline(j.path, size)) {
         // A torn last line: end it here so the next record starts on a line of its own.
@@ -330,15 +331,14 @@ export class LockFile {
         if (age !== undefined && age < 5_000) {
           throw new JournalLockedError(`the journal is locked by another run (${path})`, 'wait for it to finish');
         }
-        onWarning?.(`taking over an unreadable lock file ${path}`);
-        if (takeOver(path)) continue;
+        if (takeOver(path, (now) => now === 'unreadable')) onWarning?.(`took over an unreadable lock file ${path}`);
         continue;
       }
       if (owner.hostname === me.hostname && !pidAlive(owner.pid)) {
-        onWarning?.(
-          `taking over the journal lock of process ${owner.pid}, which is no longer running (started ${owner.started_at})`,
-        );
-        takeOver(path);
+        const stale = (now: ReturnType<typeof readLock>) => typeof now === 'object' && now.pid === owner.pid && now.hostname === owner.hostname && now.started_at === owner.started_at;
+        if (takeOver(path, stale)) {
+          onWarning?.(`took over the journal lock of process ${owner.pid}, which is no longer running (started ${owner.started_at})`);
+        }
         continue;
       }
       const where = owner.hostname === me.hostname ? `process ${owner.pid}` : `process ${owner.pid} on ${owner.hostname}`;
@@ -423,15 +423,33 @@ function lockAge(path: string): number | undefined {
   }
 }
 
-function takeOver(path: string): boolean {
-  // Rename is atomic: of two runs taking over the same stale lock, only one moves it away.
-  const aside = `${path}.stale.${process.pid}`;
+/**
+ * Removes a lock judged stale, if it still is. Two runs may judge the same stale lock at once; without a
+ * guard the slower one would remove the lock the faster one has just taken (both would then run). So the
+ * removal happens under a second, short-lived lock (a directory: mkdir is atomic), after reading the lock again.
+ * False when another run holds the guard or the lock changed meanwhile; the caller then reads the lock again.
+ */
+export function takeOver(path: string, stillStale: (now: ReturnType<typeof readLock>) => boolean): boolean {
+  const guard = `${path}.takeover`;
   try {
-    fs.renameSync(path, aside);
-    fs.unlinkSync(aside);
+    fs.mkdirSync(guard);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // A guard left by a run killed inside the few microseconds it exists.
+    const age = lockAge(guard);
+    if (age !== undefined && age > 10_000) fs.rmSync(guard, { recursive: true, force: true });
+    return false;
+  }
+  try {
+    const now = readLock(path);
+    if (now === 'missing') return false;
+    if (!stillStale(now)) return false;
+    fs.unlinkSync(path);
     return true;
   } catch {
     return false;
+  } finally {
+    fs.rmSync(guard, { recursive: true, force: true });
   }
 }
 

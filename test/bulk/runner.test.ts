@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -98,6 +98,8 @@ describe('runBulk', () => {
     let j = await Journal.open(path);
     await runBulk(tasks(5), hooks, { concurrency: 2, signal: never, journal: j });
     await j.close();
+    // Owner-only: it holds recipients' data and the service's answers.
+    if (process.platform !== 'win32') expect(statSync(path).mode & 0o777).toBe(0o600);
     const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     for (let i = 0; i < 5; i++) {
       const mine = lines.filter((l) => l.k === `K${i}`).map((l) => l.s);
@@ -383,8 +385,30 @@ describe('Journal', () => {
     writeFileSync(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), started_at: 'earlier' }));
     const warnings: string[] = [];
     const j2 = await Journal.open(path, { onWarning: (m) => warnings.push(m) });
-    expect(warnings.join('\n')).toMatch(/taking over the journal lock of process 4206649, which is no longer running/);
+    expect(warnings.join('\n')).toMatch(/took over the journal lock of process 4206649, which is no longer running/);
     await j2.close();
+  });
+
+  it('two runs taking over the same stale lock: the slower one leaves the lock the faster one took', async () => {
+    const { takeOver } = await import('../../src/bulk/journal.js');
+    const { hostname } = await import('node:os');
+    const path = join(tmp(), 'j.jsonl.lock');
+    const dead = { pid: 2 ** 22 + 12345, hostname: hostname(), started_at: 'earlier' };
+    const sameDead = (now: unknown) => typeof now === 'object' && (now as { pid: number }).pid === dead.pid;
+    // Both judged the dead lock stale; the faster run removed it and wrote its own meanwhile.
+    writeFileSync(path, JSON.stringify({ pid: process.pid, hostname: hostname(), started_at: 'now' }));
+    expect(takeOver(path, sameDead)).toBe(false);
+    expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
+    // Still the dead one: removed. While another run holds the guard: left for that run.
+    writeFileSync(path, JSON.stringify(dead));
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(`${path}.takeover`);
+    expect(takeOver(path, sameDead)).toBe(false);
+    const { rmdirSync, existsSync } = await import('node:fs');
+    rmdirSync(`${path}.takeover`);
+    expect(takeOver(path, sameDead)).toBe(true);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.takeover`)).toBe(false);
   });
 
   it('a lock held on another host is refused with a hint to delete it', async () => {

@@ -261,7 +261,7 @@ describe('Ctrl-C and the journal lock', () => {
       expect(readdirSync(outDir).some((f) => f.endsWith('.jsonl.lock'))).toBe(true);
       const r = await ship(args, { env });
       expect(r.exitCode, String(r.stderr)).toBe(0);
-      expect(r.stderr).toMatch(/taking over the journal lock of process \d+, which is no longer running/);
+      expect(r.stderr).toMatch(/took over the journal lock of process \d+, which is no longer running/);
       expect(readdirSync(outDir).some((f) => f.endsWith('.lock'))).toBe(false);
       assertExactlyOnce(p.created, p.resentAfterCreated, 'STL', 30);
     } finally {
