@@ -127,6 +127,16 @@ export class Journal {
     return j;
   }
 
+  /**
+   * The last record of each key of a journal on disk, read without its lock (a run that stopped early reads
+   * what earlier runs left for the tasks it never reached). Empty when there is no journal.
+   */
+  static readEntries(path: string): Map<string, JournalEntry> {
+    const j = new Journal(resolve(path), false, 0);
+    j.load();
+    return j.entries;
+  }
+
   /** The last record of a key, if any (records appended by this process carry no result or error). */
   get(key: string): JournalEntry | undefined {
     return this.entries.get(key);

@@ -328,13 +328,17 @@ export async function runBulk<I, R>(
         { task, index, status: 'failed', error, attempts, unknownOutcome: unknownOutcome || undefined },
         { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp },
       );
-    const done = async (result: R, how: 'created' | 'earlier' | 'exists'): Promise<BulkResult<I, R>> =>
-      record(
+    const done = async (result: R, how: 'created' | 'earlier' | 'exists'): Promise<BulkResult<I, R>> => {
+      // An earlier run's shipment, sent from values that differ from the row's now: said, and the journal keeps
+      // the values it was made from, so later runs say it too.
+      const sentFp = how === 'earlier' && entry?.fp !== undefined ? entry.fp : fp;
+      const r: BulkResult<I, R> =
         how === 'created'
           ? { task, index, status: 'created', result, attempts }
-          : { task, index, status: 'skipped', result, skipReason: how === 'earlier' ? 'journal' : 'exists', attempts },
-        { key: task.key, state: 'done', result, fp },
-      );
+          : { task, index, status: 'skipped', result, skipReason: how === 'earlier' ? 'journal' : 'exists', attempts };
+      if (fp !== undefined && sentFp !== fp) r.changed = true;
+      return record(r, { key: task.key, state: 'done', result, fp: sentFp });
+    };
     // Waits before another try; false when Ctrl-C came first (the task then stays unfinished).
     const backoff = async (cls: FailureClass): Promise<boolean> => {
       failures++;

@@ -2,7 +2,7 @@
 // points (always with requests in flight) and rerun until done; another run goes through sandbox faults
 // (503s, resets, latency) plus a proxy that loses responses AFTER the sandbox created the shipment.
 // Every reference must be created exactly once, and the journal must stay readable after every kill.
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -238,6 +238,48 @@ describe('Ctrl-C and the journal lock', () => {
       expect(statuses.filter((s) => s === 'skipped')).toHaveLength(lines.length);
       expect(p.posts - postsBefore).toBe(120 - lines.length);
       assertExactlyOnce(p.created, p.resentAfterCreated, 'INT', 120);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+
+  it('a run stopped by Ctrl-C keeps what earlier runs recorded: FILE.failed.csv and --results of the rows it never reached', async () => {
+    await sb.control('faults', { latency_ms: 25 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-keep-'));
+    const outDir = join(dir, 'labels');
+    const header = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key';
+    const earlier = ['KEEP-OK-1,Ann,1 St,London,E1 1AA,GB,100,', 'KEEP-BAD-1,Bob,2 St,Leeds,LS1 1AA,GB,100,NOPE_SVC', 'KEEP-BAD-2,Cy,3 St,York,YO1 1AA,GB,100,NOPE_SVC'];
+    const csv = join(dir, 'keep.csv');
+    writeFileSync(csv, [header, ...earlier].join('\n') + '\n');
+    const results = join(dir, 'results.csv');
+    const p = await proxy(sb.url + '/v1.2');
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '2', '--results', results];
+    try {
+      expect((await ship(args, { env })).exitCode).toBe(3);
+      const failedCsv = join(dir, 'keep.failed.csv');
+      expect(readFileSync(failedCsv, 'utf8')).toContain('KEEP-BAD-2');
+      // 150 new rows before the earlier ones; stopped long before it reaches them.
+      const fresh = Array.from({ length: 150 }, (_, i) => `KEEP-NEW-${i + 1},Dee,${i} St,Bath,BA1 1AA,GB,200,`);
+      writeFileSync(csv, [header, ...fresh, ...earlier].join('\n') + '\n');
+      const run = ship(args, { env });
+      const until = Date.now() + 15_000;
+      const postsBefore = p.posts;
+      while (p.posts - postsBefore < 10 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      run.kill('SIGINT');
+      const r = await run;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const failed = readFileSync(failedCsv, 'utf8');
+      expect(failed).toContain('KEEP-BAD-1');
+      expect(failed).toContain('KEEP-BAD-2');
+      expect(failed).toMatch(/delivery_service_key/);
+      const rows = readFileSync(results, 'utf8').trim().split('\n');
+      const ok = rows.find((l) => l.startsWith('KEEP-OK-1,'))!;
+      expect(ok).toMatch(/,skipped,/);
+      expect(ok).toMatch(/KEEP-OK-1_1\.zpl/);
+      expect(rows.find((l) => l.startsWith('KEEP-BAD-1,'))).toMatch(/,failed,/);
+      expect(rows.find((l) => l.startsWith('KEEP-NEW-150,'))).toMatch(/,not_sent,/);
     } finally {
       await sb.control('faults', {});
       await p.close();

@@ -21,7 +21,8 @@ import { basename, join, resolve } from 'node:path';
 import { errorMessage, isUnreachable, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
-import type { ExcludedShipment, LoadedCsv } from '../../csv/load.js';
+import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
+import { Journal, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
@@ -164,14 +165,18 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // every body, so checking them once, with the first body, is checking them for all: then no request needs
   // the API layer's second validation. If they fail, every request is validated (and refused) as before.
   const extrasOk = compact.length > 0 && compact[0].validated === true && (await extrasValid(compact[0].json, withExtras));
+  // What a run stopped early needs of the shipments handed out (see addEarlierOutcomes).
+  const handedOut: ShipmentRows[] = [];
   function* tasks(): Generator<BulkTask<CreateInput>> {
     for (let i = 0; i < compact.length; i++) {
       const s = compact[i];
       compact[i] = undefined as never; // sent or skipped: its text is not needed again
+      handedOut.push({ reference: s.reference, rowParcels: s.rowParcels });
       yield { key: s.reference, rows: s.rows, input: { json: s.json, validated: s.validated, parcels: s.parcels, rowParcels: s.rowParcels, itemRows: s.itemRows } };
     }
   }
 
+  const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
   let thrown: unknown;
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
@@ -179,7 +184,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       tasks: tasks(),
       total: count,
       concurrency: o.concurrency,
-      journalPath: journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value),
+      journalPath,
       summary: true,
       hooks: {
         execute: async (task, signal) => {
@@ -188,12 +193,20 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
           return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true })).created;
         },
-        settle: (task, signal) => findShipment(api, task.key, policy, signal),
+        settle: async (task, signal) => {
+          const found = await findShipment(api, task.key, policy, signal);
+          // Found, but its labels could not be fetched or written: not settled, so the next run tries again
+          // (as after a failed write in execute); reported with its tracking references meanwhile.
+          if (found.status === 'done' && found.result.label_error !== undefined && policy.write) throw new LabelsNotWritten(found.result, new Error(found.result.label_error));
+          return found;
+        },
         isAlreadyDone: isDuplicateReference,
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
         onResult: async (r) => {
           if (r.status === 'skipped' && r.skipReason === 'exists') existedBefore.push(r.task.key);
-          if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (cancel it and rerun to apply the change)`);
+          // A rerun of this command never resends it (the journal holds it as done, cancelled or not), so the way
+          // to apply the change is a run of its own.
+          if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (to apply the change: \`ship cancel ${r.task.key}\`, then create it from a file or flags of its own)`);
           if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
           if (printer && r.status === 'created' && r.result) await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
           if (o.merge && r.result) mergeList.push(...r.result.labels);
@@ -241,6 +254,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const finished =
     thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
   if (finished) {
+    // Stopped before the end (Ctrl-C, credentials refused, service unreachable): the shipments it never reached
+    // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
+    if (thrown !== undefined && !(thrown instanceof PartialFailure)) {
+      addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, o.results !== undefined);
+    }
     const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
     if (!mode.json && !mode.quiet) {
       if (files.failed) io.stderr.write(`Failed rows written to ${files.failed} (fix them and run that file)\n`);
@@ -380,6 +398,34 @@ export function fingerprint(text: string): string {
 }
 
 /** What happened to one shipment, as far as the row files need to know. */
+/** A shipment's reference and which parcel each of its rows made. */
+type ShipmentRows = Pick<CompactShipment, 'reference' | 'rowParcels'>;
+
+/**
+ * The outcomes earlier runs journaled for the shipments this run has none for (never reached, or handed out
+ * but not sent before it stopped): failed ones (known outcome) for FILE.failed.csv, and with --results the
+ * created ones, with their tracking references and labels.
+ */
+function addEarlierOutcomes(outcomes: Map<string, Outcome>, shipments: readonly ShipmentRows[], journalPath: string, withResults: boolean): void {
+  let entries: Map<string, JournalEntry>;
+  try {
+    entries = Journal.readEntries(journalPath);
+  } catch {
+    return; // the row files are written from this run's outcomes alone
+  }
+  for (const s of shipments) {
+    if (outcomes.has(s.reference)) continue;
+    const entry = entries.get(s.reference);
+    if (entry?.state === 'failed' && !entry.unknown && entry.error) {
+      const { message, fields } = entry.error;
+      const error = fields && Object.keys(fields).length ? Object.entries(fields).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; ') : message;
+      outcomes.set(s.reference, { status: 'failed', error, rowParcels: s.rowParcels });
+    } else if (entry?.state === 'done' && withResults && entry.result) {
+      outcomes.set(s.reference, { status: 'skipped', result: entry.result as Created, error: 'created by an earlier run', rowParcels: s.rowParcels });
+    }
+  }
+}
+
 interface Outcome {
   status: 'created' | 'skipped' | 'failed';
   result?: Created;

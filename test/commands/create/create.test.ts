@@ -248,6 +248,45 @@ describe('ship create --csv', () => {
     expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['CHG-2']);
   });
 
+  it('a row edited after an attempt whose outcome was never journaled: found on the service, and said to have changed', async () => {
+    const csv = join(work, 'change2.csv');
+    const header = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n';
+    writeFileSync(csv, `${header}CHS-1,Ann,1 St,London,E1 1AA,GB,100\n`);
+    expect((await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--json'])).code).toBe(0);
+    // As after a kill between the POST and its "done" record.
+    const journal = readdirSync(join(work, 'l')).find((f) => f.startsWith('.ship-journal-change2') && f.endsWith('.jsonl'))!;
+    const jpath = join(work, 'l', journal);
+    writeFileSync(jpath, readFileSync(jpath, 'utf8').split('\n').filter((l) => !l.includes('"s":"done"')).join('\n'));
+    writeFileSync(csv, `${header}CHS-1,Ann,1 St,London,E1 1AA,GB,900\n`);
+    for (let run = 0; run < 2; run++) {
+      const r = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout.trim())).toMatchObject({ shipment_reference: 'CHS-1', status: 'skipped', changed: true });
+      expect(r.stderr).toContain('CHS-1 was created by an earlier run from different values');
+      expect(r.stderr).toContain('`ship cancel CHS-1`, then create it from a file or flags of its own');
+    }
+  });
+
+  it('a shipment found on a rerun whose label cannot be written stays unsettled: exit 3 until the label is on disk', async () => {
+    const csv = join(work, 'lw.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLW-1,Ann,1 St,London,E1 1AA,GB,100\nLW-2,Bob,2 St,Leeds,LS1 1AA,GB,100\n');
+    const dir = join(work, 'lw');
+    const { mkdirSync, rmdirSync, existsSync } = await import('node:fs');
+    mkdirSync(join(dir, 'LW-2_1.zpl'), { recursive: true }); // a directory where the label file should go
+    const first = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(first.code).toBe(3);
+    const again = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(again.code, 'the label is still not on disk').toBe(3);
+    const lw2 = again.stdout.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.shipment_reference === 'LW-2');
+    expect(lw2).toMatchObject({ status: 'failed', tracking_references: [expect.any(String)] });
+    rmdirSync(join(dir, 'LW-2_1.zpl'));
+    const last = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(last.code, last.stderr).toBe(0);
+    expect(existsSync(join(dir, 'LW-2_1.zpl'))).toBe(true);
+    expect(readFileSync(join(dir, 'LW-2_1.zpl'), 'utf8')).toMatch(/\^XA/);
+    expect(proxy.creates().filter((b) => b.shipment_reference === 'LW-2')).toHaveLength(1);
+  });
+
   it('writes FILE.failed.csv and --results, and exits 3 when some fail', async () => {
     const csv = join(work, 'mixed.csv');
     writeFileSync(
