@@ -23,6 +23,7 @@
 // 10,000-row run against a wrong base URL would take half an hour), so the run stops the same way. Such a
 // request never left, so the task's record is a known failure and a rerun simply sends it (`unreachable`).
 import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import { abortableSleep } from '../util/sleep.js';
 import type { Journal, JournalEntry, StoredError } from './journal.js';
 import type { ProgressReporter } from './progress.js';
@@ -224,6 +225,10 @@ export async function runBulk<I, R>(
   const started = Date.now();
   // Work in flight is never cancelled by Ctrl-C (it is let finish); this signal exists for execute()'s API.
   const workSignal = new AbortController().signal;
+  // Every task in flight (up to 64) listens to both: a request on workSignal, a retry's back-off on Ctrl-C's.
+  // Node's leak warning at 11 listeners would be noise on stderr.
+  setMaxListeners(concurrency + 16, workSignal);
+  if (concurrency + 16 > getMaxListeners(opts.signal)) setMaxListeners(concurrency + 16, opts.signal);
 
   const summary: BulkSummary = {
     total: 0,

@@ -389,6 +389,33 @@ describe('Journal', () => {
     await j2.close();
   });
 
+  it('many tasks backing off at once raise no listener-leak warning (refused connections at --concurrency 32)', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    const ctl = new AbortController();
+    const tries = new Map<string, number>();
+    try {
+      const s = await runBulk(
+        tasks(64),
+        {
+          async execute(t) {
+            const n = (tries.get(t.key) ?? 0) + 1;
+            tries.set(t.key, n);
+            if (n === 1) throw new NetworkError('refused', 'refused');
+            return n;
+          },
+        },
+        { concurrency: 32, signal: ctl.signal, retryDelayMs: 5 },
+      );
+      expect(s.created).toBe(64);
+      await delay(10);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('two runs taking over the same stale lock: the slower one leaves the lock the faster one took', async () => {
     const { takeOver } = await import('../../src/bulk/journal.js');
     const { hostname } = await import('node:os');
