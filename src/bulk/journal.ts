@@ -355,7 +355,7 @@ export class LockFile {
       throw new JournalLockedError(
         `another run is already using this journal: ${where}, started ${owner.started_at}`,
         owner.hostname === me.hostname
-          ? `wait for it to finish (or stop it); the lock is ${path}`
+          ? `wait for it to finish (or stop it); if no such run is going on (its process ID now belongs to another program), delete ${path}`
           : `if that run is surely gone, delete ${path} and run again`,
       );
     }

@@ -81,7 +81,7 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
       const filled = Math.round(Math.min(1, done / total) * width);
       bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] `;
     }
-    const cols = (opts.columns ?? 80) - 1;
+    const cols = (opts.columns || 80) - 1;
     let line = `${bar}${of} · ${counts_} · ${tail.join(' · ')}`;
     // Narrow terminals lose the bar first, then the noun; counts, rate and ETA stay.
     if (line.length > cols) line = `${of} · ${counts_} · ${tail.join(' · ')}`;

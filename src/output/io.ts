@@ -25,8 +25,18 @@ export function processIO(): IO {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    columns: process.stdout.columns,
+    columns: terminalColumns(),
   };
+}
+
+/**
+ * The terminal's width: stdout's, else stderr's (`ship … | less` still draws progress on a terminal), else
+ * COLUMNS (a terminal that reports 0 columns, or none at all).
+ */
+function terminalColumns(): number | undefined {
+  for (const stream of [process.stdout, process.stderr]) if (stream.isTTY && stream.columns > 0) return stream.columns;
+  const fromEnv = Number(process.env.COLUMNS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined;
 }
 
 /** Whether colour is on: NO_COLOR always wins, FORCE_COLOR forces it, otherwise only on a TTY outside CI. */

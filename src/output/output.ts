@@ -161,7 +161,7 @@ export class Output {
     const { default: Table } = await import('cli-table3');
     const widths = fitColumns(
       columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
-      this.io.columns ?? 80,
+      this.io.columns || 80,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
     );
     const table = new Table({

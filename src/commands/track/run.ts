@@ -1,6 +1,8 @@
 // `ship track`: fetches tracking events per shipment (or parcel) and renders one timeline per parcel;
 // --watch polls until every parcel has reached a final stage.
+import { stripVTControlCharacters } from 'node:util';
 import type { Ctx } from '../../context.js';
+import { displayWidth } from '../../output/width.js';
 import { ApiError, Interrupted, PartialFailure } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage } from '../../bulk/runner.js';
@@ -48,7 +50,7 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       // Move up over the previous drawing and clear it, so the timeline updates in place.
       if (drawnLines) ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
       ctx.io.stdout.write(text);
-      drawnLines = text.split('\n').length - 1;
+      drawnLines = screenRows(text, ctx.io.columns);
     } else {
       for (const line of newEventLines(state, seen)) ctx.out.line(line);
     }
@@ -180,4 +182,17 @@ function toJson(state: TrackedShipment[]): unknown {
       return o;
     }),
   };
+}
+
+/**
+ * How many terminal rows `text` (ending in a newline) takes: a line wider than the terminal wraps onto more
+ * rows, and the redraw must move up over all of them or the old drawing's top stays on screen.
+ */
+export function screenRows(text: string, columns: number | undefined): number {
+  const width = columns && columns > 0 ? columns : 80;
+  const lines = text.split('\n');
+  lines.pop(); // after the last newline
+  let rows = 0;
+  for (const line of lines) rows += Math.max(1, Math.ceil(displayWidth(stripVTControlCharacters(line)) / width));
+  return rows;
 }

@@ -49,3 +49,14 @@ describe('track --watch on a TTY', () => {
     expect(lastFrame).toMatch(/▶ .*Delivered/);
   });
 });
+
+describe('screenRows', () => {
+  it('counts the rows a wrapped line takes, so a redraw moves up over all of the old drawing', async () => {
+    const { screenRows } = await import('../../../src/commands/track/run.js');
+    expect(screenRows('a\nb\n', 60)).toBe(2);
+    expect(screenRows(`${'x'.repeat(110)}\nshort\n`, 60)).toBe(3);
+    expect(screenRows(`\x1b[1m${'x'.repeat(60)}\x1b[22m\n\n`, 60)).toBe(2); // escapes take no cells; a blank line one row
+    expect(screenRows(`${'東'.repeat(40)}\n`, 60)).toBe(2); // wide characters take two cells
+    expect(screenRows('abc\n', 0)).toBe(1);
+  });
+});
