@@ -42,14 +42,20 @@ export function parsePrinterUrl(text: string): PrinterTarget | undefined {
 
 /**
  * Turns `--printer` (a tcp:// address or the name of a `printers.NAME` entry of the profile) into a target.
- * With no value, the profile's `printer` setting is used; undefined when there is none.
+ * Without one (undefined), the profile's `printer` setting is used, and undefined is returned when there is
+ * none; '' (`--printer` given alone) asks for the profile's printer, and its absence is an error.
  */
 export async function resolvePrinter(ctx: Ctx, nameOrUrl: string | undefined): Promise<PrinterTarget | undefined> {
   let v = nameOrUrl?.trim();
   if (v === undefined || v === '') {
     const store = await ctx.config();
     const def = store.profile().printer;
-    if (typeof def !== 'string' || def.trim() === '') return undefined;
+    if (typeof def !== 'string' || def.trim() === '') {
+      if (v === undefined) return undefined;
+      throw new UsageError('--printer alone sends to the profile\'s printer, and it has none', {
+        hint: 'give one: --printer tcp://HOST:PORT or --printer NAME; or set it: ship config set printer tcp://HOST:PORT',
+      });
+    }
     v = def.trim();
   }
   // A person at a terminal sees a spinner while the printer is slow (output/wait.ts).

@@ -282,6 +282,31 @@ describe('named printers', () => {
     }
   });
 
+  it('--printer alone sends to the profile\'s printer (config set printer NAME), and says so when there is none', async () => {
+    const { trackingRefs } = await createShipment('PRN-DEFAULT');
+    const printer = await rawPrinter();
+    const cfg = mkdtempSync(join(tmpdir(), 'ship-cfg-'));
+    const withCfg = { env: { ...env, SHIP_CONFIG_DIR: cfg } };
+    try {
+      const none = await ship(['label', trackingRefs[0], '--printer'], withCfg);
+      expect(none.exitCode).toBe(2);
+      expect(none.stderr).toContain("--printer alone sends to the profile's printer, and it has none");
+      expect((await ship(['config', 'set', 'printers.dock3', printer.url], withCfg)).exitCode).toBe(0);
+      expect((await ship(['config', 'set', 'printer', 'dock3'], withCfg)).exitCode).toBe(0);
+      const label = await ship(['label', trackingRefs[0], '--printer', '--no-preflight'], withCfg);
+      expect(label.exitCode, String(label.stderr)).toBe(0);
+      expect(label.stderr).toMatch(/sent to printer dock3/);
+      const print = await ship(['print', 'PRN-DEFAULT', '--printer', '--json'], withCfg);
+      expect(print.exitCode, String(print.stderr)).toBe(0);
+      expect(JSON.parse(String(print.stdout))).toMatchObject({ via: 'raw' });
+      await new Promise((res) => setTimeout(res, 50));
+      const zpl = (await apiGetLabel(trackingRefs[0], 'ZPL')).zpl;
+      expect(printer.jobs.map((b) => b.toString('utf8'))).toEqual([zpl, zpl]);
+    } finally {
+      await printer.close();
+    }
+  });
+
   it('a printer that reports paper out is refused before anything is sent', async () => {
     const jobs: Buffer[] = [];
     const server: Server = createServer((sock) => {

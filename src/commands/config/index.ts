@@ -9,7 +9,8 @@ Keys (per profile; pick the profile with --profile or SHIP_PROFILE):
   api_key         API key (secret; set by \`ship login\`)
   token           user token (secret; set by \`ship login\`)
   label_format    default label format: ZPL, PDF or PNG
-  printer         default printer: tcp://HOST:PORT, or the NAME of a printers.NAME entry
+  printer         default printer: tcp://HOST:PORT, or the NAME of a printers.NAME entry; --printer
+                  given without a value (create, label, print, containers label) sends to it
   printers.NAME   a named printer, tcp://HOST:PORT (printer.NAME works too)
   timeout         request timeout in seconds
 Secrets are always shown masked (****abcd).`;

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 
 /** Parses --format for container labels (ZPL or PDF, any case). */
 function containerLabelFormat(v: string | undefined): 'ZPL' | 'PDF' | undefined {
@@ -80,7 +81,7 @@ Examples:
     .description("Save or print the container's label")
     .addOption(new Option('--format <format>', 'ZPL or PDF (default ZPL)'))
     .option('-o, --output <path>', 'file to write (- for stdout; default ./container-REF.zpl|pdf)')
-    .option('--printer <target>', 'send the ZPL label to a thermal printer: tcp://HOST:PORT or a configured printer name')
+    .option('--printer [target]', `send the ZPL label to a thermal printer: tcp://HOST:PORT or a configured printer name (${PRINTER_ALONE})`)
     .addHelpText(
       'after',
       `
@@ -89,12 +90,13 @@ Examples:
   ship containers label C24123001 --printer tcp://10.0.0.50:9100
   ship containers label C24123001 -o - | lp -d zebra -o raw`,
     )
-    .action(async (ref: string, flags: { format?: string; output?: string; printer?: string }) => {
+    .action(async (ref: string, flags: { format?: string; output?: string; printer?: PrinterFlag }) => {
       const format = containerLabelFormat(flags.format);
-      if (flags.printer && format === 'PDF') throw new UsageError('--printer sends ZPL; drop --format PDF');
-      if (flags.printer && flags.output) throw new UsageError('give either --printer or -o, not both');
+      const printer = printerFlag(flags.printer);
+      if (printer !== undefined && format === 'PDF') throw new UsageError('--printer sends ZPL; drop --format PDF');
+      if (printer !== undefined && flags.output) throw new UsageError('give either --printer or -o, not both');
       const { containerLabel } = await import('./run.js');
-      await containerLabel(ctx, { ref, format, output: flags.output, printer: flags.printer });
+      await containerLabel(ctx, { ref, format, output: flags.output, printer });
     });
 
   containers

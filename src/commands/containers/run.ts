@@ -186,7 +186,7 @@ function bytesOf(doc: DocumentResult, format: 'ZPL' | 'PDF', what: string): Buff
 /** `containers label REF`. */
 export async function containerLabel(ctx: Ctx, opts: { ref: string } & LabelTarget): Promise<void> {
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label to stdout; it cannot be combined with --json');
-  const target = opts.printer ? await readyPrinter(ctx, opts.printer) : undefined;
+  const target = opts.printer !== undefined ? await readyPrinter(ctx, opts.printer) : undefined;
   const done = await deliverLabel(ctx, opts.ref, { ...opts, target });
   if (ctx.mode.json) return ctx.out.json({ reference: opts.ref, ...done });
   if (done.path === '-') return;

@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { addShipmentInputOptions } from '../../shipment-input/options.js';
+import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 import type { CreateOptions } from './run.js';
 
 /** The CSV part of `ship create --help` (columns, rules, presets, resuming). */
@@ -72,7 +73,7 @@ function positiveInt(flag: string, v: string, max: number): number {
 }
 
 /** What commander hands the action: CreateOptions before --format is upper-cased and --concurrency parsed. */
-type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency'> & { format?: string; concurrency: string };
+type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency' | 'printer'> & { format?: string; concurrency: string; printer?: PrinterFlag };
 
 function declare(cmd: Command, ctx: Ctx): Command {
   addShipmentInputOptions(cmd, 'create')
@@ -80,7 +81,7 @@ function declare(cmd: Command, ctx: Ctx): Command {
     .option('-o, --output-dir <dir>', 'where label files go (one per parcel, named after the shipment reference)', './labels')
     .option('--no-labels', 'do not write label files')
     .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF)')
-    .option('--printer <tcp://host:port|name>', 'send the ZPL labels to a thermal printer (raw port 9100), in input order')
+    .option('--printer [tcp://host:port|name]', `send the ZPL labels to a thermal printer (raw port 9100), in input order (${PRINTER_ALONE})`)
     .option('--no-preflight', 'skip asking the printer for its status (~HS) before the first label')
     .option('--print', 'ask the desktop printing application to print the labels (print_labels)')
     .option('--print-to-user <id>', 'with --print: the user whose printing application prints')
@@ -106,8 +107,9 @@ ${CSV_HELP}`,
       const { run } = await import('./run.js');
       // Not given: a raw printer takes ZPL; otherwise the profile's label_format (`ship config set label_format`).
       const { defaultLabelFormat } = await import('../shared/label-format.js');
-      const format = flags.format !== undefined ? (flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG') : flags.printer ? 'ZPL' : await defaultLabelFormat(ctx);
-      await run(ctx, { ...flags, format, concurrency });
+      const printer = printerFlag(flags.printer);
+      const format = flags.format !== undefined ? (flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG') : printer !== undefined ? 'ZPL' : await defaultLabelFormat(ctx);
+      await run(ctx, { ...flags, printer, format, concurrency });
     });
   return cmd;
 }

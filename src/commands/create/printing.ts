@@ -6,7 +6,7 @@ import type { PrinterTarget } from '../../printer/index.js';
 
 /** Resolves --printer (address or profile name) and runs the preflight; undefined without --printer. */
 export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight: boolean }): Promise<PrinterTarget | undefined> {
-  if (!o.printer) return undefined;
+  if (o.printer === undefined) return undefined;
   const { resolvePrinter, preflight } = await import('../../printer/index.js');
   const target = await resolvePrinter(ctx, o.printer);
   if (!target) return undefined;

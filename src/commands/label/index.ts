@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 
 /** Registers `ship label TRACKING_REF [--format] [-o PATH|-] [--printer tcp://…|NAME] [--no-preflight]`. */
 export function registerLabel(program: Command, ctx: Ctx): void {
@@ -10,7 +11,7 @@ export function registerLabel(program: Command, ctx: Ctx): void {
     .description("Fetch a parcel's label (GET /parcels/:ref/label): save it, write it to stdout, or send it to a printer")
     .addOption(new Option('--format <format>', 'ZPL, PDF or PNG (default: the profile\'s label_format, else ZPL)'))
     .option('-o, --output <path>', 'file (or directory) to write; "-" writes the raw bytes to stdout')
-    .option('--printer <printer>', 'send the ZPL label to a thermal printer: tcp://HOST:PORT or a printer name from the profile')
+    .option('--printer [printer]', `send the ZPL label to a thermal printer: tcp://HOST:PORT or a printer name from the profile (${PRINTER_ALONE})`)
     .option('--no-preflight', "don't ask the printer for its status (~HS) before sending")
     .option('--printer-timeout <seconds>', 'printer connection and status timeout', '5')
     .addHelpText(
@@ -26,14 +27,14 @@ Examples:
   ship label JD0002212345678 -o - | lp -d zebra -o raw
   ship label JD0002212345678 --printer tcp://10.0.0.50:9100`,
     )
-    .action(async (trackingRef: string, flags: { format?: string; output?: string; printer?: string; preflight: boolean; printerTimeout: string }) => {
+    .action(async (trackingRef: string, flags: { format?: string; output?: string; printer?: PrinterFlag; preflight: boolean; printerTimeout: string }) => {
       const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
       const { run } = await import('./run.js');
       await run(ctx, {
         trackingRef,
         format: flags.format,
         output: flags.output,
-        printer: flags.printer,
+        printer: printerFlag(flags.printer),
         preflight: flags.preflight,
         printerTimeoutMs,
       });

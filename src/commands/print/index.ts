@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 import { parseSeconds } from '../label/index.js';
 
 /** Registers `ship print REF [--to-user ID] [--printer-key KEY] | [--printer tcp://…|NAME]`. */
@@ -11,7 +12,7 @@ export function registerPrint(program: Command, ctx: Ctx): void {
     .description("Print a shipment's labels: through the desktop printing application, or straight to a thermal printer")
     .option('--to-user <id>', "print on this user's desktop printing application (a user ID from `ship users`)")
     .option('--printer-key <key>', 'the printer key, when using the print server application')
-    .option('--printer <printer>', 'send the ZPL labels over a raw socket: tcp://HOST:PORT or a printer name from the profile')
+    .option('--printer [printer]', `send the ZPL labels over a raw socket: tcp://HOST:PORT or a printer name from the profile (${PRINTER_ALONE})`)
     .option('--no-preflight', "don't ask the printer for its status (~HS) before sending")
     .option('--printer-timeout <seconds>', 'printer connection and status timeout', '5')
     .addHelpText(
@@ -25,14 +26,16 @@ Examples:
   ship print ORDER-1001
   ship print ORDER-1001 --to-user 5f0c… --printer-key desk-2
   ship print ORDER-1001 --printer tcp://10.0.0.50:9100
-  ship print ORDER-1001 --printer dock3`,
+  ship print ORDER-1001 --printer dock3
+  ship print ORDER-1001 --printer                 # the profile's printer (ship config set printer dock3)`,
     )
-    .action(async (ref: string, flags: { toUser?: string; printerKey?: string; printer?: string; preflight: boolean; printerTimeout: string }) => {
-      if (flags.printer !== undefined && (flags.toUser !== undefined || flags.printerKey !== undefined)) {
+    .action(async (ref: string, flags: { toUser?: string; printerKey?: string; printer?: PrinterFlag; preflight: boolean; printerTimeout: string }) => {
+      const printer = printerFlag(flags.printer);
+      if (printer !== undefined && (flags.toUser !== undefined || flags.printerKey !== undefined)) {
         throw new UsageError('--printer sends labels straight to a printer; --to-user and --printer-key are for the desktop application');
       }
       const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
       const { run } = await import('./run.js');
-      await run(ctx, { ref, toUser: flags.toUser, printerKey: flags.printerKey, printer: flags.printer, preflight: flags.preflight, printerTimeoutMs });
+      await run(ctx, { ref, toUser: flags.toUser, printerKey: flags.printerKey, printer, preflight: flags.preflight, printerTimeoutMs });
     });
 }
