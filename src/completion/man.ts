@@ -16,7 +16,8 @@ export function roff(text: string): string {
 function optionItem(o: OptionSpec): string {
   const env = o.env ? ` (env: ${o.env})` : '';
   const choices = o.choices ? ` One of: ${o.choices.join(', ')}.` : '';
-  return `.TP\n.B ${roff(o.flags)}\n${roff(o.description + env + (o.description.endsWith('.') ? '' : '.') + choices)}`;
+  const byDefault = o.defaultValue !== undefined ? ` Default: ${o.defaultValue}.` : '';
+  return `.TP\n.B ${roff(o.flags)}\n${roff(o.description + env + (o.description.endsWith('.') ? '' : '.') + choices + byDefault)}`;
 }
 
 export interface ManPageInput {
@@ -47,7 +48,7 @@ export function manPage(root: CommandSpec, input: ManPageInput): string {
   out.push('.ad l', '.nh');
   out.push('.SH NAME', 'ship \\- command-line tool for the Parcel Shipping Service API v1.2');
   out.push('.SH SYNOPSIS', '.B ship', '[\\fIglobal options\\fR] \\fIcommand\\fR [\\fIoptions\\fR] [\\fIarguments\\fR]');
-  for (const c of commands.filter((c) => c.subcommands.length === 0)) {
+  for (const c of commands.filter((c) => c.subcommands.length === 0 || c.runnable)) {
     out.push('.br', `.B ship ${roff(c.path.join(' '))}`, roff(c.usage.replace(/\[options\]\s*/, '[options] ')));
   }
   out.push('.SH DESCRIPTION', roff(root.description));
@@ -66,6 +67,7 @@ export function manPage(root: CommandSpec, input: ManPageInput): string {
     if (c.aliases.length) out.push(`Alias: ${roff(c.aliases.join(', '))}.`, '.PP');
     out.push(roff(c.description));
     for (const o of c.options) out.push(optionItem(o));
+    if (c.notes) out.push('.PP', '.nf', roff(c.notes), '.fi');
     if (c.examples.length) {
       out.push('.PP', 'Examples:', '.RS', '.nf');
       for (const e of c.examples) out.push(roff(e));

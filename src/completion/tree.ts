@@ -13,6 +13,8 @@ export interface OptionSpec {
   /** The value is a file or directory path (complete with file names). */
   path: boolean;
   env?: string;
+  /** The value used when the option is not given (as help shows it), for options that take one. */
+  defaultValue?: string;
 }
 
 /** One command and its subcommands. */
@@ -29,6 +31,10 @@ export interface CommandSpec {
   examples: string[];
   /** The full help text (including text added after it). */
   help: string;
+  /** The text added after the options (notes, CSV columns, JSON shapes…), without its Examples section. */
+  notes: string;
+  /** Runs on its own too (not only a group of subcommands), e.g. `ship custom-fields [ref]`. */
+  runnable: boolean;
 }
 
 const PATH_VALUE = /^(file|path|dir|directory|csv|json|out|output|state)/i;
@@ -46,20 +52,32 @@ function optionSpec(opt: Option): OptionSpec {
     choices: opt.argChoices ? [...opt.argChoices] : undefined,
     path: takesValue && valueName !== undefined && PATH_VALUE.test(valueName),
     env: opt.envVar,
+    defaultValue: takesValue && !opt.negate && opt.defaultValue !== undefined ? (opt.defaultValueDescription ?? String(opt.defaultValue)) : undefined,
   };
 }
 
-/** Captures a command's full help text, including addHelpText('after') sections. */
-function helpText(cmd: Command): string {
+/** Captures a command's full help text, including addHelpText('after') sections, and commander's own part of it. */
+function helpText(cmd: Command): { help: string; own: string } {
   let text = '';
+  let own = '';
   const saved = cmd.configureOutput();
   cmd.configureOutput({ ...saved, writeOut: (s: string) => (text += s), getOutHelpWidth: () => 100, getOutHasColors: () => false } as never);
   try {
     cmd.outputHelp();
+    own = cmd.helpInformation({ error: false });
   } finally {
     cmd.configureOutput(saved);
   }
-  return text;
+  return { help: text, own };
+}
+
+/** What addHelpText('after') added: the full help past commander's own part, without its Examples section. */
+function notesOf(help: string, own: string): string {
+  const after = help.startsWith(own) ? help.slice(own.length) : '';
+  return after
+    .replace(/(^|\n)Examples?:\n(?:[ \t]+.*(?:\n|$))+/, '$1')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 function examplesOf(help: string): string[] {
@@ -75,7 +93,7 @@ function examplesOf(help: string): string[] {
 export function describe(cmd: Command, parentPath: string[] = []): CommandSpec {
   const path = cmd.parent ? [...parentPath, cmd.name()] : [];
   const visibleOptions = (cmd.options as Option[]).filter((o) => !o.hidden);
-  const help = helpText(cmd);
+  const { help, own } = helpText(cmd);
   return {
     path,
     name: cmd.name(),
@@ -88,6 +106,8 @@ export function describe(cmd: Command, parentPath: string[] = []): CommandSpec {
       .map((c) => describe(c, path)),
     examples: examplesOf(help),
     help,
+    notes: cmd.parent ? notesOf(help, own) : '',
+    runnable: Boolean((cmd as unknown as { _actionHandler?: unknown })._actionHandler),
   };
 }
 

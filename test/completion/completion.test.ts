@@ -101,6 +101,12 @@ suite('man page', () => {
     expect(page).toContain('SHIP_X');
   });
 
+  it('is the full reference: each command\'s notes (CSV columns, JSON shapes…), option defaults, runnable groups in SYNOPSIS', () => {
+    expect(page).toContain(roff('CSV files (--csv FILE):'));
+    expect(page).toContain(`${roff('with --csv: requests in flight at once')}. Default: 8.`);
+    expect(page).toMatch(/\.B ship custom\\-fields\n/);
+  });
+
   it.runIf(has('man'))('renders with man without warnings', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-man-'));
     writeFileSync(join(dir, 'ship.1'), page);
