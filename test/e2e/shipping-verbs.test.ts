@@ -132,6 +132,10 @@ describe('ship track', () => {
 
     const p = await ship(['track', trackingRefs[1], '--parcel', '--json'], { env });
     expect(JSON.parse(String(p.stdout)).shipments[0].parcels[0].events.at(-1).type).toBe('COLLECTED');
+    // A parcel's tracking number without --parcel (a scanned label): no shipment has it, so it is tracked as a parcel.
+    const scanned = await ship(['track', trackingRefs[1], '--json'], { env });
+    expect(scanned.exitCode, String(scanned.stderr)).toBe(0);
+    expect(JSON.parse(String(scanned.stdout)).shipments[0].parcels[0]).toMatchObject({ tracking_reference: trackingRefs[1], status: 'COLLECTED' });
   });
 
   it('--watch polls until delivered (advanced in the background), appending new events', async () => {
@@ -160,10 +164,14 @@ describe('ship track', () => {
     expect(r.exitCode).toBe(5);
     expect(String(r.stdout)).toBe('');
     expect(String(r.stderr).match(/not found/g)).toHaveLength(1);
+    expect(String(r.stderr)).toContain('no shipment or parcel "NOPE-T": not found');
     const j = await ship(['track', 'NOPE-T', '--json'], { env });
     expect(j.exitCode).toBe(5);
     expect(String(j.stdout)).toBe('');
     expect(JSON.parse(String(j.stderr)).error.exit_code).toBe(5);
+    const lone = await ship(['track', 'NOPE-T', '--interval', '5'], { env });
+    expect(lone.exitCode).toBe(2);
+    expect(String(lone.stderr)).toContain('--interval is how often --watch polls: add --watch');
     const w = await ship(['track', 'NOPE-T', '--watch', '--interval', '0.2'], { env });
     expect(w.exitCode).toBe(5);
     expect(String(w.stdout)).toBe('');

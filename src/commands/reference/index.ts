@@ -37,7 +37,7 @@ Examples:
   program
     .command('brands [ref]')
     .description('List brands (GET /brands), or show one by key or ID')
-    .addHelpText('after', '\nExamples:\n  ship brands\n  ship brands MAIN --json')
+    .addHelpText('after', '\nExamples:\n  ship brands\n  ship brands SANDBOX --json')
     .action(async (ref: string | undefined) => {
       const { run } = await import('./brands.js');
       await run(ctx, { ref });
@@ -67,7 +67,7 @@ Examples:
   const customFields = program
     .command('custom-fields [ref]')
     .description('List custom fields (GET /custom-fields), or show one by key or ID')
-    .addHelpText('after', '\nExamples:\n  ship custom-fields\n  ship custom-fields gift_message --json\n  ship custom-fields create --name "Gift message" --key gift_message --entity SHIPMENT --data-type TEXT --max-length 200')
+    .addHelpText('after', '\nExamples:\n  ship custom-fields\n  ship custom-fields gift_message --json\n  ship custom-fields create --name "Packing note" --key packing_note --entity SHIPMENT --data-type TEXT --max-length 200')
     .action(async (ref: string | undefined) => {
       const { run } = await import('./custom-fields.js');
       await run(ctx, { ref });
@@ -98,10 +98,10 @@ Rules apply by data type: --min-length/--max-length/--regex to TEXT, --options t
 --numeric-type/--min-value/--max-value to NUMERIC, --required to any. Others are refused (exit 2).
 
 Examples:
-  ship custom-fields create --name "Gift message" --key gift_message --entity SHIPMENT --data-type TEXT --max-length 200
+  ship custom-fields create --name "Packing note" --key packing_note --entity SHIPMENT --data-type TEXT --max-length 200
   ship custom-fields create --name Colour --key colour --entity PARCEL --data-type LIST --options "Red,Green,Blue" --default-value Red
   ship custom-fields create --name "Pallet count" --key pallets --entity SHIPMENT --data-type NUMERIC --numeric-type INT --min-value 1 --max-value 40
-  ship custom-fields create --name Channel --key channel --entity SHIPMENT --data-type TEXT --source FIXED --default-value web`,
+  ship custom-fields create --name Warehouse --key warehouse --entity SHIPMENT --data-type TEXT --source FIXED --default-value dock-3`,
     )
     .action(async (flags: Record<string, string | boolean | undefined>) => {
       const [{ buildCustomFieldRequest }, { create }] = await Promise.all([import('./custom-field-request.js'), import('./custom-fields.js')]);

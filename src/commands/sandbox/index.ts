@@ -31,7 +31,7 @@ Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving --state first.
 Examples:
   ship sandbox
   ship sandbox --port 0 --state .ship-sandbox.json
-  eval "$(ship sandbox --port 4010 | tail -n +2)" &   # then: ship login --username demo@example.com
+  ship sandbox --port 4010 > sandbox.txt & sleep 1; eval "$(tail -n +2 sandbox.txt)"   # SHIP_BASE_URL, SHIP_API_KEY set here
   ship sandbox --auto-advance 5 --log-requests   # watch tracking move: ship track REF --watch
   ship sandbox --auto-advance 0                  # tracking moves only when a test says so`,
     )

@@ -36,16 +36,19 @@ export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
       logRequests: o.logRequests || ctx.mode.verbose,
       log: (line) => stderr.write(line + '\n'),
     });
+    // Listening on every interface (--host 0.0.0.0): the address to give ship on this machine is loopback
+    // (ship refuses plain http to any other host without --insecure).
+    const baseUrl = sb.baseUrl.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
     if (ctx.mode.json) {
-      ctx.out.jsonLine({ base_url: sb.baseUrl, url: sb.url, host: sb.host, port: sb.port, api_key: o.apiKey, username: o.username, state_file: o.stateFile ?? null, auto_advance_s: o.autoAdvanceSeconds ?? 0 });
+      ctx.out.jsonLine({ base_url: baseUrl, url: sb.url, host: sb.host, port: sb.port, api_key: o.apiKey, username: o.username, state_file: o.stateFile ?? null, auto_advance_s: o.autoAdvanceSeconds ?? 0 });
     } else {
-      ctx.out.line(sb.baseUrl);
-      ctx.out.line(`export SHIP_BASE_URL=${sb.baseUrl}`);
+      ctx.out.line(baseUrl);
+      ctx.out.line(`export SHIP_BASE_URL=${baseUrl}`);
       ctx.out.line(`export SHIP_API_KEY=${o.apiKey}`);
     }
     const seededPassword = o.password === 'demo-password' ? ` (password ${o.password})` : '';
     ctx.out.info(
-      `Sandbox listening on ${sb.url} (API at ${sb.baseUrl}${o.stateFile ? `, state in ${o.stateFile}` : ', state in memory'}).\n` +
+      `Sandbox listening on ${sb.url} (API at ${baseUrl}${o.stateFile ? `, state in ${o.stateFile}` : ', state in memory'}).\n` +
         `Log in as ${o.username}${seededPassword}: ship login --username ${o.username} --password-stdin\n` +
         (o.autoAdvanceSeconds
           ? `Tracking moves one stage every ${o.autoAdvanceSeconds} s after a shipment's creation (--auto-advance 0 stops it).\n`

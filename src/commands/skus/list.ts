@@ -27,7 +27,8 @@ export async function skuPageSource(ctx: Ctx): Promise<SkuPageSource> {
 export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
   const src = await skuPageSource(ctx);
   const pages: AsyncIterable<SkuListPage> = opts.all ? walkSkuPages(src, { signal: ctx.signal, lookahead: opts.lookahead }) : onePage(src, opts.page);
-  const format = opts.ndjson ? 'ndjson' : ctx.mode.json ? 'json' : ctx.io.stdoutIsTTY ? 'tty' : 'tsv';
+  // --quiet: the SKU codes only, one per line (as the other list commands print their keys).
+  const format = opts.ndjson ? 'ndjson' : ctx.mode.json ? 'json' : ctx.mode.quiet ? 'quiet' : ctx.io.stdoutIsTTY ? 'tty' : 'tsv';
   let count = 0;
   let last: SkuListPage | undefined;
 
@@ -45,6 +46,12 @@ export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
       if (chunk) await writeOut(ctx, chunk);
     }
     await writeOut(ctx, count === 0 ? '[]\n' : '\n]\n');
+  } else if (format === 'quiet') {
+    for await (const page of pages) {
+      last = page;
+      count += page.data.length;
+      if (page.data.length) await writeOut(ctx, page.data.map((s: SkuRecord) => String(s.sku)).join('\n') + '\n');
+    }
   } else if (format === 'ndjson') {
     for await (const page of pages) {
       last = page;

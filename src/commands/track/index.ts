@@ -19,13 +19,15 @@ description. With --watch the timeline is redrawn on a terminal, and only new ev
 otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED. With --json, one JSON document:
 {"shipments":[{"reference","parcels":[{"tracking_reference","status","events":[…]}]}]} (with --watch,
 printed once at the end, also when stopped by Ctrl-C or a signal: then exit 130).
+A reference no shipment has is tracked as a parcel's tracking reference (a scanned label), as with --parcel.
 
 Examples:
   ship track ORDER-1001
   ship track JD0002212345678 --parcel
   ship track ORDER-1001 ORDER-1002 --watch --interval 60`,
     )
-    .action(async (refs: string[], flags: { parcel?: boolean; watch?: boolean; interval: string }) => {
+    .action(async (refs: string[], flags: { parcel?: boolean; watch?: boolean; interval: string }, cmd: Command) => {
+      if (!flags.watch && cmd.getOptionValueSource('interval') === 'cli') throw new UsageError('--interval is how often --watch polls: add --watch');
       const interval = Number(flags.interval);
       if (!Number.isFinite(interval) || interval < 0.1 || interval > 86_400) {
         throw new UsageError(`--interval: "${flags.interval}" must be a number of seconds from 0.1 to 86400`);

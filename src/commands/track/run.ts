@@ -3,7 +3,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Ctx } from '../../context.js';
 import { displayWidth } from '../../output/width.js';
-import { ApiError, Interrupted, PartialFailure } from '../../errors.js';
+import { ApiError, Interrupted, NotFoundError, PartialFailure } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
@@ -103,6 +103,17 @@ async function fetchAll(api: Api, refs: string[], parcel: boolean): Promise<Trac
         return { reference, parcels };
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
+        // No shipment by that reference: a parcel's tracking number (a scanned label) is tracked as such.
+        if (!parcel && error instanceof NotFoundError) {
+          try {
+            const events = await api.parcels.events(reference);
+            return { reference, parcels: [{ tracking_reference: reference, events: sortEvents(events) }] };
+          } catch (e) {
+            if (!(e instanceof ApiError)) throw e;
+            if (!(e instanceof NotFoundError)) return { reference, parcels: [], error: e };
+            error.message = `no shipment or parcel ${JSON.stringify(reference)}: not found`;
+          }
+        }
         return { reference, parcels: [], error };
       }
     }),

@@ -37,6 +37,9 @@ describe('skus list / get', () => {
     expect(lines[0].split('\t')[0]).toBe(seeded[0].sku);
     const j = await ship(['skus', 'list', '--json']);
     expect(JSON.parse(j.stdout).map((s: any) => s.sku)).toEqual(seeded.map((s) => s.sku));
+    // --quiet: the codes only, one per line, like the other list commands' keys.
+    const q = await ship(['skus', 'list', '--quiet']);
+    expect(q.stdout).toBe(seeded.map((s) => `${s.sku}\n`).join(''));
   });
 
   it('--all streams every page in order as one JSON array or as NDJSON', async () => {
