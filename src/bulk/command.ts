@@ -58,6 +58,8 @@ export interface BulkCommandOptions<I, R> {
   quietLine?: (r: BulkResult<I, R>) => string | undefined;
   /** Extra lines for the closing summary (e.g. "labels in ./labels"). */
   summaryNotes?: (s: BulkSummary) => string[];
+  /** Counts of the input that were never tasks, for the JSON summary (e.g. orders a preset left out). */
+  summaryCounts?: Record<string, number>;
   /** When exactly one task ran and it failed, throw its own error (its own exit code) instead of exit 3. */
   singleTaskOwnError?: boolean;
   /** What "created" means for this command, in the summary and progress line (e.g. "cancelled"). */
@@ -197,7 +199,7 @@ function printSummary<I, R>(
   if (mode.json) {
     // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
     const line: Record<string, unknown> = {
-      summary: { total: s.total, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
+      summary: { total: s.total, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, ...opts.summaryCounts, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
     };
     if (stoppedForAuth) {
       Object.assign(line.summary as Record<string, unknown>, {

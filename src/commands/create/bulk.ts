@@ -232,8 +232,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       },
       textLine: (r) => textLine(ctx, r, loaded.labelFor),
       quietLine: (r) => (r.status === 'failed' ? undefined : (r.result?.tracking_references ?? []).join('\n') || undefined),
+      // Orders a preset left out are listed (and in the JSON lines as "skipped" with a reason) but are not
+      // shipments of the run: counted apart, so the summary's numbers add up.
+      summaryCounts: loaded.excluded.length ? { left_out: loaded.excluded.length } : undefined,
       summaryNotes: (s) => {
         const notes: string[] = [];
+        if (loaded.excluded.length) notes.push(`Left out ${loaded.excluded.length} order${loaded.excluded.length === 1 ? '' : 's'} that cannot be shipped (listed above)`);
         if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);
         if (printer) {
           notes.push(

@@ -353,6 +353,9 @@ describe('ship create --csv', () => {
     expect(proxy.creates().map((b) => [b.shipment_reference, b.parcels[0].weight])).toEqual([['#1005', 900], ['#1013', 900]]);
     expect(r.stderr).toContain('row 11, column Shipping Name: empty; order #1005 is addressed to the company "Receiving Department"');
     expect(r.stderr).toContain('row 31, column Financial Status: pending: order #1013 is not paid (yet), and is shipped');
+    // The left-out orders are counted apart from the run's shipments, so the summary adds up.
+    const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
+    expect(summary).toMatchObject({ total: 2, created: 2, skipped: 0, failed: 0, left_out: 17 });
   });
 
   it('--include-fulfilled belongs to --preset shopify', async () => {
