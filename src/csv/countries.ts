@@ -50,17 +50,25 @@ WFWLFWallis and Futuna;WSWSMSamoa;YEYEMYemen;YTMYTMayotte;ZAZAFSouth Africa;ZMZM
 const ALIASES: Record<string, string> = {
   UK: 'GB', 'GREAT BRITAIN': 'GB', BRITAIN: 'GB', ENGLAND: 'GB', SCOTLAND: 'GB', WALES: 'GB',
   'NORTHERN IRELAND': 'GB', 'UNITED KINGDOM OF GREAT BRITAIN AND NORTHERN IRELAND': 'GB',
-  USA: 'US', 'U.S.A.': 'US', 'U.S.': 'US', 'UNITED STATES OF AMERICA': 'US', AMERICA: 'US',
+  'U.K.': 'GB', USA: 'US', 'U.S.A.': 'US', 'U.S.': 'US', 'UNITED STATES OF AMERICA': 'US', AMERICA: 'US',
   DEUTSCHLAND: 'DE', 'FEDERAL REPUBLIC OF GERMANY': 'DE', HOLLAND: 'NL', 'THE NETHERLANDS': 'NL', NEDERLAND: 'NL',
   'ESPAÑA': 'ES', ESPANA: 'ES', ITALIA: 'IT', 'ÖSTERREICH': 'AT', OSTERREICH: 'AT', SCHWEIZ: 'CH', SUISSE: 'CH',
   SVIZZERA: 'CH', 'BELGIË': 'BE', BELGIE: 'BE', BELGIQUE: 'BE', SVERIGE: 'SE', NORGE: 'NO', DANMARK: 'DK',
   SUOMI: 'FI', POLSKA: 'PL', 'ÉIRE': 'IE', EIRE: 'IE', 'REPUBLIC OF IRELAND': 'IE', 'ČESKO': 'CZ',
-  'CZECH REPUBLIC': 'CZ', 'SOUTH KOREA': 'KR', KOREA: 'KR', 'NORTH KOREA': 'KP', RUSSIA: 'RU', VIETNAM: 'VN',
+  'CZECH REPUBLIC': 'CZ', 'SOUTH KOREA': 'KR', 'NORTH KOREA': 'KP', RUSSIA: 'RU', VIETNAM: 'VN',
   'IVORY COAST': 'CI', "COTE D'IVOIRE": 'CI', TURKEY: 'TR', 'TÜRKIYE': 'TR', TURKIYE: 'TR', MACEDONIA: 'MK',
   'UAE': 'AE', 'HONG KONG SAR': 'HK', 'MACAU': 'MO', 'PRC': 'CN', "PEOPLE'S REPUBLIC OF CHINA": 'CN',
   'CAPE VERDE': 'CV', SWAZILAND: 'SZ', BURMA: 'MM', 'EAST TIMOR': 'TL', 'VATICAN CITY': 'VA', 'HOLY SEE': 'VA',
   'PALESTINE': 'PS', KOSOVO: 'XK', 'BOLIVIA': 'BO', 'VENEZUELA': 'VE', TANZANIA: 'TZ', SYRIA: 'SY', IRAN: 'IR',
   LAOS: 'LA', MOLDOVA: 'MD', TAIWAN: 'TW', 'FALKLAND ISLANDS': 'FK', MICRONESIA: 'FM', 'ST HELENA': 'SH',
+};
+
+// Names that stand for more than one country: refused, naming the candidates, rather than guessed.
+const AMBIGUOUS: Record<string, string> = {
+  KOREA: 'KR (South Korea) or KP (North Korea)',
+  CONGO: 'CG (Republic of the Congo, Brazzaville) or CD (Democratic Republic of the Congo, Kinshasa)',
+  'VIRGIN ISLANDS': 'VG (British Virgin Islands) or VI (U.S. Virgin Islands)',
+  'CHANNEL ISLANDS': 'JE (Jersey) or GG (Guernsey)',
 };
 
 interface Tables {
@@ -131,6 +139,8 @@ export function resolveCountry(input: string): CountryResult {
     const code = t.byAlpha3.get(upper)!;
     return { ok: false, message: `must be a two-letter ISO 3166-1 country code, not "${raw}" (did you mean ${code}?)` };
   }
+  const ambiguous = AMBIGUOUS[fold(raw)];
+  if (ambiguous) return { ok: false, message: `"${raw}" may be ${ambiguous}: write the two-letter code` };
   const code = t.byName.get(fold(raw));
   if (code) return { ok: true, code };
   return { ok: false, message: `must be a two-letter ISO 3166-1 country code; "${raw}" is not a country name we know` };

@@ -12,9 +12,14 @@ describe('resolveCountry', () => {
       ['United States', 'US'], ['United States of America', 'US'], ['Germany', 'DE'], ['Deutschland', 'DE'],
       ['the Netherlands', 'NL'], ['Holland', 'NL'], ['france', 'FR'], ['Viet Nam', 'VN'], ['Vietnam', 'VN'],
       ['South Korea', 'KR'], ['Republic of Korea', 'KR'], ['Côte d\'Ivoire', 'CI'], ['Cote d\'Ivoire', 'CI'],
-      ['Czech Republic', 'CZ'], ['Czechia', 'CZ'], ['España', 'ES'], ['Ireland', 'IE'],
+      ['Czech Republic', 'CZ'], ['Czechia', 'CZ'], ['España', 'ES'], ['Ireland', 'IE'], ['U.K.', 'GB'], ['U.S.A.', 'US'],
+      ['Democratic Republic of the Congo', 'CD'], ['Virgin Islands, British', 'VG'], ['Georgia', 'GE'],
     ];
     for (const [name, code] of cases) expect(resolveCountry(name), name).toEqual({ ok: true, code });
+  });
+  it('refuses names of more than one country, naming the candidates', () => {
+    expect(resolveCountry('Korea')).toEqual({ ok: false, message: '"Korea" may be KR (South Korea) or KP (North Korea): write the two-letter code' });
+    for (const name of ['Congo', 'virgin islands', 'Channel Islands']) expect(resolveCountry(name), name).toMatchObject({ ok: false, message: expect.stringContaining('write the two-letter code') });
   });
   it('refuses three-letter codes, suggesting the two-letter one', () => {
     expect(resolveCountry('GBR')).toEqual({ ok: false, message: 'must be a two-letter ISO 3166-1 country code, not "GBR" (did you mean GB?)' });
