@@ -3,7 +3,7 @@
 import { InputError, type InputProblem } from '../errors.js';
 import { buildShipment, type Defaults, type ShipmentBody } from '../shipment-input/build.js';
 import type { ShipmentDraft } from '../shipment-input/draft.js';
-import { checkLengths, type RequestIssue } from '../shipment-input/validate.js';
+import { bodyWarnings, type RequestIssue } from '../shipment-input/validate.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
@@ -225,7 +225,7 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
         problems.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: issue.message });
       }
     }
-    for (const w of checkLengths(built.body)) {
+    for (const w of bodyWarnings(built.body)) {
       const at = built.locate(w.path);
       warnings.push({ row: at.row, column: at.column, message: w.message });
     }

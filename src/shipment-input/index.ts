@@ -8,7 +8,7 @@ import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
 import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
-import { apiValidator, checkLengths, type RequestIssue } from './validate.js';
+import { apiValidator, bodyWarnings, type RequestIssue } from './validate.js';
 
 export { readInputText };
 
@@ -123,7 +123,7 @@ export async function loadSingleShipment(
     const locate = (path: string) => ({ column: fromFlag.get(path) ?? `${path || '(body)'} in ${name}` });
     problems.push(...toProblems(validate(b), locate));
     if (problems.length) throw new InputError(`${name}: the shipment request has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
-    const warnings = checkLengths(b).map((w) => ({ column: locate(w.path).column, message: w.message }));
+    const warnings = bodyWarnings(b).map((w) => ({ column: locate(w.path).column, message: w.message }));
     return { body: b, warnings, source: name, locate };
   }
 
@@ -148,6 +148,6 @@ export async function loadSingleShipment(
   if (problems.length) {
     throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
   }
-  const warnings = checkLengths(built.body).map((w) => ({ column: locate(w.path).column, message: w.message }));
+  const warnings = bodyWarnings(built.body).map((w) => ({ column: locate(w.path).column, message: w.message }));
   return { body: built.body, warnings, source: 'flags', locate };
 }

@@ -39,6 +39,51 @@ export function checkLengths(body: ShipmentBody): RequestIssue[] {
   return out;
 }
 
+/** A number a spreadsheet wrote in scientific notation (4.47701E+11): its digits are gone. */
+const SCIENTIFIC = /^\s*\d(?:[.,]\d+)?E\+?\d+\s*$/i;
+
+/**
+ * Values that pass the API's rules but are likely wrong, most often a spreadsheet's doing (warned about, never
+ * refused): a telephone number in scientific notation, a US ZIP code that lost its leading zero, a value that
+ * kept the apostrophe a spreadsheet uses to mark text, and items that weigh more than the parcel holding them.
+ */
+export function checkPlausibility(body: ShipmentBody): RequestIssue[] {
+  const out: RequestIssue[] = [];
+  const to = body.to_address as Record<string, unknown> | undefined;
+  if (to && typeof to === 'object') {
+    const phone = to.telephone;
+    if (typeof phone === 'string' && SCIENTIFIC.test(phone)) {
+      out.push({ path: 'to_address.telephone', message: `"${phone}" is a number a spreadsheet wrote in scientific notation: its digits are lost (format the column as text and export again)` });
+    }
+    const postcode = to.postcode;
+    if (typeof postcode === 'string' && typeof to.country === 'string' && to.country.trim().toUpperCase() === 'US' && /^\s*\d{3,4}(-\d{4})?\s*$/.test(postcode)) {
+      out.push({ path: 'to_address.postcode', message: `"${postcode}" is short for a US ZIP code (5 digits): a leading zero dropped by a spreadsheet?` });
+    }
+    for (const k of ['postcode', 'telephone'] as const) {
+      const v = to[k];
+      if (typeof v === 'string' && v.startsWith("'")) out.push({ path: `to_address.${k}`, message: `"${v}" starts with an apostrophe (a spreadsheet's mark for text?); it is sent as it is` });
+    }
+  }
+  const parcels = Array.isArray(body.parcels) ? (body.parcels as Array<Record<string, unknown>>) : [];
+  parcels.forEach((p, i) => {
+    if (typeof p?.weight !== 'number' || !Array.isArray(p.items)) return;
+    let items = 0;
+    for (const it of p.items as Array<Record<string, unknown>>) {
+      if (typeof it?.item_weight !== 'number') return; // not every weight known: nothing to compare
+      items += it.item_weight * (typeof it.item_quantity === 'number' ? it.item_quantity : 1);
+    }
+    if (items > p.weight) out.push({ path: `parcels.${i}.weight`, message: `${p.weight} g, but its items weigh ${items} g together (item_weight is per item): is the parcel weight right?` });
+  });
+  return out;
+}
+
+/** What is warned about in a body (carrier length limits, likely spreadsheet damage), never refused. */
+export function bodyWarnings(body: ShipmentBody): RequestIssue[] {
+  const lengths = checkLengths(body);
+  const odd = checkPlausibility(body);
+  return odd.length ? [...lengths, ...odd] : lengths;
+}
+
 /** The API layer's request rules as a plain issue list (loaded on first use: zod is not needed by --help). */
 export async function apiValidator(): Promise<(body: ShipmentBody) => RequestIssue[]> {
   const { validateShipmentRequest } = await import('../api/validate.js');

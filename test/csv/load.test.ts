@@ -209,6 +209,24 @@ describe('problems name the row and the user\'s column', () => {
     ]);
   });
 
+  it('warns (does not refuse) about values a spreadsheet likely damaged, and items heavier than their parcel', async () => {
+    const csv = [
+      'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,to_telephone,weight,item_sku,item_short_description,item_weight,item_quantity',
+      'S-1,Ann,1 St,Boston,2134,US,4.47701E+11,500,MUG-001,Mug,300,2',
+      "S-2,Bob,2 St,Hoboken,'07030,US,'0201 555 0100,900,MUG-001,Mug,300,2",
+      'S-3,Cy,3 St,Leeds,LS1 1AA,GB,0113 496 0000,700,MUG-001,Mug,300,2',
+    ].join('\n');
+    const r = await load(csv + '\n');
+    expect(r.shipments).toHaveLength(3);
+    expect(r.warnings).toEqual([
+      { row: 2, column: 'to_telephone', message: '"4.47701E+11" is a number a spreadsheet wrote in scientific notation: its digits are lost (format the column as text and export again)' },
+      { row: 2, column: 'to_postcode', message: '"2134" is short for a US ZIP code (5 digits): a leading zero dropped by a spreadsheet?' },
+      { row: 2, column: 'weight', message: '500 g, but its items weigh 600 g together (item_weight is per item): is the parcel weight right?' },
+      { row: 3, column: 'to_postcode', message: '"\'07030" starts with an apostrophe (a spreadsheet\'s mark for text?); it is sent as it is' },
+      { row: 3, column: 'to_telephone', message: '"\'0201 555 0100" starts with an apostrophe (a spreadsheet\'s mark for text?); it is sent as it is' },
+    ]);
+  });
+
   it('refuses a file without a header and a malformed quote with its row', async () => {
     await expect(load('')).rejects.toMatchObject({ problems: [{ row: 1, message: 'missing header row' }] });
     const e = await load(`shipment_reference,${ADDR}\nA,Ann,1 St,London,E1 1AA,GB\nB,"Bo"x,2 St,Leeds,LS1 1AA,GB\n`).catch((x) => x);
