@@ -22,6 +22,8 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
   const env = opts.env ?? process.env;
   const abort = new AbortController();
   const ctx = opts.ctx ?? createContext({ io, env, signal: abort.signal });
+  // `ship help containers close`: commander's help command looks one level deep only.
+  if (argv[0] === 'help' && argv.length > 2 && !argv.slice(1).some((a) => a.startsWith('-'))) argv = [...argv.slice(1), '--help'];
   const handleSignals = opts.handleSignals ?? !opts.io;
 
   let interrupts = 0;

@@ -17,6 +17,12 @@ describe('problemLocation', () => {
 });
 
 describe('main', () => {
+  it('`ship help GROUP COMMAND` shows the nested command\'s help', async () => {
+    const r = await runShip(['help', 'containers', 'close']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: ship containers close \[options\] <ref>/);
+  });
+
   it('an unknown flag is a usage error (exit 2) with a pointer to --help on stderr and nothing on stdout', async () => {
     const r = await runShip(['--no-such-flag']);
     expect(r.code).toBe(2);

@@ -250,6 +250,10 @@ describe('ship print', () => {
     expect(String(r.stdout).trim().length).toBeGreaterThan(0);
     const j = await ship(['print', 'PRN-1', '--json'], { env });
     expect(JSON.parse(String(j.stdout))).toMatchObject({ shipment_reference: 'PRN-1', via: 'desktop' });
+    // The API's field is the user's flag in the message.
+    const bad = await ship(['print', 'PRN-1', '--to-user', 'nobody'], { env });
+    expect(bad.exitCode).toBe(2);
+    expect(String(bad.stderr)).toMatch(/^ {2}--to-user: /m);
   });
 
   it('--printer sends each parcel label, in parcel order, byte for byte', async () => {

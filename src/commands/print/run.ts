@@ -1,7 +1,7 @@
 // `ship print`: PUT /shipments/:ref/print (desktop application), or fetch each parcel's ZPL label and send
 // them to a thermal printer over a raw socket, in parcel order.
 import type { Ctx } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, ValidationError } from '../../errors.js';
 import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
 
@@ -22,7 +22,17 @@ export async function run(ctx: Ctx, opts: PrintOptions): Promise<void> {
   const body: { print_to_user?: string; printer_key?: string } = {};
   if (opts.toUser) body.print_to_user = opts.toUser;
   if (opts.printerKey) body.printer_key = opts.printerKey;
-  const res = await api.shipments.print(opts.ref, body);
+  let res;
+  try {
+    res = await api.shipments.print(opts.ref, body);
+  } catch (e) {
+    // The API names its fields; the user typed flags.
+    if (e instanceof ValidationError) {
+      const flagOf: Record<string, string> = { print_to_user: '--to-user', printer_key: '--printer-key' };
+      e.located = Object.entries(e.fields).flatMap(([field, messages]) => messages.map((message) => ({ column: flagOf[field] ?? field, message })));
+    }
+    throw e;
+  }
   if (ctx.mode.json) {
     ctx.out.json({ shipment_reference: opts.ref, via: 'desktop', message: res.message });
     return;

@@ -1,6 +1,21 @@
 // `ship custom-fields [REF]` and `ship custom-fields create`: GET/POST /custom-fields.
 import type { Ctx } from '../../context.js';
 import type { CustomField, CustomFieldRequest } from '../../api/schemas.js';
+import { NotFoundError } from '../../errors.js';
+
+/** Whether `typed` is `word` with one or two letters wrong, missing, extra or swapped (a typo of it). */
+function nearWord(typed: string, word: string): boolean {
+  const a = typed.toLowerCase();
+  if (a === word || Math.abs(a.length - word.length) > 2) return false;
+  // Edit distance, small strings.
+  let prev = Array.from({ length: word.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= word.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === word[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[word.length] <= 2;
+}
 
 /** The validation rules of a field as one readable line: `required, max length 200`. */
 export function rulesText(f: CustomField): string {
@@ -22,7 +37,14 @@ export function rulesText(f: CustomField): string {
 export async function run(ctx: Ctx, opts: { ref?: string }): Promise<void> {
   const api = await ctx.api();
   if (opts.ref !== undefined) {
-    const f = await api.customFields.get(opts.ref, { signal: ctx.signal });
+    let f;
+    try {
+      f = await api.customFields.get(opts.ref, { signal: ctx.signal });
+    } catch (e) {
+      // `ship custom-fields creat`: the typo of the subcommand is taken for a field's key.
+      if (e instanceof NotFoundError && nearWord(opts.ref, 'create')) e.hint = 'did you mean `ship custom-fields create`?';
+      throw e;
+    }
     return showOne(ctx, f);
   }
   const fields = await api.customFields.list({ signal: ctx.signal });

@@ -164,6 +164,11 @@ describe('ship users / packaging / custom-fields', () => {
     expect((await ship(['custom-fields'])).stdout).toBe('gift_message\tGift message\tSHIPMENT\tTEXT\tDIRECT\t\t\tmax length 200\n');
     const one = await ship(['custom-fields', 'gift_message', '--json']);
     expect(JSON.parse(one.stdout)).toMatchObject({ key: 'gift_message', data_type: 'TEXT' });
+    // A typo of the subcommand is taken for a key: not found, and the hint names the subcommand.
+    stub.on('GET /custom-fields/creat', { status: 404, body: { message: 'Not found', data: null } });
+    const typo = await ship(['custom-fields', 'creat']);
+    expect(typo.code).toBe(5);
+    expect(typo.stderr).toContain('did you mean `ship custom-fields create`?');
   });
 
   it('creates a custom field with validation rules, posting the built body', async () => {
