@@ -166,6 +166,23 @@ describe('--preset shopify', () => {
     expect(again.excluded.map((e) => e.reference)).toEqual(['#3001', '#3002', '#3003']);
   });
 
+  it('an order leaving mainland UK carries its shipping charge and discount to the commercial invoice', async () => {
+    const header = 'Name,Email,Currency,Shipping,Discount Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Country';
+    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
+    writeFileSync(
+      p,
+      [
+        header,
+        '#4001,a@example.com,EUR,12.50,5.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
+        '#4002,b@example.com,GBP,3.95,0.00,1,Mug,10.00,MUG-001,true,Ann Smith,1 High St,London,SW1A 1AA,GB',
+      ].join('\n'),
+    );
+    const r = await loadShopify(p);
+    expect(r.shipments[0].body.customs_declaration).toEqual({ freight_value: 12.5, other_value: -5, currency_code: 'EUR' });
+    // Domestic: no commercial invoice, so nothing but the currency.
+    expect(r.shipments[1].body.customs_declaration).toEqual({ currency_code: 'GBP' });
+  });
+
   it('leaves out cancelled orders, and reports a bad address in Shopify\'s own column names', async () => {
     const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
     const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');

@@ -19,7 +19,9 @@
 //   fails validation like any other missing field.
 // - Exports carry no weights: parcels get --default-weight / --packaging when given, otherwise the account's
 //   default packaging type applies.
-// - The order's Currency is sent as customs_declaration.currency_code, since the item prices are in it.
+// - The order's Currency is sent as customs_declaration.currency_code, since the item prices are in it. Leaving
+//   mainland UK, the order's Shipping charge is sent as freight_value and its Discount Amount as a negative
+//   other_value ("may be negative (discounts)"): the commercial invoice then adds up to what the customer paid.
 // - Orders going outside mainland UK (abroad, or Northern Ireland) are left out, and listed, when a line item has
 //   no SKU and no customs details: customs then needs the item's origin, tariff code, weight and full description,
 //   which an orders export never carries (the API refuses such items). A --customs table gives them per product
@@ -81,6 +83,8 @@ export function shopifyLayout(opts: PresetOptions = {}): Layout {
       const financialStatus = col('Financial Status');
       const fulfillmentStatus = col('Fulfillment Status');
       const lineFulfillment = col('Lineitem fulfillment status');
+      const shippingCharge = col('Shipping');
+      const discountAmount = col('Discount Amount');
       const checkUnheaded = valuesUnderNoHeader(header);
 
       return {
@@ -116,6 +120,10 @@ export function shopifyLayout(opts: PresetOptions = {}): Layout {
               financialRow: get(financialStatus).trim() ? String(rec.row) : '',
               fulfillment: get(fulfillmentStatus).trim().toLowerCase(),
               shippedLine: shipped ? String(rec.row) : '',
+              freight: get(shippingCharge).trim(),
+              freightRow: get(shippingCharge).trim() ? String(rec.row) : '',
+              discount: get(discountAmount).trim(),
+              discountRow: get(discountAmount).trim() ? String(rec.row) : '',
             },
           };
         },
@@ -182,6 +190,17 @@ function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finaliz
       else cents += Math.round(Number(price) * 100) * Number(qty);
     }
     if (ok) parcel.cells.set('value', { value: (cents / 100).toFixed(2), row: parcel.firstRow, column: 'Lineitem price' });
+  }
+  if (leavesMainlandUk(draft)) {
+    // Money columns of the order, on its first row; zero or unreadable ones add nothing to the invoice.
+    const amount = (key: string) => {
+      const v = draft.meta.get(key) ?? '';
+      return /^\d+(\.\d{1,2})?$/.test(v) && Number(v) > 0 ? Number(v) : undefined;
+    };
+    const freight = amount('freight');
+    if (freight !== undefined) draft.extras.push({ path: 'customs_declaration.freight_value', value: freight, origin: { row: Number(draft.meta.get('freightRow')), column: 'Shipping' } });
+    const discount = amount('discount');
+    if (discount !== undefined) draft.extras.push({ path: 'customs_declaration.other_value', value: -discount, origin: { row: Number(draft.meta.get('discountRow')), column: 'Discount Amount' } });
   }
   const currency = draft.meta.get('currency');
   if (currency) {
