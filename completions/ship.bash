@@ -127,9 +127,15 @@ _ship_value_opts() {
 _ship_choices() {
   case "$1|$2" in
     "create|--preset") echo 'shopify' ;;
+    "create|--format") echo 'ZPL PDF PNG' ;;
     "shipments create|--preset") echo 'shopify' ;;
+    "shipments create|--format") echo 'ZPL PDF PNG' ;;
     "quote|--preset") echo 'shopify' ;;
+    "label|--format") echo 'ZPL PDF PNG' ;;
+    "containers label|--format") echo 'ZPL PDF' ;;
+    "containers close|--format") echo 'ZPL PDF' ;;
     "webhooks trigger|--format") echo 'json form' ;;
+    "smoke|--format") echo 'ZPL PDF PNG' ;;
   esac
 }
 

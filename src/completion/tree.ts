@@ -1,5 +1,6 @@
 // A plain description of the commander tree, the single source for completions and the man page.
 import type { Command, Option } from 'commander';
+import { completionValues } from './values.js';
 
 /** One option as shells and the man page need it. */
 export interface OptionSpec {
@@ -49,7 +50,7 @@ function optionSpec(opt: Option): OptionSpec {
     description: opt.description,
     takesValue,
     valueName,
-    choices: opt.argChoices ? [...opt.argChoices] : undefined,
+    choices: opt.argChoices ? [...opt.argChoices] : completionValues(opt) ? [...completionValues(opt)!] : undefined,
     path: takesValue && valueName !== undefined && PATH_VALUE.test(valueName),
     env: opt.envVar,
     defaultValue: takesValue && !opt.negate && opt.defaultValue !== undefined ? (opt.defaultValueDescription ?? String(opt.defaultValue)) : undefined,

@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { completeWith } from '../../completion/values.js';
 import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 
 /** Parses --format for container labels (ZPL or PDF, any case). */
@@ -79,7 +80,7 @@ Examples:
   containers
     .command('label <ref>')
     .description("Save or print the container's label")
-    .addOption(new Option('--format <format>', 'ZPL or PDF (default ZPL)'))
+    .addOption(completeWith(new Option('--format <format>', 'ZPL or PDF (default ZPL)'), ['ZPL', 'PDF']))
     .option('-o, --output <path>', 'file to write (- for stdout; default ./container-REF.zpl|pdf)')
     .option('--printer [target]', `send the ZPL label to a thermal printer: tcp://HOST:PORT or a configured printer name (${PRINTER_ALONE})`)
     .addHelpText(
@@ -125,7 +126,7 @@ Examples:
     .option('-y, --yes', 'do not ask for confirmation (required without a terminal)')
     .option('--print', 'then print the container label (to --printer, or save it with -o)')
     .option('--printer <target>', 'with --print: tcp://HOST:PORT or a configured printer name')
-    .addOption(new Option('--format <format>', 'with --print: ZPL or PDF label (default ZPL)'))
+    .addOption(completeWith(new Option('--format <format>', 'with --print: ZPL or PDF label (default ZPL)'), ['ZPL', 'PDF']))
     .option('-o, --output <path>', 'with --print: write the label here instead of printing it')
     .addHelpText(
       'after',

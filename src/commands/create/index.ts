@@ -1,5 +1,6 @@
 // Declares `ship create` (and its alias `ship shipments create`); the work is imported when it runs.
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { completeWith } from '../../completion/values.js';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { addShipmentInputOptions } from '../../shipment-input/options.js';
@@ -81,7 +82,7 @@ type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency' | 'printer'> & {
 
 function declare(cmd: Command, ctx: Ctx): Command {
   addShipmentInputOptions(cmd, 'create')
-    .option('--format <format>', "label format: ZPL, PDF or PNG (any case; default: the profile's label_format, else ZPL; ZPL with --printer)", parseFormat)
+    .addOption(completeWith(new Option('--format <format>', "label format: ZPL, PDF or PNG (any case; default: the profile's label_format, else ZPL; ZPL with --printer)").argParser(parseFormat), ['ZPL', 'PDF', 'PNG']))
     .option('-o, --output-dir <dir>', 'where label files go (one per parcel, named after the shipment reference)', './labels')
     .option('--no-labels', 'do not write label files')
     .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF)')

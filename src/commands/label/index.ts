@@ -2,6 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { completeWith } from '../../completion/values.js';
 import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 
 /** Registers `ship label TRACKING_REF [--format] [-o PATH|-] [--printer tcp://…|NAME] [--no-preflight]`. */
@@ -9,7 +10,7 @@ export function registerLabel(program: Command, ctx: Ctx): void {
   program
     .command('label <tracking-ref>')
     .description("Fetch a parcel's label (GET /parcels/:ref/label): save it, write it to stdout, or send it to a printer")
-    .addOption(new Option('--format <format>', 'ZPL, PDF or PNG (default: the profile\'s label_format, else ZPL)'))
+    .addOption(completeWith(new Option('--format <format>', 'ZPL, PDF or PNG (default: the profile\'s label_format, else ZPL)'), ['ZPL', 'PDF', 'PNG']))
     .option('-o, --output <path>', 'file (or directory) to write; "-" writes the raw bytes to stdout')
     .option('--printer [printer]', `send the ZPL label to a thermal printer: tcp://HOST:PORT or a printer name from the profile (${PRINTER_ALONE})`)
     .option('--no-preflight', "don't ask the printer for its status (~HS) before sending")

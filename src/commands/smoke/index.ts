@@ -1,5 +1,6 @@
 // Declares `ship smoke`: the end-to-end check a CI pipeline runs against the test base URL.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { completeWith } from '../../completion/values.js';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
@@ -8,7 +9,7 @@ export function registerSmoke(program: Command, ctx: Ctx): void {
   program
     .command('smoke')
     .description('Check the integration end to end: token, services, quote, create, label, track, cancel (always cleans up)')
-    .option('--format <format>', 'label format to fetch and check: ZPL, PDF or PNG', 'ZPL')
+    .addOption(completeWith(new Option('--format <format>', 'label format to fetch and check: ZPL, PDF or PNG').default('ZPL'), ['ZPL', 'PDF', 'PNG']))
     .option('--keep', 'leave the created shipment in place (not cancelled)')
     .addHelpText(
       'after',
