@@ -130,7 +130,9 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   const c = ctx.out.c;
 
   if (err instanceof Interrupted) {
-    stderr.write(`${clean(err.message)}\n`);
+    // A script reading stderr as JSON lines under --json gets this one as JSON too.
+    if (mode?.json) stderr.write(clean(JSON.stringify({ error: { message: err.message, exit_code: err.exitCode, type: err.name } })) + '\n');
+    else stderr.write(`${clean(err.message)}\n`);
     return;
   }
   if (!(err instanceof ShipError)) {

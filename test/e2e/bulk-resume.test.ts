@@ -229,6 +229,8 @@ describe('Ctrl-C and the journal lock', () => {
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.length).toBeLessThan(120);
       expect(String(r.stderr)).toMatch(/"interrupted":true/);
+      // Under --json the closing error is a JSON line too.
+      expect(JSON.parse(String(r.stderr).trim().split('\n').pop()!).error).toMatchObject({ exit_code: 130, type: 'Interrupted' });
       // Everything that started finished and was recorded: nothing is left with an unknown outcome.
       expect(await journalReadable(outDir)).toBe(0);
       const postsBefore = p.posts;
