@@ -70,11 +70,14 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       // empty $SUB does not pass for success in a script.
       if (err.code === 'commander.help') return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+      // `ship label --printer TRK123`: --printer's optional value took the reference.
+      const printerAte = err.code === 'commander.missingArgument' && printerTookArgument(argv);
+      const hint = printerAte ? '--printer takes an optional value, which took the reference: put the reference before --printer' : USAGE_HINT;
       // Written as text by commander unless --json is on the command line (buildProgram's jsonErrors).
       if (jsonErrors) {
         const message = err.message.replace(/^error: /, '');
-        io.stderr.write(`${JSON.stringify({ error: { message, exit_code: ExitCode.Usage, type: 'UsageError', hint: USAGE_HINT } })}\n`);
-      }
+        io.stderr.write(`${JSON.stringify({ error: { message, exit_code: ExitCode.Usage, type: 'UsageError', hint } })}\n`);
+      } else if (printerAte) io.stderr.write(`hint: ${hint}\n`);
       return ExitCode.Usage;
     }
     await reportError(ctx, err);
@@ -87,6 +90,12 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       process.off('SIGTERM', onSignal);
     }
   }
+}
+
+/** Whether `--printer` is followed by a word (not an option), which commander gave it as its value. */
+function printerTookArgument(argv: readonly string[]): boolean {
+  const i = argv.indexOf('--printer');
+  return i >= 0 && i + 1 < argv.length && !argv[i + 1].startsWith('-');
 }
 
 /** Global options that take a value (their value is not a command name). */

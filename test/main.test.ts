@@ -17,6 +17,12 @@ describe('problemLocation', () => {
 });
 
 describe('main', () => {
+  it('a reference taken by --printer\'s optional value: the usage error says so', async () => {
+    const r = await runShip(['label', '--printer', 'TRK123']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('hint: --printer takes an optional value, which took the reference: put the reference before --printer');
+  });
+
   it('`ship help GROUP COMMAND` shows the nested command\'s help', async () => {
     const r = await runShip(['help', 'containers', 'close']);
     expect(r.code).toBe(0);

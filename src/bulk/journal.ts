@@ -114,6 +114,14 @@ export class Journal {
       j.load(opts.onWarning);
       // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
       j.fd = fs.openSync(j.path, 'a', 0o600);
+      // A journal from before it was made owner-only gets the same mode (not ours to change: left as it is).
+      if (process.platform !== 'win32') {
+        try {
+          fs.fchmodSync(j.fd, 0o600);
+        } catch {
+          // another user's file
+        }
+      }
       const size = fs.fstatSync(j.fd).size;
       if (size > 0 && !endsWithNewline(j.path, size)) {
         // A torn last line: end it here so the next record starts on a line of its own.
@@ -225,14 +233,27 @@ export class Journal {
     else this.flushing = false;
   }
 
+  /**
+   * A key's record from before its "sending" one, while that is its last: an "unsent" (the request never left)
+   * undoes the "sending" and brings it back, so an earlier run's failure is still known (FILE.failed.csv).
+   */
+  private readonly beforeSending = new Map<string, JournalEntry>();
+
   private remember(e: JournalEntry): void {
     const prev = this.entries.get(e.key);
     // A failed record after done (should not happen) must not hide the success; keep the result.
     if (prev?.state === 'done' && e.state !== 'done') return;
     if (e.state === 'unsent') {
-      if (prev?.state === 'sending') this.entries.delete(e.key);
+      if (prev?.state === 'sending') {
+        const before = this.beforeSending.get(e.key);
+        if (before) this.entries.set(e.key, before);
+        else this.entries.delete(e.key);
+        this.beforeSending.delete(e.key);
+      }
       return;
     }
+    if (e.state !== 'sending') this.beforeSending.delete(e.key);
+    else if (prev !== undefined && prev.state !== 'sending') this.beforeSending.set(e.key, prev);
     if (e.fp === undefined && prev?.fp !== undefined) e = { ...e, fp: prev.fp };
     this.entries.set(e.key, e);
   }

@@ -51,7 +51,7 @@ export interface BulkHooks<I, R> {
    * no outcome, or it failed with a timeout/reset/5xx) and after isAlreadyDone(): does it exist already?
    * Without settle, a task with an unknown outcome is resent only when `idempotent` is true.
    */
-  settle?(task: BulkTask<I>, signal: AbortSignal): Promise<Outcome<R>>;
+  settle?(task: BulkTask<I>, signal: AbortSignal, sent: { bySelf: boolean }): Promise<Outcome<R>>;
   /** An error meaning "this already exists" (duplicate reference): settle() then fetches it and the task is done. */
   isAlreadyDone?(err: unknown): boolean;
   /** Repeating execute() is harmless (e.g. a GET); unknown outcomes are then resent without settle(). */
@@ -328,11 +328,16 @@ export async function runBulk<I, R>(
       if (journal) durable.set(r, journal.append(entry));
       return r;
     };
-    const fail = async (error: unknown, unknownOutcome: boolean): Promise<BulkResult<I, R>> =>
-      record(
-        { task, index, status: 'failed', error, attempts, unknownOutcome: unknownOutcome || undefined },
-        { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp },
-      );
+    const fail = async (error: unknown, unknownOutcome: boolean): Promise<BulkResult<I, R>> => {
+      const r: BulkResult<I, R> = { task, index, status: 'failed', error, attempts, unknownOutcome: unknownOutcome || undefined };
+      // Refused before anything could be created (credentials refused, service unreachable): journaled as never
+      // sent, so what an earlier run recorded of the task (a failure and its error) still stands.
+      if (!unknownOutcome && (error instanceof AuthError || isUnreachable(error))) return record(r, { key: task.key, state: 'unsent' });
+      // Still unknown since an earlier run's send: the journal keeps the fingerprint of the values that send
+      // carried, so the run that finds the shipment can tell whether the row changed since.
+      const sentFp = unknownOutcome && !maybeOurs && entry?.fp !== undefined ? entry.fp : fp;
+      return record(r, { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp: sentFp });
+    };
     const done = async (result: R, how: 'created' | 'earlier' | 'exists'): Promise<BulkResult<I, R>> => {
       // An earlier run's shipment, sent from values that differ from the row's now: said, and the journal keeps
       // the values it was made from, so later runs say it too.
@@ -363,7 +368,7 @@ export async function runBulk<I, R>(
         if (hooks.settle) {
           let outcome: Outcome<R>;
           try {
-            outcome = await hooks.settle(task, workSignal);
+            outcome = await hooks.settle(task, workSignal, { bySelf: true });
           } catch (e) {
             const cls = classifyFailure(e);
             if (cls.retriable && (await backoff(cls))) continue;
@@ -393,7 +398,7 @@ export async function runBulk<I, R>(
         if (hooks.isAlreadyDone?.(e) && hooks.settle) {
           let outcome: Outcome<R> | undefined;
           try {
-            outcome = await hooks.settle(task, workSignal);
+            outcome = await hooks.settle(task, workSignal, { bySelf: maybeOurs || lastUnknown });
           } catch (e2) {
             return fail(e2, true);
           }

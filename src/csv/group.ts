@@ -12,7 +12,7 @@ export interface CanonicalRow {
   parcelKey?: string;
   /** The row only carries shipment-level values (a preset's line that needs no shipping). */
   noParcel?: boolean;
-  /** Preset facts merged into the draft's meta (first non-blank wins). */
+  /** Preset facts merged into the draft's meta (first non-blank wins; a key ending in `+` gathers every row's, comma-separated). */
   meta?: Record<string, string>;
 }
 
@@ -39,7 +39,14 @@ export class ShipmentGrouper {
       this.drafts.set(ref, draft);
     }
     draft.rows.push(r.row);
-    if (r.meta) for (const [k, v] of Object.entries(r.meta)) if (v && !draft.meta.has(k)) draft.meta.set(k, v);
+    if (r.meta) {
+      for (const [k, v] of Object.entries(r.meta)) {
+        if (!v) continue;
+        const had = draft.meta.get(k);
+        if (had === undefined) draft.meta.set(k, v);
+        else if (k.endsWith('+')) draft.meta.set(k, `${had},${v}`);
+      }
+    }
 
     const parcelCells = new Map<string, Cell>();
     const itemCells = new Map<string, Cell>();

@@ -27,7 +27,8 @@ export function redact(text: string, secrets: Iterable<string | undefined | null
   // JSON bodies: mask values of password/token/api-key-like keys whatever they are, also in JSON quoted in JSON.
   return out
     .replace(/("(?:password|token|api_key|apiKey|auth_token|access_token)"\s*:\s*")((?:[^"\\]|\\.)*)(")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`)
-    .replace(/(\\"(?:password|token|api_key|apiKey|auth_token|access_token)\\"\s*:\s*\\")((?:[^"\\]|\\[^"])*)(\\")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`);
+    // Quoted twice, the value's own quote reads \\\" and its backslash \\\\; a lone \" ends it.
+    .replace(/(\\"(?:password|token|api_key|apiKey|auth_token|access_token)\\"\s*:\s*\\")((?:[^"\\]|\\\\\\"|\\\\\\\\|\\\\[^"\\])*)(\\")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`);
 }
 
 /** Every string inside `value` (a parsed JSON body) redacted; the same value when there is nothing to redact. */

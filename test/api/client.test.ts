@@ -318,6 +318,8 @@ describe('trace (--verbose)', () => {
     const twice = JSON.stringify({ error: once });
     for (const text of [once, twice]) expect(redact(text, [secret])).not.toContain('sec');
     expect(redact(JSON.stringify({ message: JSON.stringify({ password: 'Pa55w0rd-supersecret' }) }), [])).not.toContain('Pa55w0rd');
+    // A password the client does not know, with a quote or a backslash in it, quoted twice: masked whole.
+    for (const pw of ['ab"cdefgh', 'a\\bcdefgh']) expect(redact(JSON.stringify({ message: JSON.stringify({ password: pw, user: 'u' }) }), [])).not.toContain('cdefgh');
     // Short secrets are left alone (masking "ab1" would garble every word holding it).
     expect(redact('tab1e', ['ab1'])).toBe('tab1e');
   });

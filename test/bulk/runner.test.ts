@@ -165,6 +165,34 @@ describe('runBulk', () => {
     expect(s).toMatchObject({ created: 2, skipped: 1 });
   });
 
+  it('a row changed after a send whose outcome is unknown stays "changed" through a settle that fails', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    // Run 1 sent K0 with values A and was killed before the outcome; the shipment exists.
+    writeFileSync(path, JSON.stringify({ k: 'K0', s: 'sending', t: 'x', a: 1, f: 'A' }) + '\n');
+    const run = async (settle: () => Promise<{ status: 'done'; result: unknown }>) => {
+      const j = await Journal.open(path);
+      const results: BulkResult<number, unknown>[] = [];
+      await runBulk(tasks(1), { execute: async () => 1, settle, fingerprint: () => 'B', onResult: (r) => void results.push(r) }, { concurrency: 1, signal: never, journal: j, retries: 0 }).catch(() => undefined);
+      await j.close();
+      return results[0];
+    };
+    // Run 2 (the row now B): the service cannot be asked.
+    expect(await run(async () => Promise.reject(new NetworkError('timeout', 'timeout')))).toMatchObject({ status: 'failed', unknownOutcome: true });
+    // Run 3 finds the shipment: made from A, so the row changed since.
+    expect(await run(async () => ({ status: 'done', result: { id: 'x' } }))).toMatchObject({ status: 'skipped', skipReason: 'journal', changed: true });
+  });
+
+  it('"unsent" brings back what an earlier run recorded (its failure and error), not nothing', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const lines = [
+      { k: 'K0', s: 'failed', t: 'x', e: { message: 'The delivery service key is invalid.' } },
+      { k: 'K0', s: 'sending', t: 'y', a: 1 },
+      { k: 'K0', s: 'unsent', t: 'z' },
+    ];
+    writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    expect(Journal.readEntries(path).get('K0')).toMatchObject({ state: 'failed', error: { message: 'The delivery service key is invalid.' } });
+  });
+
   it('without settle, an unknown outcome is not resent (and stays marked for the next run)', async () => {
     const path = join(tmp(), 'j.jsonl');
     writeFileSync(path, JSON.stringify({ k: 'K0', s: 'sending', t: 'x' }) + '\n');

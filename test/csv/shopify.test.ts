@@ -175,12 +175,36 @@ describe('--preset shopify', () => {
         header,
         '#4001,a@example.com,EUR,12.50,5.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
         '#4002,b@example.com,GBP,3.95,0.00,1,Mug,10.00,MUG-001,true,Ann Smith,1 High St,London,SW1A 1AA,GB',
+        '#4003,c@example.com,EUR,9.00,50.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
       ].join('\n'),
     );
     const r = await loadShopify(p);
     expect(r.shipments[0].body.customs_declaration).toEqual({ freight_value: 12.5, other_value: -5, currency_code: 'EUR' });
     // Domestic: no commercial invoice, so nothing but the currency.
     expect(r.shipments[1].body.customs_declaration).toEqual({ currency_code: 'GBP' });
+    // A discount larger than the goods shipped (it was on something else) is capped at their value.
+    expect(r.shipments[2].body.customs_declaration).toEqual({ freight_value: 9, other_value: -10, currency_code: 'EUR' });
+  });
+
+  it('a partial shipment or a replacement of an order carries none of its shipping charge or discount', async () => {
+    const header = 'Name,Email,Currency,Shipping,Discount Amount,Fulfillment Status,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Lineitem fulfillment status,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Country';
+    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
+    writeFileSync(
+      p,
+      [
+        header,
+        '#5001,a@example.com,EUR,15.00,30.00,partial,1,Board,300.00,MUG-001,true,fulfilled,Marie Curie,1 Rue X,Paris,75005,FR',
+        '#5001,,,,,,1,Wax,5.00,MUG-001,true,pending,,,,,',
+        '#5001,,,,,,1,Strap,8.00,MUG-001,true,fulfilled,,,,,',
+      ].join('\n'),
+    );
+    const r = await loadShopify(p);
+    expect(r.shipments[0].body.parcels?.[0].items?.map((i) => i.short_description)).toEqual(['Wax']);
+    expect(r.shipments[0].body.customs_declaration).toEqual({ currency_code: 'EUR' });
+    // Every line left out as fulfilled is said, not only the first.
+    expect(r.warnings.map((w) => w.row)).toEqual([2, 4]);
+    const again = await loadShopify(p, undefined, true);
+    expect(again.shipments[0].body.customs_declaration).toEqual({ currency_code: 'EUR' });
   });
 
   it('leaves out cancelled orders, and reports a bad address in Shopify\'s own column names', async () => {

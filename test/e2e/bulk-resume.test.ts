@@ -275,16 +275,26 @@ describe('Ctrl-C and the journal lock', () => {
       const failed = readFileSync(failedCsv, 'utf8');
       expect(failed).toContain('KEEP-BAD-1');
       expect(failed).toContain('KEEP-BAD-2');
-      expect(failed).toMatch(/delivery_service_key/);
+      // The earlier run's error, placed in the user's row and column as that run wrote it.
+      expect(failed).toMatch(/KEEP-BAD-1,.*row \d+, column delivery_service_key: /);
       const rows = readFileSync(results, 'utf8').trim().split('\n');
       const ok = rows.find((l) => l.startsWith('KEEP-OK-1,'))!;
       expect(ok).toMatch(/,skipped,/);
       expect(ok).toMatch(/KEEP-OK-1_1\.zpl/);
       expect(rows.find((l) => l.startsWith('KEEP-BAD-1,'))).toMatch(/,failed,/);
       expect(rows.find((l) => l.startsWith('KEEP-NEW-150,'))).toMatch(/,not_sent,/);
+
+      // The service unreachable (connection refused): the run stops at once; the rows it tried were not the
+      // problem, and the earlier runs' failures stay in FILE.failed.csv.
+      await p.close();
+      const down = await ship(args, { env });
+      expect(down.exitCode, String(down.stderr)).toBe(1);
+      const still = readFileSync(failedCsv, 'utf8');
+      expect(still).toContain('KEEP-BAD-1');
+      expect(still).toContain('KEEP-BAD-2');
     } finally {
       await sb.control('faults', {});
-      await p.close();
+      await p.close().catch(() => undefined);
     }
   }, 60_000);
 

@@ -171,7 +171,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     for (let i = 0; i < compact.length; i++) {
       const s = compact[i];
       compact[i] = undefined as never; // sent or skipped: its text is not needed again
-      handedOut.push({ reference: s.reference, rowParcels: s.rowParcels });
+      handedOut.push({ reference: s.reference, rows: s.rows, rowParcels: s.rowParcels, itemRows: s.itemRows });
       yield { key: s.reference, rows: s.rows, input: { json: s.json, validated: s.validated, parcels: s.parcels, rowParcels: s.rowParcels, itemRows: s.itemRows } };
     }
   }
@@ -193,11 +193,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
           return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true })).created;
         },
-        settle: async (task, signal) => {
+        settle: async (task, signal, sent) => {
           const found = await findShipment(api, task.key, policy, signal);
-          // Found, but its labels could not be fetched or written: not settled, so the next run tries again
-          // (as after a failed write in execute); reported with its tracking references meanwhile.
-          if (found.status === 'done' && found.result.label_error !== undefined && policy.write) throw new LabelsNotWritten(found.result, new Error(found.result.label_error));
+          // Sent by this journal and found, but its labels could not be fetched or written: not settled, so the
+          // next run tries again (as after a failed write in execute); reported with its tracking references
+          // meanwhile. One made elsewhere ("already exists") is reported as it is, with the label error.
+          if (sent.bySelf && found.status === 'done' && found.result.label_error !== undefined && policy.write) {
+            throw new LabelsNotWritten(found.result, new Error(found.result.label_error));
+          }
           return found;
         },
         isAlreadyDone: isDuplicateReference,
@@ -261,7 +264,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     // Stopped before the end (Ctrl-C, credentials refused, service unreachable): the shipments it never reached
     // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
     if (thrown !== undefined && !(thrown instanceof PartialFailure)) {
-      addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, o.results !== undefined);
+      addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, { withResults: o.results !== undefined, labelFor: loaded.labelFor });
     }
     const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
     if (!mode.json && !mode.quiet) {
@@ -402,15 +405,21 @@ export function fingerprint(text: string): string {
 }
 
 /** What happened to one shipment, as far as the row files need to know. */
-/** A shipment's reference and which parcel each of its rows made. */
-type ShipmentRows = Pick<CompactShipment, 'reference' | 'rowParcels'>;
+/** A shipment's reference, its rows, and which parcel and item each row made (to place its errors). */
+type ShipmentRows = Pick<CompactShipment, 'reference' | 'rows' | 'rowParcels' | 'itemRows'>;
 
 /**
  * The outcomes earlier runs journaled for the shipments this run has none for (never reached, or handed out
- * but not sent before it stopped): failed ones (known outcome) for FILE.failed.csv, and with --results the
- * created ones, with their tracking references and labels.
+ * but not sent before it stopped) or only a refusal of (credentials, unreachable: not the rows' problem):
+ * failed ones (known outcome) for FILE.failed.csv, their errors placed in the user's rows and columns, and with
+ * --results the created ones, with their tracking references and labels.
  */
-function addEarlierOutcomes(outcomes: Map<string, Outcome>, shipments: readonly ShipmentRows[], journalPath: string, withResults: boolean): void {
+function addEarlierOutcomes(
+  outcomes: Map<string, Outcome>,
+  shipments: readonly ShipmentRows[],
+  journalPath: string,
+  opts: { withResults: boolean; labelFor: (column: string) => string },
+): void {
   let entries: Map<string, JournalEntry>;
   try {
     entries = Journal.readEntries(journalPath);
@@ -418,13 +427,14 @@ function addEarlierOutcomes(outcomes: Map<string, Outcome>, shipments: readonly 
     return; // the row files are written from this run's outcomes alone
   }
   for (const s of shipments) {
-    if (outcomes.has(s.reference)) continue;
+    const now = outcomes.get(s.reference);
+    if (now && !now.rejected) continue;
     const entry = entries.get(s.reference);
     if (entry?.state === 'failed' && !entry.unknown && entry.error) {
       const { message, fields } = entry.error;
-      const error = fields && Object.keys(fields).length ? Object.entries(fields).map(([f, m]) => `${f}: ${m.join(' ')}`).join('; ') : message;
+      const error = fields && Object.keys(fields).length ? placedFieldErrors(fields, s, opts.labelFor) : message;
       outcomes.set(s.reference, { status: 'failed', error, rowParcels: s.rowParcels });
-    } else if (entry?.state === 'done' && withResults && entry.result) {
+    } else if (entry?.state === 'done' && opts.withResults && entry.result && !now) {
       outcomes.set(s.reference, { status: 'skipped', result: entry.result as Created, error: 'created by an earlier run', rowParcels: s.rowParcels });
     }
   }
@@ -509,16 +519,21 @@ export function locateField(r: Result, path: string, labelFor: (column: string) 
   return locateApiPath({ rows: r.task.rows, rowParcels: r.task.input.rowParcels, itemRows: r.task.input.itemRows }, path, labelFor);
 }
 
+/** The API's field messages placed in the shipment's rows and the user's columns: "row N, column C: message; …". */
+function placedFieldErrors(fields: Record<string, string[]>, where: Parameters<typeof locateApiPath>[0], labelFor: (column: string) => string): string {
+  return Object.entries(fields)
+    .map(([path, msgs]) => {
+      const at = locateApiPath(where, path, labelFor);
+      return `${at.row !== undefined ? `row ${at.row}, ` : ''}column ${at.column}: ${msgs.join(' ')}`;
+    })
+    .join('; ');
+}
+
 /** A failure in the user's terms: the API's field messages as "row N, column C: message". */
 function failureText(r: Result, labelFor: (column: string) => string): string {
   const err = r.error;
   if (err instanceof ValidationError && Object.keys(err.fields).length) {
-    return Object.entries(err.fields)
-      .map(([path, msgs]) => {
-        const at = locateField(r, path, labelFor);
-        return `${at.row !== undefined ? `row ${at.row}, ` : ''}column ${at.column}: ${msgs.join(' ')}`;
-      })
-      .join('; ');
+    return placedFieldErrors(err.fields, { rows: r.task.rows, rowParcels: r.task.input.rowParcels, itemRows: r.task.input.itemRows }, labelFor);
   }
   // The journal has it as an unknown outcome: the next run finds the shipment and writes its labels.
   if (err instanceof LabelsNotWritten) return `${err.message}; run the same command again to write it (the shipment is not created twice)`;

@@ -53,8 +53,8 @@ CSV files (--csv FILE):
   neither a SKU nor customs details (--customs FILE.csv, by line item name): an orders export does not carry
   them. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
   Exports have no weights: --default-weight G or --packaging KEY, else the account's default packaging applies.
-  Leaving mainland UK, the order's Shipping charge and Discount Amount go to the commercial invoice
-  (customs_declaration freight_value, and other_value as a negative amount), with its Currency.
+  Leaving mainland UK, an order shipped whole takes its Shipping charge and Discount Amount to the commercial
+  invoice (customs_declaration freight_value, and other_value as a negative amount), with its Currency.
 
   Resuming: a journal in the output dir (.ship-journal-<file>-<hash of file path and API URL>.jsonl) records
   each shipment. Rerun the same command after a crash, kill or Ctrl-C: created shipments are skipped, the rest

@@ -20,8 +20,9 @@
 // - Exports carry no weights: parcels get --default-weight / --packaging when given, otherwise the account's
 //   default packaging type applies.
 // - The order's Currency is sent as customs_declaration.currency_code, since the item prices are in it. Leaving
-//   mainland UK, the order's Shipping charge is sent as freight_value and its Discount Amount as a negative
-//   other_value ("may be negative (discounts)"): the commercial invoice then adds up to what the customer paid.
+//   mainland UK, an order shipped whole sends its Shipping charge as freight_value and its Discount Amount as a
+//   negative other_value ("may be negative (discounts)", at most the goods' value): the commercial invoice then
+//   adds up to what the customer paid. A partial shipment or a replacement sends neither.
 // - Orders going outside mainland UK (abroad, or Northern Ireland) are left out, and listed, when a line item has
 //   no SKU and no customs details: customs then needs the item's origin, tariff code, weight and full description,
 //   which an orders export never carries (the API refuses such items). A --customs table gives them per product
@@ -105,7 +106,8 @@ export function shopifyLayout(opts: PresetOptions = {}): Layout {
           }
           const shipping = get(requiresShipping).toLowerCase() !== 'false';
           // A line already shipped (a partial order's, or any line of a fulfilled one) is not shipped again.
-          const shipped = shipping && !includeFulfilled && get(lineFulfillment).trim().toLowerCase() === 'fulfilled';
+          const fulfilled = get(lineFulfillment).trim().toLowerCase() === 'fulfilled';
+          const shipped = shipping && !includeFulfilled && fulfilled;
           if (!shipping || shipped) for (const c of [...cells.keys()]) if (c.startsWith('item_')) cells.delete(c);
           return {
             row: rec.row,
@@ -119,7 +121,8 @@ export function shopifyLayout(opts: PresetOptions = {}): Layout {
               financial: get(financialStatus).trim().toLowerCase(),
               financialRow: get(financialStatus).trim() ? String(rec.row) : '',
               fulfillment: get(fulfillmentStatus).trim().toLowerCase(),
-              shippedLine: shipped ? String(rec.row) : '',
+              'shippedLines+': shipped ? String(rec.row) : '',
+              fulfilledLine: shipping && fulfilled ? String(rec.row) : '',
               freight: get(shippingCharge).trim(),
               freightRow: get(shippingCharge).trim() ? String(rec.row) : '',
               discount: get(discountAmount).trim(),
@@ -146,7 +149,7 @@ function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finaliz
   if (fulfillment === 'restocked') return { exclude: 'order restocked (Fulfillment Status): returned, not to ship' };
   if (fulfillment === 'fulfilled' && !includeFulfilled) return { exclude: 'already fulfilled (Fulfillment Status; --include-fulfilled ships it again)' };
   if (draft.parcels.length === 0) {
-    return { exclude: draft.meta.has('shippedLine') ? 'every line item to ship is already fulfilled (Lineitem fulfillment status; --include-fulfilled ships them again)' : 'no line item requires shipping' };
+    return { exclude: draft.meta.has('shippedLines+') ? 'every line item to ship is already fulfilled (Lineitem fulfillment status; --include-fulfilled ships them again)' : 'no line item requires shipping' };
   }
   if (!ADDRESS.some((c) => draft.cells.has(c))) return { exclude: 'no shipping address' };
   // (A country that does not resolve is reported by validation as it stands, not taken for abroad.)
@@ -163,9 +166,8 @@ function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finaliz
   }
 
   const warnings: InputProblem[] = [];
-  const shippedLine = draft.meta.get('shippedLine');
-  if (shippedLine) {
-    warnings.push({ row: Number(shippedLine), column: 'Lineitem fulfillment status', message: `fulfilled: order ${draft.reference} ships its other line items only (--include-fulfilled ships this one again)` });
+  for (const row of draft.meta.get('shippedLines+')?.split(',') ?? []) {
+    warnings.push({ row: Number(row), column: 'Lineitem fulfillment status', message: `fulfilled: order ${draft.reference} ships its other line items only (--include-fulfilled ships this one again)` });
   }
   if (NOT_PAID.has(financial)) {
     warnings.push({ row: Number(draft.meta.get('financialRow')) || draft.firstRow, column: 'Financial Status', message: `${financial}: order ${draft.reference} is not paid (yet), and is shipped` });
@@ -191,7 +193,9 @@ function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finaliz
     }
     if (ok) parcel.cells.set('value', { value: (cents / 100).toFixed(2), row: parcel.firstRow, column: 'Lineitem price' });
   }
-  if (leavesMainlandUk(draft)) {
+  // The order's shipping charge and discount belong to the whole order: not to a partial shipment of it, nor to
+  // a replacement of lines already shipped (--include-fulfilled), whose invoice they would throw out.
+  if (leavesMainlandUk(draft) && !draft.meta.has('fulfilledLine')) {
     // Money columns of the order, on its first row; zero or unreadable ones add nothing to the invoice.
     const amount = (key: string) => {
       const v = draft.meta.get(key) ?? '';
@@ -199,8 +203,10 @@ function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finaliz
     };
     const freight = amount('freight');
     if (freight !== undefined) draft.extras.push({ path: 'customs_declaration.freight_value', value: freight, origin: { row: Number(draft.meta.get('freightRow')), column: 'Shipping' } });
-    const discount = amount('discount');
-    if (discount !== undefined) draft.extras.push({ path: 'customs_declaration.other_value', value: -discount, origin: { row: Number(draft.meta.get('discountRow')), column: 'Discount Amount' } });
+    // Never more than the goods shipped (a discount on a gift card, say, left out as needing no shipping).
+    const goods = draft.parcels.reduce((sum, p) => sum + (Number(p.cells.get('value')?.value) || 0), 0);
+    const discount = Math.min(amount('discount') ?? 0, goods);
+    if (discount > 0) draft.extras.push({ path: 'customs_declaration.other_value', value: -discount, origin: { row: Number(draft.meta.get('discountRow')), column: 'Discount Amount' } });
   }
   const currency = draft.meta.get('currency');
   if (currency) {
