@@ -16,6 +16,13 @@ async function loadShopify(path: string, defaults?: Map<string, Cell>, includeFu
   return loadCsv({ source: { path }, layout: await presetLayout('shopify', { includeFulfilled }), validate: await apiValidator(), defaults });
 }
 
+/** Writes an orders export of these lines (header first) to a fresh folder; its path. */
+function exportFile(lines: string[]): string {
+  const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
+  writeFileSync(p, lines.join('\n'));
+  return p;
+}
+
 const FULFILLED = 'already fulfilled (Fulfillment Status; --include-fulfilled ships it again)';
 const LINES_FULFILLED = 'every line item to ship is already fulfilled (Lineitem fulfillment status; --include-fulfilled ships them again)';
 
@@ -126,20 +133,16 @@ describe('--preset shopify', () => {
   it('payment and fulfilment: refunded, voided and restocked orders left out; a partial order ships its unfulfilled lines; unpaid ones warned about', async () => {
     const header = 'Name,Email,Financial Status,Fulfillment Status,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Lineitem fulfillment status,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Country';
     const addr = 'Ann Smith,1 High St,London,SW1A 1AA,GB';
-    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
-    writeFileSync(
-      p,
-      [
-        header,
-        `#3001,a@example.com,refunded,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
-        `#3002,a@example.com,voided,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
-        `#3003,a@example.com,paid,restocked,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
-        `#3004,a@example.com,paid,partial,GBP,1,Mug,10.00,MUG-1,true,fulfilled,${addr}`,
-        '#3004,,,,,2,Tee,15.00,TEE-1,true,pending,,,,,',
-        `#3005,a@example.com,Pending,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
-        `#3006,a@example.com,partially_refunded,fulfilled,GBP,1,Mug,10.00,MUG-1,true,fulfilled,${addr}`,
-      ].join('\n'),
-    );
+    const p = exportFile([
+      header,
+      `#3001,a@example.com,refunded,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+      `#3002,a@example.com,voided,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+      `#3003,a@example.com,paid,restocked,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+      `#3004,a@example.com,paid,partial,GBP,1,Mug,10.00,MUG-1,true,fulfilled,${addr}`,
+      '#3004,,,,,2,Tee,15.00,TEE-1,true,pending,,,,,',
+      `#3005,a@example.com,Pending,unfulfilled,GBP,1,Mug,10.00,MUG-1,true,pending,${addr}`,
+      `#3006,a@example.com,partially_refunded,fulfilled,GBP,1,Mug,10.00,MUG-1,true,fulfilled,${addr}`,
+    ]);
     const r = await loadShopify(p);
     expect(r.excluded.map((e) => [e.reference, e.reason])).toEqual([
       ['#3001', 'payment refunded (Financial Status)'],
@@ -168,16 +171,12 @@ describe('--preset shopify', () => {
 
   it('an order leaving mainland UK carries its shipping charge and discount to the commercial invoice', async () => {
     const header = 'Name,Email,Currency,Shipping,Discount Amount,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Country';
-    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
-    writeFileSync(
-      p,
-      [
-        header,
-        '#4001,a@example.com,EUR,12.50,5.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
-        '#4002,b@example.com,GBP,3.95,0.00,1,Mug,10.00,MUG-001,true,Ann Smith,1 High St,London,SW1A 1AA,GB',
-        '#4003,c@example.com,EUR,9.00,50.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
-      ].join('\n'),
-    );
+    const p = exportFile([
+      header,
+      '#4001,a@example.com,EUR,12.50,5.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
+      '#4002,b@example.com,GBP,3.95,0.00,1,Mug,10.00,MUG-001,true,Ann Smith,1 High St,London,SW1A 1AA,GB',
+      '#4003,c@example.com,EUR,9.00,50.00,1,Mug,10.00,MUG-001,true,Marie Curie,1 Rue X,Paris,75005,FR',
+    ]);
     const r = await loadShopify(p);
     expect(r.shipments[0].body.customs_declaration).toEqual({ freight_value: 12.5, other_value: -5, currency_code: 'EUR' });
     // Domestic: no commercial invoice, so nothing but the currency.
@@ -188,16 +187,12 @@ describe('--preset shopify', () => {
 
   it('a partial shipment or a replacement of an order carries none of its shipping charge or discount', async () => {
     const header = 'Name,Email,Currency,Shipping,Discount Amount,Fulfillment Status,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Lineitem fulfillment status,Shipping Name,Shipping Address1,Shipping City,Shipping Zip,Shipping Country';
-    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
-    writeFileSync(
-      p,
-      [
-        header,
-        '#5001,a@example.com,EUR,15.00,30.00,partial,1,Board,300.00,MUG-001,true,fulfilled,Marie Curie,1 Rue X,Paris,75005,FR',
-        '#5001,,,,,,1,Wax,5.00,MUG-001,true,pending,,,,,',
-        '#5001,,,,,,1,Strap,8.00,MUG-001,true,fulfilled,,,,,',
-      ].join('\n'),
-    );
+    const p = exportFile([
+      header,
+      '#5001,a@example.com,EUR,15.00,30.00,partial,1,Board,300.00,MUG-001,true,fulfilled,Marie Curie,1 Rue X,Paris,75005,FR',
+      '#5001,,,,,,1,Wax,5.00,MUG-001,true,pending,,,,,',
+      '#5001,,,,,,1,Strap,8.00,MUG-001,true,fulfilled,,,,,',
+    ]);
     const r = await loadShopify(p);
     expect(r.shipments[0].body.parcels?.[0].items?.map((i) => i.short_description)).toEqual(['Wax']);
     expect(r.shipments[0].body.customs_declaration).toEqual({ currency_code: 'EUR' });
@@ -209,16 +204,12 @@ describe('--preset shopify', () => {
 
   it('leaves out cancelled orders, and reports a bad address in Shopify\'s own column names', async () => {
     const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
-    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
-    writeFileSync(
-      p,
-      [
-        header,
-        '#2001,a@example.com,GBP,1,Mug,10.00,MUG-1,true,Ann Smith,,1 High St,,London,SW1A 1AA,,United Kingdom,,2026-01-02 10:00:00 +0000',
-        '#2002,b@example.com,GBP,2,Tee,15.00,TEE-1,true,Bob Jones,,2 High St,,Leeds,,,GBR,,',
-        '#2002,,,1,Sock,x,,true,,,,,,,,,,',
-      ].join('\n'),
-    );
+    const p = exportFile([
+      header,
+      '#2001,a@example.com,GBP,1,Mug,10.00,MUG-1,true,Ann Smith,,1 High St,,London,SW1A 1AA,,United Kingdom,,2026-01-02 10:00:00 +0000',
+      '#2002,b@example.com,GBP,2,Tee,15.00,TEE-1,true,Bob Jones,,2 High St,,Leeds,,,GBR,,',
+      '#2002,,,1,Sock,x,,true,,,,,,,,,,',
+    ]);
     const e = await loadShopify(p).catch((x) => x);
     expect(e.problems).toEqual([
       { row: 3, column: 'Shipping Zip', message: 'is required' },
@@ -229,15 +220,11 @@ describe('--preset shopify', () => {
 
   it('refuses a value beyond the export\'s last column (an unquoted comma), naming it by position', async () => {
     const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
-    const p = join(mkdtempSync(join(tmpdir(), 'ship-shopify-')), 'orders_export.csv');
-    writeFileSync(
-      p,
-      [
-        header,
-        '#2001,a@example.com,GBP,1,Mug,10.00,MUG-1,true,Ann Smith,,1 High St,,London,SW1A 1AA,,United Kingdom,,,',
-        '#2002,b@example.com,GBP,1,Mug,10.00,MUG-1,true,Bob Jones,,2 High St,,Leeds,LS1 1AA,,United Kingdom,,,Flat 3',
-      ].join('\n'),
-    );
+    const p = exportFile([
+      header,
+      '#2001,a@example.com,GBP,1,Mug,10.00,MUG-1,true,Ann Smith,,1 High St,,London,SW1A 1AA,,United Kingdom,,,',
+      '#2002,b@example.com,GBP,1,Mug,10.00,MUG-1,true,Bob Jones,,2 High St,,Leeds,LS1 1AA,,United Kingdom,,,Flat 3',
+    ]);
     const e = await loadShopify(p).catch((x) => x);
     expect(e.problems).toEqual([{ row: 3, column: '19 (no header)', message: expect.stringMatching(/^a value under no header \("Flat 3"\)/) }]);
   });
