@@ -1,5 +1,5 @@
 // cancel, track, label, print, invoice: the built binary against the in-process sandbox.
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,15 @@ describe('ship cancel', () => {
     expect(lines[1].http_status).toBe(404);
     const summary = String(r.stderr).split('\n').find((l) => l.startsWith('{"summary"'));
     expect(JSON.parse(summary!)).toMatchObject({ summary: { total: 4, cancelled: 3, failed: 1 } });
+  });
+
+  it('a reference starting with # (a Shopify order name) is a reference, not a comment', async () => {
+    await createShipment('#1005');
+    const dir = mkdtempSync(join(tmpdir(), 'ship-cancel-'));
+    writeFileSync(join(dir, 'refs.txt'), '# orders to cancel\n#1005\n#\n');
+    const r = await ship(['cancel', '--from', join(dir, 'refs.txt'), '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(JSON.parse(String(r.stdout))).toMatchObject({ shipment_reference: '#1005', status: 'cancelled' });
   });
 
   it('cancelling again is no failure: "already cancelled", exit 0 (a cancel list can be rerun)', async () => {

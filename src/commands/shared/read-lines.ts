@@ -3,7 +3,10 @@ import { readFile } from 'node:fs/promises';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
-/** The non-blank lines of a file or of stdin ("-"), trimmed, without `#` comments. */
+/**
+ * The non-blank lines of a file or of stdin ("-"), trimmed, without comments: a line that is `#` alone or starts
+ * with `# ` (a `#` and a space). `#1005` is a reference (Shopify names its orders so), not a comment.
+ */
 export async function readLines(ctx: Ctx, path: string): Promise<string[]> {
   let text: string;
   if (path === '-') {
@@ -22,5 +25,5 @@ export async function readLines(ctx: Ctx, path: string): Promise<string[]> {
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
+    .filter((l) => l !== '' && l !== '#' && !/^#\s/.test(l));
 }
