@@ -58,6 +58,11 @@ export interface BulkHooks<I, R> {
   idempotent?: boolean;
   /** A fingerprint of the task's input; a rerun that skips a done task whose input changed reports `changed`. */
   fingerprint?(task: BulkTask<I>): string;
+  /**
+   * A done task whose input changed since is run again instead of skipped (an upsert, such as a SKU import:
+   * sending the new values is what the edit asks for, and never makes a second object).
+   */
+  redoChanged?: boolean;
   /** Called once per task, in the order chosen by `order`; awaited (backpressure: printing, writing files). */
   onResult?(r: BulkResult<I, R>): void | Promise<void>;
   /** The status a task done by this run counts under in `byStatus` (e.g. 'created' or 'updated'; default 'created'). */
@@ -310,9 +315,12 @@ export async function runBulk<I, R>(
   const runTask = async (task: BulkTask<I>, index: number, prior: Prior): Promise<BulkResult<I, R>> => {
     const { fp, entry, reserved } = prior;
     if (entry?.state === 'done') {
-      const r: BulkResult<I, R> = { task, index, status: 'skipped', result: entry.result as R, skipReason: 'journal', attempts: 0 };
-      if (fp !== undefined && entry.fp !== undefined && fp !== entry.fp) r.changed = true;
-      return r;
+      const changed = fp !== undefined && entry.fp !== undefined && fp !== entry.fp;
+      if (!(changed && hooks.redoChanged)) {
+        const r: BulkResult<I, R> = { task, index, status: 'skipped', result: entry.result as R, skipReason: 'journal', attempts: 0 };
+        if (changed) r.changed = true;
+        return r;
+      }
     }
     // An earlier run sent it and never learnt the outcome: ask before sending again.
     let needSettle = entry !== undefined && (entry.state === 'sending' || (entry.state === 'failed' && entry.unknown === true));

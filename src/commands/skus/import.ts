@@ -240,6 +240,8 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
       // GET first, so a repeat after an unknown outcome finds what the lost attempt did and updates it.
       idempotent: true,
       fingerprint: (t) => JSON.stringify([opts.replace ? 'PUT' : 'PATCH', t.input.request]),
+      // A row edited since an interrupted run imported it: its new values are sent (the write is an upsert).
+      redoChanged: true,
       async execute(task, signal) {
         const { request } = task.input;
         let exists = true;

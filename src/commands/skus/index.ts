@@ -84,7 +84,8 @@ Each row is created when its SKU does not exist (GET /skus/SKU answers 404), els
 only the non-blank cells, so blank cells leave the SKU's value unchanged (a row the SKU already matches
 is not sent: "unchanged"); --replace sends PUT, resetting attributes that are blank. Export escapes text starting with = + - @ as '=…; import removes that quote.
 A journal (.ship-journal-FILE….jsonl beside the file) makes an interrupted or partly failed run resumable:
-running the same command again skips the rows already done. It is removed when a run ends without failures.
+running the same command again skips the rows already done, and sends again a row edited since it was
+imported (an import is an upsert: nothing is made twice). It is removed when a run ends without failures.
 If the API refuses the credentials (401/403), the run stops (exit 4) and the rows not done are not written
 to FILE.failed.csv: run ship login, then the same command again.
 

@@ -154,6 +154,29 @@ describe('skus import', () => {
     expect(readdirSync(dir).filter((n) => n.startsWith('.ship-journal'))).toEqual([]);
   });
 
+  it('resuming after an interruption sends a row edited since the interrupted run imported it', async () => {
+    const f = file('resume.csv', 'sku,product_name\nRES-1,Edited after the run\nRES-2,Untouched\n');
+    // The interrupted run imported RES-1 with other values, and RES-2 with these.
+    const { journalPathFor } = await import('../../../src/bulk/journal.js');
+    const { resolve, dirname } = await import('node:path');
+    const journal = journalPathFor(dirname(resolve(f)), `${resolve(f)}.skus`);
+    const fpOf = (request: object) => JSON.stringify(['PATCH', request]);
+    await api('POST', '/skus', { sku: 'RES-1', product_name: 'Before the edit' });
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      journal,
+      [
+        { k: 'RES-1', s: 'done', t: 'x', r: { action: 'created' }, f: fpOf({ sku: 'RES-1', product_name: 'Before the edit' }) },
+        { k: 'RES-2', s: 'done', t: 'x', r: { action: 'created' }, f: fpOf({ sku: 'RES-2', product_name: 'Untouched' }) },
+      ].map((l) => JSON.stringify(l)).join('\n') + '\n',
+    );
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.sku, l.status])).toEqual([['RES-1', 'updated'], ['RES-2', 'skipped']]);
+    expect((await api('GET', '/skus/RES-1')).body.data.product_name).toBe('Edited after the run');
+  });
+
   it('validates the whole file first: every problem with row and column, nothing sent', async () => {
     const before = await allSkus(env);
     const f = file('bad.csv', 'sku,product_name,gross_weight,country_of_origin,active\nOK-1,Fine,10,GB,yes\nBAD-1,x,1.5,GB,yes\nBAD-2,y,3,GBR,perhaps\nOK-1,dup,1,GB,no\n');
