@@ -203,18 +203,10 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
     else ctx.out.success(`${opts.file}: ${rows} SKU row${rows === 1 ? '' : 's'} valid; nothing sent (--dry-run)`);
     return;
   }
-  if (opts.replace && !opts.yes) {
-    if (!ctx.mode.interactive) {
-      throw new UsageError('--replace overwrites every attribute of existing SKUs and needs confirmation, and there is no terminal to ask on', {
-        hint: 'pass --yes to confirm in scripts',
-      });
-    }
-    const ok = await ctx.prompt.confirm({
-      message: `Replace existing SKUs with the ${rows} rows of ${opts.file}? Attributes missing from the file are reset.`,
-      supplyWith: '--yes',
-      default: false,
-    });
-    if (!ok) {
+  if (opts.replace) {
+    const { confirmReplace } = await import('./confirm.js');
+    const question = `Replace existing SKUs with the ${rows} rows of ${opts.file}? Attributes missing from the file are reset.`;
+    if (!(await confirmReplace(ctx, { yes: Boolean(opts.yes), what: 'existing SKUs', question }))) {
       ctx.out.info('Nothing imported.');
       return;
     }

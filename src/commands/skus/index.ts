@@ -167,19 +167,21 @@ Examples:
     skus
       .command('update <ref>')
       .description('Change a SKU (PATCH: only the given attributes; --replace: PUT all of them)')
-      .option('--replace', 'replace the whole SKU (PUT) with what is given'),
+      .option('--replace', 'replace the whole SKU (PUT) with what is given: attributes not given are reset')
+      .option('-y, --yes', 'do not ask before --replace (required with --replace without a terminal)'),
   )
     .addHelpText(
       'after',
       `
 Examples:
   ship skus update MUG-RED --in-stock false
-  ship skus update MUG-RED --file mug.json --replace`,
+  ship skus update MUG-RED --file mug.json --replace --yes`,
     )
     .action(async (ref: string, flags: Record<string, unknown>) => {
       const { runWrite } = await import('./write.js');
       await runWrite(ctx, {
         mode: flags.replace ? 'replace' : 'update',
+        yes: flags.yes === true,
         ref,
         values: attributeValues(flags),
         customFields: (flags.customField as string[]) ?? [],

@@ -12,6 +12,8 @@ import { skuDetails } from './render.js';
 export interface WriteOptions {
   /** create: POST; update: PATCH; replace: PUT. */
   mode: 'create' | 'update' | 'replace';
+  /** replace: confirmed beforehand (--yes). */
+  yes?: boolean;
   ref?: string;
   /** Attribute flag values as typed, keyed by attribute name. */
   values: Record<string, string>;
@@ -112,6 +114,15 @@ export async function runWrite(ctx: Ctx, opts: WriteOptions): Promise<void> {
       'invalid SKU attributes',
       checked.issues.map((i) => ({ column: flagOf(i.path), message: `${i.path || 'body'} ${i.message}` })),
     );
+  }
+  // Checked first, then asked: a refusal after the question would waste the person's answer.
+  if (opts.mode === 'replace') {
+    const { confirmReplace } = await import('./confirm.js');
+    const question = `Replace SKU ${opts.ref} with what is given? Every attribute not given is reset.`;
+    if (!(await confirmReplace(ctx, { yes: opts.yes === true, what: `SKU ${opts.ref}`, question }))) {
+      ctx.out.info('Nothing changed.');
+      return;
+    }
   }
   let response: unknown;
   try {

@@ -120,6 +120,17 @@ describe('skus create / update', () => {
     expect(after.location.code).toBe(sku.location.code);
   });
 
+  it('update --replace resets what it leaves out, so it asks first: --yes in scripts', async () => {
+    const before = (await api('GET', '/skus/BOOK-042')).body.data;
+    const r = await ship(['skus', 'update', 'BOOK-042', '--replace', '--product-name', 'Field Guide 2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--replace overwrites every attribute of SKU BOOK-042 and needs confirmation');
+    expect((await api('GET', '/skus/BOOK-042')).body.data).toEqual(before);
+    const ok = await ship(['skus', 'update', 'BOOK-042', '--replace', '--product-name', 'Field Guide 2', '--yes']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await api('GET', '/skus/BOOK-042')).body.data.product_name).toBe('Field Guide 2');
+  });
+
   it('says nothing changes when update gets no attributes', async () => {
     const r = await ship(['skus', 'update', 'MUG-001']);
     expect(r.code).toBe(2);
