@@ -166,7 +166,10 @@ describe('Close, documents, delete (States: Container)', () => {
   it('documents and commercial invoice are generated on close (400 while Open); both are PDFs', async () => {
     const c = (await api.post('/containers', CONTAINER)).body.data;
     await api.post('/shipments', euShipment('DOC-1', c.reference));
-    expect((await api.get(`/containers/${c.reference}/documents`)).status).toBe(400);
+    const early = await api.get(`/containers/${c.reference}/documents`);
+    expect(early.status).toBe(400);
+    // Not a validation failure (a GET creates or updates nothing): the reason in the message, no field map.
+    expect(early.body).toEqual({ message: `The container ${c.reference} is open: its documents are generated when it is closed.`, data: null });
     expect((await api.get(`/containers/${c.reference}/commercial-invoice`)).status).toBe(400);
     await api.patch(`/containers/${c.reference}/close`);
     const docs = await api.get(`/containers/${c.reference}/documents`);

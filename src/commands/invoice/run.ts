@@ -15,7 +15,7 @@ export interface InvoiceOptions {
 export async function run(ctx: Ctx, opts: InvoiceOptions): Promise<void> {
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the PDF itself to stdout; it cannot be combined with --json');
   const api = await ctx.api();
-  const doc = await api.shipments.commercialInvoice(opts.ref);
+  const doc = await api.shipments.commercialInvoice(opts.ref, { signal: ctx.signal });
   let bytes: Buffer;
   try {
     bytes = documentBytes(doc, 'PDF');

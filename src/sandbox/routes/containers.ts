@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { presentContainer, shipmentTotals, type SandboxApp } from '../app.js';
 import { dayOfYear, fmtDate, parseDateTime } from '../format.js';
-import { notFound, ok, type ApiRequest, type ApiResponse } from '../http.js';
+import { HttpError, notFound, ok, type ApiRequest, type ApiResponse } from '../http.js';
 import { containerDocuments, containerInvoice, containerLabel } from '../labels.js';
 import type { ContainerRec } from '../store.js';
 import { addStage, currentStage } from '../tracking.js';
@@ -107,7 +107,9 @@ export async function getContainerLabel(app: SandboxApp, req: ApiRequest): Promi
 }
 
 function requireClosed(c: ContainerRec, what: string): void {
-  if (c.status !== 'Closed') fail('reference', `The container ${c.reference} is open: its ${what} are generated when it is closed.`);
+  // A GET creates or updates nothing, so this is not the document's "validation failure" (field-keyed data):
+  // a plain 400 ("bad request") with its reason, as the document leaves the error of this case unshown.
+  if (c.status !== 'Closed') throw new HttpError(400, `The container ${c.reference} is open: its ${what} are generated when it is closed.`, null);
 }
 
 /** GET /containers/:ref/documents: carrier documents (base64 PDF), available once the container is Closed. */
