@@ -226,6 +226,14 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     expect(r.body.data['parcels.1.reference']).toEqual(['The parcels.1.reference field has a duplicate value.']);
   });
 
+  it('a parcel reference made up for a parcel without one is never one the caller gave another parcel', async () => {
+    const r = await api.post('/shipments', shipment('IL3', { parcels: [{ weight: 1 }, { reference: 'IL3-1', weight: 2 }] }));
+    expect(r.status).toBe(201);
+    const refs = r.body.data.map((p: { parcel_reference: string }) => p.parcel_reference);
+    expect(refs[1]).toBe('IL3-1');
+    expect(new Set(refs).size).toBe(2);
+  });
+
   it('customs_declaration.duty_method must be DAP or DDP; other_export_comments up to 1,000 characters (Customs Declaration; Limits)', async () => {
     const r = await api.post('/shipments', intlShipment('CU-1', { customs_declaration: { duty_method: 'EXW', other_export_comments: 'x'.repeat(1001), currency_code: 'EURO' } }));
     expect(r.body.data['customs_declaration.duty_method']).toEqual(['The selected customs declaration.duty method is invalid.']);
@@ -306,15 +314,17 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     expect(r.body.data['parcels.0.items.0.country_of_origin'][0]).toContain('country name');
   });
 
-  it('item_line_id: items sharing it must match; it may appear once per parcel (Item: item_line_id)', async () => {
+  it('item_line_id: items sharing it must match, in one parcel or across several (Item: item_line_id)', async () => {
     const item = { item_line_id: 'L1', short_description: 'Lamp', item_value: 40, item_quantity: 1 };
     const okS = shipment('IL-1', { parcels: [{ weight: 1, items: [item] }, { weight: 1, items: [item] }] });
     expect((await api.post('/shipments', okS)).status).toBe(201);
     const bad = shipment('IL-2', { parcels: [{ weight: 1, items: [item] }, { weight: 1, items: [{ ...item, short_description: 'Chair' }] }] });
     const r = await api.post('/shipments', bad);
     expect(r.body.data['parcels.1.items.0.item_line_id'][0]).toContain('do not match');
-    const twice = shipment('IL-3', { parcels: [{ weight: 1, items: [item, item] }] });
-    expect((await api.post('/shipments', twice)).body.data['parcels.0.items.1.item_line_id'][0]).toContain('more than once');
+    // "Prevents non-matching items appearing in the same parcel": matching ones may, differing ones may not.
+    expect((await api.post('/shipments', shipment('IL-3', { parcels: [{ weight: 1, items: [item, item] }] }))).status).toBe(201);
+    const mixed = shipment('IL-4', { parcels: [{ weight: 1, items: [item, { ...item, item_value: 41 }] }] });
+    expect((await api.post('/shipments', mixed)).body.data['parcels.0.items.1.item_line_id'][0]).toContain('do not match');
   });
 
   it('print_to_user is only valid with print_labels true, and must be a user ID (Shipment request: print_to_user)', async () => {

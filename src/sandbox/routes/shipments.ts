@@ -243,19 +243,15 @@ function parseParcel(app: SandboxApp, e: Errors, raw: unknown, i: number, shipme
   };
 }
 
-/** Items sharing an item_line_id must describe the same item, and appear at most once per parcel. */
+/** Items sharing an item_line_id must describe the same item. */
 function checkItemLines(e: Errors, parcels: ParcelDraft[]): void {
   const seen = new Map<string, { item: ItemRec; path: string }>();
+  // "Validation prevents non-matching items appearing in the same parcel": matching items may share a line ID
+  // (in one parcel or across several); items that differ may not.
   parcels.forEach((parcel, i) => {
-    const inParcel = new Set<string>();
     parcel.items.forEach((it, j) => {
       if (it.item_line_id === null) return;
       const path = `parcels.${i}.items.${j}.item_line_id`;
-      if (inParcel.has(it.item_line_id)) {
-        e.add(path, `The ${label(path)} appears more than once in parcels.${i}.`);
-        return;
-      }
-      inParcel.add(it.item_line_id);
       const first = seen.get(it.item_line_id);
       if (!first) {
         seen.set(it.item_line_id, { item: it, path: `parcels.${i}.items.${j}` });
@@ -319,15 +315,24 @@ function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft 
   const rawParcels = arr(e, b.parcels, 'parcels', { required: true });
   if (rawParcels) {
     const refs = new Map<string, number>();
+    const generated: ParcelDraft[] = [];
     rawParcels.forEach((raw, i) => {
       const parcel = parseParcel(app, e, raw, i, shipment_reference, international);
       if (!parcel) return;
       if (isObject(raw) && !isBlank(raw.reference)) {
         if (refs.has(parcel.reference)) e.add(`parcels.${i}.reference`, `The parcels.${i}.reference field has a duplicate value.`);
         refs.set(parcel.reference, i);
-      }
+      } else generated.push(parcel);
       parcels.push(parcel);
     });
+    // A reference made up for a parcel that has none ("REF-2") must not be one the caller gave another parcel:
+    // the document calls it unique, and webhooks identify parcels by it.
+    const taken = new Set(refs.keys());
+    let next = parcels.length;
+    for (const parcel of generated) {
+      while (taken.has(parcel.reference)) parcel.reference = `${shipment_reference}-${++next}`;
+      taken.add(parcel.reference);
+    }
     checkItemLines(e, parcels);
   }
 
