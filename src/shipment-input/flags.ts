@@ -1,6 +1,6 @@
 // A shipment from command-line flags: the same draft a CSV row makes, with each value's origin being its flag,
 // so the same builder and the same API rules apply and messages name the flag to fix.
-import { UsageError } from '../errors.js';
+import { UsageError, type InputProblem } from '../errors.js';
 import type { Defaults } from './build.js';
 import { newDraft, type Cell, type ItemDraft, type ParcelDraft, type ShipmentDraft } from './draft.js';
 import { PARCEL_FLAGS, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
@@ -18,25 +18,55 @@ const ITEM_KEYS: Record<string, string> = {
   quantity: 'item_quantity', qty: 'item_quantity', item_quantity: 'item_quantity',
 };
 
-/** Splits `a=1,b="x, y"` into pairs; double quotes protect commas. */
+/**
+ * Splits `a=1,b="x, y"` into pairs. A value that starts with a double quote runs to the closing one (commas
+ * inside are kept, `""` is a quote); a quote anywhere else is part of the value (`description=12" vinyl`).
+ * An unclosed quote, a part without `=` or a key given twice is a UsageError naming the flag.
+ */
 export function parseSpec(spec: string, flag: string): Array<[string, string]> {
   const out: Array<[string, string]> = [];
-  let cur = '';
-  let quoted = false;
-  const parts: string[] = [];
-  for (const ch of spec) {
-    if (ch === '"') quoted = !quoted;
-    else if (ch === ',' && !quoted) {
-      parts.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  parts.push(cur);
-  for (const part of parts) {
-    if (part.trim() === '') continue;
-    const eq = part.indexOf('=');
-    if (eq <= 0) throw new UsageError(`${flag} "${spec}": "${part.trim()}" is not key=value`);
-    out.push([part.slice(0, eq).trim().toLowerCase().replace(/-/g, '_'), part.slice(eq + 1).trim()]);
+  const bad = (why: string) => new UsageError(`${flag} "${spec}": ${why}`, { hint: 'write key=value pairs separated by commas; put a value holding a comma in double quotes' });
+  let i = 0;
+  while (i < spec.length) {
+    const comma = spec.indexOf(',', i);
+    const eq = spec.indexOf('=', i);
+    if (eq < 0 || (comma >= 0 && comma < eq)) {
+      const part = spec.slice(i, comma < 0 ? spec.length : comma).trim();
+      if (part !== '') throw bad(`"${part}" is not key=value`);
+      i = comma < 0 ? spec.length : comma + 1;
+      continue;
+    }
+    const key = spec.slice(i, eq).trim().toLowerCase().replace(/-/g, '_');
+    if (key === '') throw bad(`"${spec.slice(i, eq + 1).trim()}" has no key`);
+    let j = eq + 1;
+    while (spec[j] === ' ') j++;
+    let value: string;
+    if (spec[j] === '"') {
+      value = '';
+      j++;
+      for (;;) {
+        if (j >= spec.length) throw bad(`the quote that opens ${key}'s value is not closed`);
+        if (spec[j] === '"') {
+          if (spec[j + 1] === '"') {
+            value += '"';
+            j += 2;
+            continue;
+          }
+          j++;
+          break;
+        }
+        value += spec[j++];
+      }
+      while (spec[j] === ' ') j++;
+      if (j < spec.length && spec[j] !== ',') throw bad(`text after the quoted value of ${key}`);
+      i = j + 1;
+    } else {
+      const end = spec.indexOf(',', j);
+      value = spec.slice(j, end < 0 ? spec.length : end).trim();
+      i = end < 0 ? spec.length : end + 1;
+    }
+    if (out.some(([k]) => k === key)) throw bad(`${key} is given twice`);
+    out.push([key, value]);
   }
   return out;
 }
@@ -51,18 +81,39 @@ export function flagForColumn(column: string): string {
   return column;
 }
 
-/** Builds a one-shipment draft from flags. */
-export function draftFromFlags(o: ShipmentInputOptions): ShipmentDraft {
+/**
+ * Builds a one-shipment draft from flags. Problems with the flags' own syntax (a spec that is not key=value, an
+ * unknown key, a parcel=N that does not exist) go to `problems`, so they are reported with every other one.
+ */
+export function draftFromFlags(o: ShipmentInputOptions, problems: InputProblem[] = []): ShipmentDraft {
   const draft = newDraft(o.reference ?? '');
   const cell = (value: string, column: string): Cell => ({ value, column });
+  /** The pairs of a spec, or none (its problem noted). */
+  const pairsOf = (spec: string, flag: string): Array<[string, string]> => {
+    try {
+      return parseSpec(spec, flag);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      problems.push({ column: flag, message: e.message.replace(`${flag} `, '') });
+      return [];
+    }
+  };
   for (const [key, flag, col] of SHIPMENT_FLAGS) {
     const v = o[key];
     if (typeof v === 'string' && v.trim() !== '') draft.cells.set(col, cell(v, flag));
   }
   for (const kv of o.customField ?? []) {
     const eq = kv.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--custom-field "${kv}": expected KEY=VALUE`);
-    draft.cells.set(`custom_fields.${kv.slice(0, eq).trim()}`, cell(kv.slice(eq + 1).trim(), `--custom-field ${kv.slice(0, eq).trim()}`));
+    const key = eq < 0 ? '' : kv.slice(0, eq).trim();
+    if (key === '') {
+      problems.push({ column: '--custom-field', message: `"${kv}": expected KEY=VALUE` });
+      continue;
+    }
+    if (draft.cells.has(`custom_fields.${key}`)) {
+      problems.push({ column: `--custom-field ${key}`, message: 'given twice' });
+      continue;
+    }
+    draft.cells.set(`custom_fields.${key}`, cell(kv.slice(eq + 1).trim(), `--custom-field ${key}`));
   }
 
   const parcelDefaults = new Map<string, Cell>();
@@ -74,9 +125,12 @@ export function draftFromFlags(o: ShipmentInputOptions): ShipmentDraft {
   if (o.parcel?.length) {
     o.parcel.forEach((spec, i) => {
       const cells = new Map(parcelDefaults);
-      for (const [k, v] of parseSpec(spec, '--parcel')) {
+      for (const [k, v] of pairsOf(spec, `--parcel #${i + 1}`)) {
         const col = PARCEL_KEYS[k];
-        if (!col) throw new UsageError(`--parcel "${spec}": unknown key "${k}" (use ${Object.keys(PARCEL_KEYS).slice(0, 7).join(', ')})`);
+        if (!col) {
+          problems.push({ column: `--parcel #${i + 1}`, message: `"${spec}": unknown key "${k}" (use ${Object.keys(PARCEL_KEYS).join(', ')})` });
+          continue;
+        }
         cells.set(col, cell(v, `--parcel #${i + 1} ${k}`));
       }
       draft.parcels.push({ cells, items: [] });
@@ -84,8 +138,8 @@ export function draftFromFlags(o: ShipmentInputOptions): ShipmentDraft {
   } else {
     let n = 1;
     if (o.parcels !== undefined) {
-      if (!/^\d+$/.test(o.parcels) || Number(o.parcels) < 1 || Number(o.parcels) > 99) throw new UsageError(`--parcels: expected a number from 1 to 99, not "${o.parcels}"`);
-      n = Number(o.parcels);
+      if (!/^\d+$/.test(o.parcels) || Number(o.parcels) < 1 || Number(o.parcels) > 99) problems.push({ column: '--parcels', message: `expected a number from 1 to 99, not "${o.parcels}"` });
+      else n = Number(o.parcels);
     }
     for (let i = 0; i < n; i++) draft.parcels.push({ cells: new Map(parcelDefaults), items: [] });
   }
@@ -93,15 +147,18 @@ export function draftFromFlags(o: ShipmentInputOptions): ShipmentDraft {
   for (const [n, spec] of (o.item ?? []).entries()) {
     const cells = new Map<string, Cell>();
     let target: ParcelDraft = draft.parcels[0];
-    for (const [k, v] of parseSpec(spec, '--item')) {
+    for (const [k, v] of pairsOf(spec, `--item #${n + 1}`)) {
       if (k === 'parcel') {
         const p = draft.parcels[Number(v) - 1];
-        if (!/^\d+$/.test(v) || !p) throw new UsageError(`--item "${spec}": parcel=${v} does not exist (there are ${draft.parcels.length})`);
-        target = p;
+        if (!/^\d+$/.test(v) || !p) problems.push({ column: `--item #${n + 1} parcel`, message: `parcel=${v} does not exist (there ${draft.parcels.length === 1 ? 'is 1' : `are ${draft.parcels.length}`})` });
+        else target = p;
         continue;
       }
       const col = ITEM_KEYS[k];
-      if (!col) throw new UsageError(`--item "${spec}": unknown key "${k}" (use sku, description, quantity, value, weight, origin, hs, line_id, parcel)`);
+      if (!col) {
+        problems.push({ column: `--item #${n + 1}`, message: `"${spec}": unknown key "${k}" (use sku, description, quantity, value, weight, origin, hs, line_id, parcel)` });
+        continue;
+      }
       cells.set(col, cell(v, `--item #${n + 1} ${k}`));
     }
     const item: ItemDraft = { cells };

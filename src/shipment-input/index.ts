@@ -17,6 +17,8 @@ export interface ExtraField {
   path: string;
   value: unknown;
   flag: string;
+  /** A default rather than a flag given: a --file body's own value of the field stands. */
+  ifAbsent?: boolean;
 }
 
 /** One validated shipment body and what the user should hear about it. */
@@ -117,6 +119,7 @@ export async function loadSingleShipment(
     }
     if (opts.purpose === 'quote' && (b.shipment_reference === undefined || b.shipment_reference === '')) b.shipment_reference = placeholder();
     for (const e of extra) {
+      if (e.ifAbsent && (b as Record<string, unknown>)[e.path] !== undefined) continue;
       setPath(b, e.path, e.value);
       fromFlag.set(e.path, e.flag);
     }
@@ -127,7 +130,8 @@ export async function loadSingleShipment(
     return { body: b, warnings, source: name, locate };
   }
 
-  const draft = draftFromFlags(o);
+  const flagProblems: InputProblem[] = [];
+  const draft = draftFromFlags(o, flagProblems);
   if (!draft.cells.has('shipment_reference')) {
     if (opts.purpose === 'create') {
       throw new UsageError('--reference is required: your unique reference for the shipment', {
@@ -144,7 +148,7 @@ export async function loadSingleShipment(
   }
   const locate = (path: string) => (fromFlag.has(path) ? { column: fromFlag.get(path)! } : built.locate(path));
   const seen = new Set(built.problems.map((p) => p.column));
-  const problems = [...built.problems, ...toProblems(validate(built.body), locate).filter((p) => !seen.has(p.column))];
+  const problems = [...flagProblems, ...built.problems, ...toProblems(validate(built.body), locate).filter((p) => !seen.has(p.column))];
   if (problems.length) {
     throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
   }

@@ -98,6 +98,9 @@ function declare(cmd: Command, ctx: Ctx): Command {
     .addHelpText(
       'after',
       `
+--parcel and --item take key=value pairs separated by commas; a value holding a comma goes in double quotes
+(description="Mug, red"; "" for a quote inside). --file's own format stands unless --format is given.
+
 Examples:
   ship create --reference ORDER-1001 --service RM_TRACKED_24 --to-name "Ada Lovelace" --to-line1 "1 High St" \\
     --to-city London --to-postcode "SW1A 1AA" --to-country GB --weight 1200 --length 30 --width 20 --depth 10
@@ -114,7 +117,7 @@ ${CSV_HELP}`,
       const { defaultLabelFormat } = await import('../shared/label-format.js');
       const printer = printerFlag(flags.printer);
       const format = flags.format !== undefined ? (flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG') : printer !== undefined ? 'ZPL' : await defaultLabelFormat(ctx);
-      await run(ctx, { ...flags, printer, format, concurrency });
+      await run(ctx, { ...flags, printer, format, formatGiven: flags.format !== undefined || printer !== undefined, concurrency });
     });
   return cmd;
 }

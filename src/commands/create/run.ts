@@ -8,6 +8,8 @@ import { inputKind, type ShipmentInputOptions } from '../../shipment-input/optio
 /** Options of `ship create` (input flags plus what happens to the result). */
 export interface CreateOptions extends ShipmentInputOptions {
   format: LabelFormat;
+  /** --format was given (or --printer, which takes ZPL): it overrides a --file body's own `format`. */
+  formatGiven?: boolean;
   outputDir: string;
   /** false with --no-labels. */
   labels: boolean;
@@ -26,7 +28,7 @@ export interface CreateOptions extends ShipmentInputOptions {
 
 /** Request fields that come from run-level flags (--format, --print…), added to every body. */
 export function extraFields(o: CreateOptions): ExtraField[] {
-  const out: ExtraField[] = [{ path: 'format', value: o.format, flag: '--format' }];
+  const out: ExtraField[] = [{ path: 'format', value: o.format, flag: '--format', ifAbsent: o.formatGiven !== true }];
   if (o.print) out.push({ path: 'print_labels', value: true, flag: '--print' });
   if (o.printToUser) out.push({ path: 'print_to_user', value: o.printToUser, flag: '--print-to-user' });
   if (o.printerKey) out.push({ path: 'printer_key', value: o.printerKey, flag: '--printer-key' });

@@ -3,7 +3,7 @@ import type { Api, ShipmentResponse } from '../../api/index.js';
 import { classifyFailure } from '../../bulk/runner.js';
 import type { Ctx } from '../../context.js';
 import { ExitCode, ShipError, ValidationError } from '../../errors.js';
-import { LabelNamer } from '../../labels/index.js';
+import { LabelNamer, parseLabelFormat } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
 import { printDryRun, problemText } from './render.js';
@@ -25,7 +25,9 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
 
   const api = await ctx.api();
   const printer = await preparePrinter(ctx, o);
-  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer() };
+  // The format asked for: --format, else a --file body's own, else the default (see extraFields).
+  const format = parseLabelFormat(String(input.body.format ?? '')) ?? o.format;
+  const policy: LabelPolicy = { dir: o.outputDir, format, write: o.labels, namer: new LabelNamer() };
   let created: Created;
   let response: ShipmentResponse[] | undefined;
   // Created, but no label file: the shipment is shown as usual, then the run fails (exit 1) saying so.

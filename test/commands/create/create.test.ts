@@ -138,6 +138,17 @@ describe('ship create --file', () => {
     expect(readdirSync(work).filter((f) => !f.startsWith('.')).sort()).toEqual(['FILE-1_1.zpl', 'FILE-1_2.zpl']);
   });
 
+  it("keeps the file's own format when --format is not given (labels written in it); --format overrides it", async () => {
+    const body = { ...JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8')), shipment_reference: 'FILE-PDF', format: 'PDF' };
+    const r = await ship(['create', '--file', '-', '-o', work, '--quiet'], { stdin: JSON.stringify(body) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.creates().at(-1).format).toBe('PDF');
+    expect(readFileSync(join(work, 'FILE-PDF_1.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    const z = await ship(['create', '--file', '-', '--format', 'ZPL', '-o', work, '--quiet'], { stdin: JSON.stringify({ ...body, shipment_reference: 'FILE-ZPL' }) });
+    expect(z.code, z.stderr).toBe(0);
+    expect(proxy.creates().at(-1).format).toBe('ZPL');
+  });
+
   it('reads stdin with "-" and reports JSON field paths', async () => {
     const body = { shipment_reference: 'STDIN-1', to_address: { name: 'A', line_1: '1', city: 'B', country: 'gbr' }, parcels: [{ weight: -1 }] };
     const r = await ship(['create', '--file', '-'], { stdin: JSON.stringify(body) });

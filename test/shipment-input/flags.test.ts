@@ -1,0 +1,34 @@
+// The --parcel/--item spec syntax and the problems of flags, reported all at once with the flag that has them.
+import { describe, expect, it } from 'vitest';
+import type { InputProblem } from '../../src/errors.js';
+import { draftFromFlags, parseSpec } from '../../src/shipment-input/flags.js';
+
+describe('parseSpec', () => {
+  it('reads key=value pairs; a value in double quotes keeps its commas, "" is a quote', () => {
+    expect(parseSpec('weight=1200,length=30', '--parcel')).toEqual([['weight', '1200'], ['length', '30']]);
+    expect(parseSpec('description="Mug, red",qty=2', '--item')).toEqual([['description', 'Mug, red'], ['qty', '2']]);
+    expect(parseSpec('description="say ""hi""",qty=2', '--item')).toEqual([['description', 'say "hi"'], ['qty', '2']]);
+    expect(parseSpec('weight=1, ,length=2,', '--parcel')).toEqual([['weight', '1'], ['length', '2']]);
+    expect(parseSpec('note=a=b', '--item')).toEqual([['note', 'a=b']]);
+  });
+
+  it('a quote inside a value is part of it: 12" vinyl does not swallow the rest of the spec', () => {
+    expect(parseSpec('description=12" vinyl,quantity=1,value=3', '--item')).toEqual([['description', '12" vinyl'], ['quantity', '1'], ['value', '3']]);
+  });
+
+  it('refuses an unclosed quote, a part without =, a missing key and a key given twice', () => {
+    expect(() => parseSpec('description="Mug, red,qty=2', '--item')).toThrow(/the quote that opens description's value is not closed/);
+    expect(() => parseSpec('weight', '--parcel')).toThrow(/"weight" is not key=value/);
+    expect(() => parseSpec('=5', '--parcel')).toThrow(/has no key/);
+    expect(() => parseSpec('weight=100,weight=200', '--parcel')).toThrow(/weight is given twice/);
+  });
+});
+
+describe('draftFromFlags', () => {
+  it('collects every problem of the flags, each with its flag, instead of stopping at the first', () => {
+    const problems: InputProblem[] = [];
+    draftFromFlags({ parcel: ['weight=100,colour=red', 'weight=2,weight=3'], item: ['sku=A,parcel=3', 'description="open'], customField: [' =x', 'a=1', 'a=2'] }, problems);
+    expect(problems.map((p) => p.column)).toEqual(['--custom-field', '--custom-field a', '--parcel #1', '--parcel #2', '--item #1 parcel', '--item #2']);
+    expect(problems.find((p) => p.column === '--item #1 parcel')?.message).toBe('parcel=3 does not exist (there are 2)');
+  });
+});
