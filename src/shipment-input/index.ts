@@ -3,12 +3,13 @@
 // field or the CSV row and column.
 import type { Ctx } from '../context.js';
 import { InputError, UsageError, ValidationError, type InputProblem } from '../errors.js';
-import { columnDef, locateApiPath } from '../csv/columns.js';
+import { columnDef, columnForPath, locateApiPath } from '../csv/columns.js';
 import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.js';
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
 import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
 import { apiValidator, bodyWarnings, type RequestIssue } from './validate.js';
+import type { ShipmentDraft } from './draft.js';
 
 export { readInputText };
 
@@ -38,6 +39,24 @@ export interface SingleShipment {
 export function locateApiProblems(err: unknown, input: SingleShipment): void {
   if (!(err instanceof ValidationError)) return;
   err.located = Object.entries(err.fields).flatMap(([path, messages]) => messages.map((message) => ({ ...input.locate(path), message })));
+}
+
+/**
+ * Where a problem of an item given by flags is, when the item lacks the field: `--item #2 hs=…`, so two items
+ * missing the same attribute are two problems, each naming its item; a parcel without items:
+ * `--item …,parcel=2`. Undefined for other paths (and for a field the item has: its own flag names it).
+ */
+function itemFlag(draft: ShipmentDraft, path: string): { column: string } | undefined {
+  const m = /^parcels\.(\d+)\.items(?:\.(\d+)\.(.+))?$/.exec(path);
+  if (!m) return undefined;
+  const parcel = draft.parcels[Number(m[1])];
+  if (!parcel) return undefined;
+  if (m[2] === undefined) return { column: `--item …${draft.parcels.length > 1 ? `,parcel=${Number(m[1]) + 1}` : ''}` };
+  const item = parcel.items[Number(m[2])];
+  const n = item && [...item.cells.values()].map((c) => /^--item #(\d+) /.exec(c.column ?? '')?.[1]).find((x) => x !== undefined);
+  const col = columnForPath('item', m[3]);
+  if (!n || !col || item.cells.has(col)) return undefined;
+  return { column: `--item #${n} ${col.replace(/^item_/, '')}=…` };
 }
 
 function toProblems(issues: RequestIssue[], locate: (path: string) => { row?: number; column: string }): InputProblem[] {
@@ -146,7 +165,7 @@ export async function loadSingleShipment(
     setPath(built.body, e.path, e.value);
     fromFlag.set(e.path, e.flag);
   }
-  const locate = (path: string) => (fromFlag.has(path) ? { column: fromFlag.get(path)! } : built.locate(path));
+  const locate = (path: string) => (fromFlag.has(path) ? { column: fromFlag.get(path)! } : itemFlag(draft, path) ?? built.locate(path));
   const seen = new Set(built.problems.map((p) => p.column));
   const problems = [...flagProblems, ...built.problems, ...toProblems(validate(built.body), locate).filter((p) => !seen.has(p.column))];
   if (problems.length) {

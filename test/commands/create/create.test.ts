@@ -99,6 +99,15 @@ describe('ship create from flags', () => {
     expect(proxy.requests).toEqual([]);
   });
 
+  it('abroad, each item given by flags is named with what it lacks, and a parcel without items by its number', async () => {
+    const fr = ['--reference', 'CUS-1', '--to-name', 'Marie', '--to-line1', '1 Rue X', '--to-city', 'Paris', '--to-postcode', '75001', '--to-country', 'FR'];
+    const r = await ship(['create', ...fr, '--weight', '1000', '--parcels', '2', '--item', 'description=Mug,parcel=2', '--item', 'description=Cup,parcel=2', '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--item …,parcel=1: is required for deliveries outside mainland UK');
+    for (const n of [1, 2]) expect(r.stderr).toContain(`--item #${n} harmonised_code=…: is required for deliveries outside mainland UK (or give the item a SKU)`);
+    expect(proxy.creates()).toEqual([]);
+  });
+
   it('when the answer to the create is lost, finds the shipment instead of failing or creating it twice', async () => {
     proxy.dropNextCreates = 1;
     const r = await ship(['create', '--reference', 'LOST-1', ...ADDRESS, '--weight', '500', '-o', work, '--quiet']);
