@@ -271,6 +271,17 @@ export function customsItemIssues(body: unknown): Array<{ path: Array<string | n
   return out;
 }
 
+/** The shipment request's rules across fields: print_to_user needs print_labels, and customs items (above). */
+export function shipmentCrossFieldIssues(body: unknown): Array<{ path: Array<string | number>; message: string }> {
+  const out: Array<{ path: Array<string | number>; message: string }> = [];
+  const v = body as { print_to_user?: unknown; print_labels?: unknown } | null;
+  if (v && typeof v === 'object' && v.print_to_user !== undefined && v.print_labels !== true) {
+    out.push({ path: ['print_to_user'], message: 'is only allowed when print_labels is true' });
+  }
+  out.push(...customsItemIssues(body));
+  return out;
+}
+
 /** Body of POST /shipments and POST /shipments/get-services. */
 export const ShipmentRequestSchema = deferred(() =>
   z
@@ -301,12 +312,10 @@ export const ShipmentRequestSchema = deferred(() =>
     })
     .superRefine(
       (v, ctx) => {
-        if (v && v.print_to_user !== undefined && v.print_labels !== true) {
-          ctx.addIssue({ code: 'custom', path: ['print_to_user'], message: 'is only allowed when print_labels is true' });
-        }
-        for (const issue of customsItemIssues(v)) ctx.addIssue({ code: 'custom', ...issue });
+        for (const issue of shipmentCrossFieldIssues(v)) ctx.addIssue({ code: 'custom', ...issue });
       },
-      // Cross-field rules run even when other fields failed, so every problem is reported at once.
+      // Cross-field rules run even when other fields failed, so every problem is reported at once (zod still
+      // skips them when a field's own check aborted: validateShipmentRequest adds them then).
       { when: () => true },
     ),
 );

@@ -7,6 +7,7 @@ import {
   ContainerRequestSchema,
   CustomFieldRequestSchema,
   ShipmentRequestSchema,
+  shipmentCrossFieldIssues,
   SkuPatchSchema,
   SkuRequestSchema,
   type ShipmentRequest,
@@ -66,7 +67,16 @@ export function validateShipmentRequest(body: unknown): ValidationResult<Shipmen
   // A body valid and already in final form (as the CSV importer builds them) needs no zod; see request-fast.ts.
   const fast = fastShipmentRequest(body);
   if (fast) return { ok: true, value: fast };
-  return validateRequest(ShipmentRequestSchema, body);
+  const r = validateRequest(ShipmentRequestSchema, body);
+  if (r.ok) return r;
+  // A field whose own check aborted (a decimal where a whole number goes) makes zod skip the cross-field rules:
+  // they are added here, so every problem is still reported at once.
+  const seen = new Set(r.issues.map((i) => `${i.path}\u0000${i.message}`));
+  for (const i of shipmentCrossFieldIssues(body)) {
+    const issue = { path: i.path.map(String).join('.'), message: i.message };
+    if (!seen.has(`${issue.path}\u0000${issue.message}`)) r.issues.push(issue);
+  }
+  return r;
 }
 
 /** Validates a POST /custom-fields body. */

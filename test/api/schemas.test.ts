@@ -147,6 +147,10 @@ describe('validateShipmentRequest', () => {
     body.print_to_user = 'user-1';
     body.to_address.city = '';
     expect(issuesOf(body)).toEqual({ print_to_user: ['is only allowed when print_labels is true'], 'to_address.city': ['is required'] });
+    // Also beside a decimal where a whole number goes (a check zod aborts on, skipping its cross-field rules).
+    body.parcels[0].length = 2.5;
+    expect(issuesOf(body)).toMatchObject({ print_to_user: ['is only allowed when print_labels is true'], 'parcels.0.length': [expect.stringContaining('whole number')] });
+    delete body.parcels[0].length;
     body.print_labels = true;
     body.to_address.city = 'Derby';
     expect(validateShipmentRequest(body).ok).toBe(true);
