@@ -8,7 +8,7 @@ import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
 import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
-import { apiValidator, bodyWarnings, type RequestIssue } from './validate.js';
+import { apiChecker, apiValidator, bodyWarnings, type RequestIssue } from './validate.js';
 import type { ShipmentDraft } from './draft.js';
 
 export { readInputText };
@@ -143,10 +143,13 @@ export async function loadSingleShipment(
       fromFlag.set(e.path, e.flag);
     }
     const locate = (path: string) => ({ column: fromFlag.get(path) ?? `${path || '(body)'} in ${name}` });
-    problems.push(...toProblems(validate(b), locate));
+    const checked = (await apiChecker())(b);
+    problems.push(...toProblems(checked.issues, locate));
     if (problems.length) throw new InputError(`${name}: the shipment request has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
-    const warnings = bodyWarnings(b).map((w) => ({ column: locate(w.path).column, message: w.message }));
-    return { body: b, warnings, source: name, locate };
+    // What is sent: "1650" as 1650, "gb" as GB (a dry run shows this, not the file as written).
+    const sent = checked.value ?? b;
+    const warnings = bodyWarnings(sent).map((w) => ({ column: locate(w.path).column, message: w.message }));
+    return { body: sent, warnings, source: name, locate };
   }
 
   const flagProblems: InputProblem[] = [];

@@ -147,6 +147,18 @@ describe('ship create --file', () => {
     expect(readdirSync(work).filter((f) => !f.startsWith('.')).sort()).toEqual(['FILE-1_1.zpl', 'FILE-1_2.zpl']);
   });
 
+  it('a dry run shows what would be sent: numbers written as text sent as numbers, codes upper-cased', async () => {
+    const body = JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8'));
+    body.shipment_reference = 'FILE-DRY';
+    body.to_address.country = 'gb';
+    body.parcels[0].weight = '1650';
+    const r = await ship(['create', '--file', '-', '--dry-run', '--json'], { stdin: JSON.stringify(body) });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = JSON.parse(r.stdout);
+    expect(sent.parcels[0].weight).toBe(1650);
+    expect(sent.to_address.country).toBe('GB');
+  });
+
   it("keeps the file's own format when --format is not given (labels written in it); --format overrides it", async () => {
     const body = { ...JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8')), shipment_reference: 'FILE-PDF', format: 'PDF' };
     const r = await ship(['create', '--file', '-', '-o', work, '--quiet'], { stdin: JSON.stringify(body) });
