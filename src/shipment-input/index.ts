@@ -44,14 +44,14 @@ export function locateApiProblems(err: unknown, input: SingleShipment): void {
 /**
  * Where a problem of an item given by flags is, when the item lacks the field: `--item #2 hs=…`, so two items
  * missing the same attribute are two problems, each naming its item; a parcel without items:
- * `--item …,parcel=2`. Undefined for other paths (and for a field the item has: its own flag names it).
+ * `--item sku=…,parcel=2`. Undefined for other paths (and for a field the item has: its own flag names it).
  */
 function itemFlag(draft: ShipmentDraft, path: string): { column: string } | undefined {
   const m = /^parcels\.(\d+)\.items(?:\.(\d+)\.(.+))?$/.exec(path);
   if (!m) return undefined;
   const parcel = draft.parcels[Number(m[1])];
   if (!parcel) return undefined;
-  if (m[2] === undefined) return { column: `--item …${draft.parcels.length > 1 ? `,parcel=${Number(m[1]) + 1}` : ''}` };
+  if (m[2] === undefined) return { column: `--item sku=…${draft.parcels.length > 1 ? `,parcel=${Number(m[1]) + 1}` : ''}` };
   const item = parcel.items[Number(m[2])];
   const n = item && [...item.cells.values()].map((c) => /^--item #(\d+) /.exec(c.column ?? '')?.[1]).find((x) => x !== undefined);
   const col = columnForPath('item', m[3]);

@@ -1,6 +1,7 @@
 // `ship quote`: builds the shipment exactly as create would (shared input code), asks for quotes, and prints
 // them cheapest first with the recommended service marked.
 import type { Ctx } from '../../context.js';
+import { ExitCode, ShipError } from '../../errors.js';
 import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
 import type { ShipmentInputOptions } from '../../shipment-input/options.js';
 import { problemText } from '../create/render.js';
@@ -65,24 +66,27 @@ export async function run(ctx: Ctx, o: ShipmentInputOptions): Promise<void> {
     throw e;
   }
   // A service asked for (--service) that the answer does not recommend could not take these parcels: the API
-  // says so only by recommending another, which a glance at the table would miss.
+  // says so only by recommending another, which a glance at the table would miss. Asked for and able, it is
+  // the one row shown: the question was its price.
   const asked = (input.body as { delivery_service_key?: unknown }).delivery_service_key;
+  const askedKey = typeof asked === 'string' && asked.trim() !== '' ? asked.trim().toUpperCase() : undefined;
   const recommended = quotes.recommended_service?.service_key;
-  if (typeof asked === 'string' && asked !== '' && recommended !== asked) {
-    ctx.out.warn(`${asked} cannot take this shipment${recommended ? `: ${recommended} is recommended instead` : ''}`);
+  let rows = quoteRows(quotes);
+  const askedRows = askedKey ? rows.filter((r) => r.service_key.toUpperCase() === askedKey) : [];
+  const askedCannot = askedKey !== undefined && (askedRows.length === 0 || (recommended !== undefined && recommended.toUpperCase() !== askedKey));
+  if (ctx.mode.json) ctx.out.json(quotes);
+  // No service at all, or not the one asked for: an error (exit 1), so a script's `ship quote … -q` can tell.
+  if (rows.length === 0) throw new ShipError('no delivery service can take this shipment', ExitCode.Failure, { hint: 'check the parcels\' weights and dimensions and the destination' });
+  if (askedCannot) {
+    throw new ShipError(`${askedKey} cannot take this shipment${recommended ? `: ${recommended} is recommended instead` : ''}`, ExitCode.Failure, {
+      hint: 'leave out --service to see every service that can',
+    });
   }
-  if (ctx.mode.json) {
-    ctx.out.json(quotes);
-    return;
-  }
-  const rows = quoteRows(quotes);
+  if (ctx.mode.json) return;
+  if (askedRows.length) rows = askedRows;
   if (ctx.mode.quiet) {
     const best = rows.find((r) => r.recommended) ?? rows[0];
     if (best) ctx.out.line(best.service_key);
-    return;
-  }
-  if (rows.length === 0) {
-    ctx.out.info('No delivery service can take this shipment.');
     return;
   }
   const tty = ctx.io.stdoutIsTTY;

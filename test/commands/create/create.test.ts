@@ -103,7 +103,7 @@ describe('ship create from flags', () => {
     const fr = ['--reference', 'CUS-1', '--to-name', 'Marie', '--to-line1', '1 Rue X', '--to-city', 'Paris', '--to-postcode', '75001', '--to-country', 'FR'];
     const r = await ship(['create', ...fr, '--weight', '1000', '--parcels', '2', '--item', 'description=Mug,parcel=2', '--item', 'description=Cup,parcel=2', '--dry-run']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--item …,parcel=1: is required for deliveries outside mainland UK');
+    expect(r.stderr).toContain('--item sku=…,parcel=1: is required for deliveries outside mainland UK');
     for (const n of [1, 2]) expect(r.stderr).toContain(`--item #${n} harmonised_code=…: is required for deliveries outside mainland UK (or give the item a SKU)`);
     expect(proxy.creates()).toEqual([]);
   });

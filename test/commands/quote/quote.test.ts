@@ -41,16 +41,19 @@ describe('ship quote', () => {
     expect(proxy.creates()).toEqual([]);
   });
 
-  it('warns when the service asked for cannot take the shipment (the API recommends another); not when it can', async () => {
+  it('a service asked for that cannot take the shipment is an error (exit 1; the API data still printed with --json); one that can is the one row', async () => {
     const heavy = FLAGS.map((f, i) => (FLAGS[i - 1] === '--weight' ? '25000' : f));
     const r = await ship(['quote', ...heavy, '--service', 'RM_TRACKED_48', '--json']);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     const recommended = JSON.parse(r.stdout).recommended_service.service_key;
     expect(recommended).not.toBe('RM_TRACKED_48');
-    expect(r.stderr).toContain(`RM_TRACKED_48 cannot take this shipment: ${recommended} is recommended instead`);
+    expect(JSON.parse(r.stderr).error.message).toBe(`RM_TRACKED_48 cannot take this shipment: ${recommended} is recommended instead`);
     const fits = await ship(['quote', ...FLAGS, '--service', 'RM_TRACKED_48']);
     expect(fits.code).toBe(0);
     expect(fits.stderr).not.toContain('cannot take');
+    expect(fits.stdout.trim().split('\n')).toHaveLength(1);
+    expect(fits.stdout).toMatch(/\tRM_TRACKED_48\t/);
+    expect((await ship(['quote', ...FLAGS, '--service', 'RM_TRACKED_48', '--quiet'])).stdout).toBe('RM_TRACKED_48\n');
   });
 
   it('--json prints the API data', async () => {
