@@ -13,6 +13,7 @@ import {
   type ShipmentRequest,
 } from './schemas.js';
 import { fastShipmentRequest } from './request-fast.js';
+import { nearWord } from '../util/near.js';
 
 /** One problem with a request body: a dotted field path (array indexes as numbers; '' for the body itself) and a rule. */
 export interface RequestIssue {
@@ -97,4 +98,56 @@ export function validateSkuPatch(body: unknown) {
 /** Validates a POST /containers body. */
 export function validateContainerRequest(body: unknown) {
   return validateRequest(ContainerRequestSchema, body);
+}
+
+/** The object schema inside optional/nullable/default/pipe wrappers, or undefined when it is none. */
+function objectShape(schema: unknown): Record<string, unknown> | undefined {
+  let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let depth = 0; s?._zod && depth < 8; depth++) {
+    const def = s._zod.def;
+    if (def.type === 'object') return def.shape as Record<string, unknown>;
+    s = (def.innerType ?? (def.type === 'pipe' ? def.out : undefined)) as typeof s;
+  }
+  return undefined;
+}
+
+/** The element schema of an array schema inside wrappers. */
+function arrayElement(schema: unknown): unknown {
+  let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
+  for (let depth = 0; s?._zod && depth < 8; depth++) {
+    const def = s._zod.def;
+    if (def.type === 'array') return def.element;
+    s = (def.innerType ?? (def.type === 'pipe' ? def.out : undefined)) as typeof s;
+  }
+  return undefined;
+}
+
+/**
+ * Keys of a request body that the API document does not have but that are one or two letters from a key it
+ * has (`delivery_servce_key`, `wieght`): likely typos, which the tolerant schemas would otherwise send unseen.
+ * Each with the key meant. Keys far from every known one (an extension the service may know) are left alone.
+ */
+export function misspelledKeys(body: unknown, schema: unknown = ShipmentRequestSchema): Array<{ path: string; meant: string }> {
+  const out: Array<{ path: string; meant: string }> = [];
+  const walk = (value: unknown, sch: unknown, path: string): void => {
+    if (Array.isArray(value)) {
+      const el = arrayElement(sch);
+      if (el) value.forEach((v, i) => walk(v, el, `${path}${path ? '.' : ''}${i}`));
+      return;
+    }
+    const shape = objectShape(sch);
+    if (!shape || !value || typeof value !== 'object') return;
+    const known = Object.keys(shape);
+    for (const [k, v] of Object.entries(value)) {
+      const at = `${path}${path ? '.' : ''}${k}`;
+      if (k in shape) {
+        walk(v, shape[k], at);
+        continue;
+      }
+      const meant = known.find((name) => nearWord(k, name));
+      if (meant) out.push({ path: at, meant });
+    }
+  };
+  walk(body, schema, '');
+  return out;
 }

@@ -149,6 +149,10 @@ export async function loadSingleShipment(
     // What is sent: "1650" as 1650, "gb" as GB (a dry run shows this, not the file as written).
     const sent = checked.value ?? b;
     const warnings = bodyWarnings(sent).map((w) => ({ column: locate(w.path).column, message: w.message }));
+    // The schemas let unknown keys through (the service may know more than the document): a near miss of a
+    // known one is most likely a typo, whose value would otherwise be lost without a word.
+    const { misspelledKeys } = await import('../api/validate.js');
+    for (const t of misspelledKeys(b)) warnings.push({ column: `${t.path} in ${name}`, message: `not a field of the API (sent as it is): did you mean ${t.meant}?` });
     return { body: sent, warnings, source: name, locate };
   }
 

@@ -99,7 +99,8 @@ function declare(cmd: Command, ctx: Ctx): Command {
       'after',
       `
 --parcel and --item take key=value pairs separated by commas; a value holding a comma goes in double quotes
-(description="Mug, red"; "" for a quote inside). --file's own format stands unless --format is given.
+(description="Mug, red"; "" for a quote inside). --file's own format stands unless --format is given; a key
+of --file one or two letters from a field of the API (wieght) is warned about, as a likely typo.
 
 Examples:
   ship create --reference ORDER-1001 --service RM_TRACKED_24 --to-name "Ada Lovelace" --to-line1 "1 High St" \\

@@ -2,20 +2,8 @@
 import type { Ctx } from '../../context.js';
 import type { CustomField, CustomFieldRequest } from '../../api/schemas.js';
 import { NotFoundError } from '../../errors.js';
+import { nearWord } from '../../util/near.js';
 
-/** Whether `typed` is `word` with one or two letters wrong, missing, extra or swapped (a typo of it). */
-function nearWord(typed: string, word: string): boolean {
-  const a = typed.toLowerCase();
-  if (a === word || Math.abs(a.length - word.length) > 2) return false;
-  // Edit distance, small strings.
-  let prev = Array.from({ length: word.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= word.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === word[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[word.length] <= 2;
-}
 
 /** The validation rules of a field as one readable line: `required, max length 200`. */
 export function rulesText(f: CustomField): string {

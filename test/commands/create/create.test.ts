@@ -159,6 +159,18 @@ describe('ship create --file', () => {
     expect(sent.to_address.country).toBe('GB');
   });
 
+  it('warns about a key one or two letters from a field of the API (a typo the tolerant schemas would send unseen)', async () => {
+    const body = JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8'));
+    body.delivery_servce_key = 'DPD_NEXT_DAY';
+    body.parcels[0].wieght = 5;
+    body.to_address.what3words = 'kept.without.warning';
+    const r = await ship(['create', '--file', '-', '--dry-run'], { stdin: JSON.stringify(body) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('field delivery_servce_key in stdin: not a field of the API (sent as it is): did you mean delivery_service_key?');
+    expect(r.stderr).toContain('field parcels.0.wieght in stdin: not a field of the API (sent as it is): did you mean weight?');
+    expect(r.stderr).not.toContain('what3words');
+  });
+
   it("keeps the file's own format when --format is not given (labels written in it); --format overrides it", async () => {
     const body = { ...JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8')), shipment_reference: 'FILE-PDF', format: 'PDF' };
     const r = await ship(['create', '--file', '-', '-o', work, '--quiet'], { stdin: JSON.stringify(body) });
