@@ -129,6 +129,8 @@ export async function loadSingleShipment(
       else {
         setPath(b, def.path, r.value);
         fromFlag.set(def.path, flag);
+        // --service overrides the file's service also when the file names it by its deprecated alias.
+        if (def.path === 'delivery_service_key') delete (b as Record<string, unknown>).service_key;
       }
     }
     for (const kv of o.customField ?? []) {

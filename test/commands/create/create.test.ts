@@ -159,6 +159,17 @@ describe('ship create --file', () => {
     expect(sent.to_address.country).toBe('GB');
   });
 
+  it('--service overrides a file that names its service by the deprecated alias service_key', async () => {
+    const body = JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8'));
+    delete body.delivery_service_key;
+    body.service_key = 'DPD_CLASSIC_EU';
+    const r = await ship(['create', '--file', '-', '--service', 'RM_INTL_TRACKED', '--dry-run', '--json'], { stdin: JSON.stringify(body) });
+    expect(r.code, r.stderr).toBe(0);
+    const sent = JSON.parse(r.stdout);
+    expect(sent.delivery_service_key).toBe('RM_INTL_TRACKED');
+    expect(sent.service_key).toBeUndefined();
+  });
+
   it('warns about a key one or two letters from a field of the API (a typo the tolerant schemas would send unseen)', async () => {
     const body = JSON.parse(readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8'));
     body.delivery_servce_key = 'DPD_NEXT_DAY';
