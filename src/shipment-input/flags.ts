@@ -1,6 +1,7 @@
 // A shipment from command-line flags: the same draft a CSV row makes, with each value's origin being its flag,
 // so the same builder and the same API rules apply and messages name the flag to fix.
 import { UsageError, type InputProblem } from '../errors.js';
+import { readQuoted } from '../util/quoted.js';
 import type { Defaults } from './build.js';
 import { newDraft, type Cell, type ItemDraft, type ParcelDraft, type ShipmentDraft } from './draft.js';
 import { PARCEL_FLAGS, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
@@ -42,21 +43,10 @@ export function parseSpec(spec: string, flag: string): Array<[string, string]> {
     while (spec[j] === ' ') j++;
     let value: string;
     if (spec[j] === '"') {
-      value = '';
-      j++;
-      for (;;) {
-        if (j >= spec.length) throw bad(`the quote that opens ${key}'s value is not closed`);
-        if (spec[j] === '"') {
-          if (spec[j + 1] === '"') {
-            value += '"';
-            j += 2;
-            continue;
-          }
-          j++;
-          break;
-        }
-        value += spec[j++];
-      }
+      const q = readQuoted(spec, j);
+      if (!q.closed) throw bad(`the quote that opens ${key}'s value is not closed`);
+      value = q.value;
+      j = q.end;
       while (spec[j] === ' ') j++;
       if (j < spec.length && spec[j] !== ',') throw bad(`text after the quoted value of ${key}`);
       i = j + 1;

@@ -5,6 +5,7 @@ import { presentCustomField, type SandboxApp } from '../app.js';
 import { HttpError, notFound, ok, type ApiRequest, type ApiResponse } from '../http.js';
 import type { CustomFieldRec, ValidationRules } from '../store.js';
 import { Errors, bool, checkForbidden, int, isBlank, isObject, label, msg, num, obj, oneOf, str } from '../validation.js';
+import { readQuoted } from '../../util/quoted.js';
 
 const ENTITIES = ['SHIPMENT', 'PARCEL', 'CONTACT', 'SKU'] as const;
 const DATA_TYPES = ['NUMERIC', 'TEXT', 'BOOLEAN', 'LIST'] as const;
@@ -33,19 +34,9 @@ export function parseOptions(s: string): string[] {
     while (s[i] === ' ') i++;
     let value = '';
     if (s[i] === '"') {
-      i++;
-      while (i < s.length) {
-        if (s[i] === '"') {
-          if (s[i + 1] === '"') {
-            value += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        value += s[i++];
-      }
+      const q = readQuoted(s, i);
+      value = q.value;
+      i = q.end;
       while (i < s.length && s[i] !== ',') i++;
     } else {
       const end = s.indexOf(',', i);
