@@ -86,8 +86,8 @@ export interface Ctx {
   /** How many holders are active (read by main.ts). */
   readonly interruptHolders: number;
   /**
-   * Secrets met during the run beyond the resolved settings' (a login's --api-key, password and new token):
-   * masked wherever the resolved ones are (errors, traces, warnings).
+   * Every secret met during the run: the resolved settings' (added when they are resolved), a login's
+   * --api-key, password and new token. Masked in errors, traces and warnings.
    */
   readonly secrets: Set<string>;
 }

@@ -207,17 +207,15 @@ export function systemErrorMessage(e: Error): string | undefined {
 }
 
 async function knownSecrets(ctx: Ctx): Promise<string[]> {
-  const out = [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN, ...ctx.secrets].filter((s): s is string => Boolean(s));
   // Cleared below: a pending timer would hold every failing run open for the whole 200 ms.
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const s = await Promise.race([ctx.settings(), new Promise<undefined>((r) => (timer = setTimeout(r, 200, undefined)))]);
-    if (s?.apiKey) out.push(s.apiKey.value);
-    if (s?.token) out.push(s.token.value);
+    // Resolving the settings adds their secrets to ctx.secrets.
+    await Promise.race([ctx.settings(), new Promise<undefined>((r) => (timer = setTimeout(r, 200, undefined)))]);
   } catch {
     // settings may be what failed; the env secrets are still masked
   } finally {
     clearTimeout(timer);
   }
-  return out;
+  return [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN, ...ctx.secrets].filter((s): s is string => Boolean(s));
 }

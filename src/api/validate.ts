@@ -100,23 +100,12 @@ export function validateContainerRequest(body: unknown) {
   return validateRequest(ContainerRequestSchema, body);
 }
 
-/** The object schema inside optional/nullable/default/pipe wrappers, or undefined when it is none. */
-function objectShape(schema: unknown): Record<string, unknown> | undefined {
+/** The definition of the `type` schema (object, array) inside optional/nullable/default/pipe wrappers, if any. */
+function unwrapTo(schema: unknown, type: 'object' | 'array'): Record<string, unknown> | undefined {
   let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
   for (let depth = 0; s?._zod && depth < 8; depth++) {
     const def = s._zod.def;
-    if (def.type === 'object') return def.shape as Record<string, unknown>;
-    s = (def.innerType ?? (def.type === 'pipe' ? def.out : undefined)) as typeof s;
-  }
-  return undefined;
-}
-
-/** The element schema of an array schema inside wrappers. */
-function arrayElement(schema: unknown): unknown {
-  let s = schema as { _zod?: { def: Record<string, unknown> } } | undefined;
-  for (let depth = 0; s?._zod && depth < 8; depth++) {
-    const def = s._zod.def;
-    if (def.type === 'array') return def.element;
+    if (def.type === type) return def;
     s = (def.innerType ?? (def.type === 'pipe' ? def.out : undefined)) as typeof s;
   }
   return undefined;
@@ -131,11 +120,11 @@ export function misspelledKeys(body: unknown, schema: unknown = ShipmentRequestS
   const out: Array<{ path: string; meant: string }> = [];
   const walk = (value: unknown, sch: unknown, path: string): void => {
     if (Array.isArray(value)) {
-      const el = arrayElement(sch);
+      const el = unwrapTo(sch, 'array')?.element;
       if (el) value.forEach((v, i) => walk(v, el, `${path}${path ? '.' : ''}${i}`));
       return;
     }
-    const shape = objectShape(sch);
+    const shape = unwrapTo(sch, 'object')?.shape as Record<string, unknown> | undefined;
     if (!shape || !value || typeof value !== 'object') return;
     const known = Object.keys(shape);
     for (const [k, v] of Object.entries(value)) {

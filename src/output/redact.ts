@@ -31,7 +31,7 @@ export function redact(text: string, secrets: Iterable<string | undefined | null
     .replace(/(\\"(?:password|token|api_key|apiKey|auth_token|access_token)\\"\s*:\s*\\")((?:[^"\\]|\\\\\\"|\\\\\\\\|\\\\[^"\\])*)(\\")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`);
 }
 
-/** Every string inside `value` (a parsed JSON body) redacted; the same value when there is nothing to redact. */
+/** A copy of `value` (a parsed JSON body) with every string in it redacted; `value` itself when there are no secrets. */
 export function redactDeep<T>(value: T, secrets: ReadonlyArray<string>): T {
   if (secrets.length === 0) return value;
   const walk = (v: unknown): unknown => {

@@ -404,7 +404,6 @@ export function fingerprint(text: string): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
-/** What happened to one shipment, as far as the row files need to know. */
 /** A shipment's reference, its rows, and which parcel and item each row made (to place its errors). */
 type ShipmentRows = Pick<CompactShipment, 'reference' | 'rows' | 'rowParcels' | 'itemRows'>;
 
@@ -440,6 +439,7 @@ function addEarlierOutcomes(
   }
 }
 
+/** What happened to one shipment, as far as the row files need to know. */
 interface Outcome {
   status: 'created' | 'skipped' | 'failed';
   result?: Created;

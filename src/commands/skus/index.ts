@@ -120,8 +120,9 @@ Examples:
       'after',
       `
 --json prints one JSON array of SKUs (for one page or, with --all, every page, written as pages arrive);
---ndjson prints one SKU per line; --quiet the SKU codes only. --all requests up to 8 pages ahead while it prints, in constant memory
-(--concurrency 1: one page after another, for an API that limits concurrent requests).
+--ndjson prints one SKU per line; --quiet the SKU codes only. --all requests up to 8 pages ahead while it
+prints, in constant memory (--concurrency 1: one page after another, for an API that limits concurrent
+requests).
 
 Examples:
   ship skus list
