@@ -1,6 +1,7 @@
 // A shipment from command-line flags: the same draft a CSV row makes, with each value's origin being its flag,
 // so the same builder and the same API rules apply and messages name the flag to fix.
 import { UsageError, type InputProblem } from '../errors.js';
+import { PARCEL_CUSTOM_PREFIX } from '../csv/columns.js';
 import { readQuoted } from '../util/quoted.js';
 import type { Defaults } from './build.js';
 import { newDraft, type Cell, type ItemDraft, type ParcelDraft, type ShipmentDraft } from './draft.js';
@@ -19,9 +20,14 @@ const ITEM_KEYS: Record<string, string> = {
   quantity: 'item_quantity', qty: 'item_quantity', item_quantity: 'item_quantity',
 };
 
+/** `custom_fields.KEY=value` (or `cf.KEY=value`) in a --parcel spec: a parcel custom field. */
+const CUSTOM_KEY = /^(custom_fields|cf)\./;
+const CUSTOM_SPEC_PREFIX = 'custom_fields.';
+
 /**
  * Splits `a=1,b="x, y"` into pairs. A value that starts with a double quote runs to the closing one (commas
  * inside are kept, `""` is a quote); a quote anywhere else is part of the value (`description=12" vinyl`).
+ * Keys are matched without case (`-` as `_`), except a custom field's own key after `custom_fields.` or `cf.`.
  * An unclosed quote, a part without `=` or a key given twice is a UsageError naming the flag.
  */
 export function parseSpec(spec: string, flag: string): Array<[string, string]> {
@@ -37,8 +43,12 @@ export function parseSpec(spec: string, flag: string): Array<[string, string]> {
       i = comma < 0 ? spec.length : comma + 1;
       continue;
     }
-    const key = spec.slice(i, eq).trim().toLowerCase().replace(/-/g, '_');
+    const rawKey = spec.slice(i, eq).trim();
+    let key = rawKey.toLowerCase().replace(/-/g, '_');
     if (key === '') throw bad(`"${spec.slice(i, eq + 1).trim()}" has no key`);
+    // A custom field's key is the account's own, kept as written; only the prefix is normalised.
+    const custom = CUSTOM_KEY.exec(key);
+    if (custom) key = `${CUSTOM_SPEC_PREFIX}${rawKey.slice(custom[0].length)}`;
     let j = eq + 1;
     while (spec[j] === ' ') j++;
     let value: string;
@@ -68,6 +78,7 @@ export function flagForColumn(column: string): string {
   if (column.startsWith('custom_fields.')) return `--custom-field ${column.slice('custom_fields.'.length)}=…`;
   if (column.startsWith('item_')) return `--item ${column.slice(5)}=…`;
   if (column === 'parcel_reference') return '--parcel reference=…';
+  if (column.startsWith(PARCEL_CUSTOM_PREFIX)) return `--parcel custom_fields.${column.slice(PARCEL_CUSTOM_PREFIX.length)}=…`;
   return column;
 }
 
@@ -116,9 +127,15 @@ export function draftFromFlags(o: ShipmentInputOptions, problems: InputProblem[]
     o.parcel.forEach((spec, i) => {
       const cells = new Map(parcelDefaults);
       for (const [k, v] of pairsOf(spec, `--parcel #${i + 1}`)) {
+        if (k.startsWith(CUSTOM_SPEC_PREFIX)) {
+          const key = k.slice(CUSTOM_SPEC_PREFIX.length);
+          if (key === '') problems.push({ column: `--parcel #${i + 1}`, message: `"${spec}": custom_fields. needs the field's key (custom_fields.KEY=value)` });
+          else cells.set(`${PARCEL_CUSTOM_PREFIX}${key}`, cell(v, `--parcel #${i + 1} ${k}`));
+          continue;
+        }
         const col = PARCEL_KEYS[k];
         if (!col) {
-          problems.push({ column: `--parcel #${i + 1}`, message: `"${spec}": unknown key "${k}" (use ${Object.keys(PARCEL_KEYS).join(', ')})` });
+          problems.push({ column: `--parcel #${i + 1}`, message: `"${spec}": unknown key "${k}" (use ${Object.keys(PARCEL_KEYS).join(', ')}, custom_fields.KEY)` });
           continue;
         }
         cells.set(col, cell(v, `--parcel #${i + 1} ${k}`));

@@ -84,6 +84,18 @@ describe('ship create --csv (binary)', () => {
     expect(zpl).toMatch(/\^XA[\s\S]*\^XZ/);
   });
 
+  it('from flags: --parcel custom_fields.KEY=value sends that parcel custom field; the API\'s rule on it names the flag', async () => {
+    const to = ['--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB'];
+    const r = await ship(['create', '--reference', 'PCF-1', ...to, '--parcel', 'weight=500,custom_fields.fragile=true', '--parcel', 'weight=300,cf.declared_value="12.50"', '-o', join(work, 'labels'), '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const sent = proxy.creates().find((b) => b.shipment_reference === 'PCF-1');
+    expect(sent.parcels).toEqual([{ weight: 500, custom_fields: { fragile: 'true' } }, { weight: 300, custom_fields: { declared_value: '12.50' } }]);
+    // The sandbox's rule for declared_value (at most 10000), reported against the flag that gave it.
+    const bad = await ship(['create', '--reference', 'PCF-2', ...to, '--parcel', 'weight=500,cf.declared_value=99999', '-o', join(work, 'labels')], { env });
+    expect(bad.exitCode).toBe(2);
+    expect(String(bad.stderr)).toMatch(/--parcel #1 custom_fields\.declared_value: .*10000/);
+  });
+
   it('reports every invalid row with row and column, exits 2, and sends nothing at all', async () => {
     const csv = file(
       'bad.csv',
