@@ -54,6 +54,27 @@ export function problemText(p: InputProblem): string {
   return where ? `${where}: ${p.message}` : p.message;
 }
 
+/**
+ * Warnings as lines, the same one of many rows said once: a file made for an earlier day has its past
+ * despatch date in every row, and 2,000 identical lines would bury anything else. Rows are listed up to
+ * `shown`, then counted.
+ */
+export function groupedProblemLines(problems: ReadonlyArray<InputProblem>, shown = 5): string[] {
+  const groups = new Map<string, InputProblem[]>();
+  for (const p of problems) {
+    const key = p.row === undefined ? `\u0001${groups.size}` : `${p.column ?? ''}\u0000${p.message}`;
+    const g = groups.get(key);
+    if (g) g.push(p);
+    else groups.set(key, [p]);
+  }
+  return [...groups.values()].map((g) => {
+    if (g.length === 1) return problemText(g[0]);
+    const rows = g.slice(0, shown).map((p) => p.row).join(', ');
+    const more = g.length > shown ? ` and ${g.length - shown} more` : '';
+    return `rows ${rows}${more}${g[0].column ? `, column ${g[0].column}` : ''}: ${g[0].message}`;
+  });
+}
+
 /** Client-side validation of user input failed (exit 2); lists every problem, not just the first. */
 export class InputError extends UsageError {
   readonly problems: InputProblem[];

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { problemLocation } from '../src/errors.js';
+import { groupedProblemLines, problemLocation } from '../src/errors.js';
 import { systemErrorMessage } from '../src/main.js';
 import { runShip } from './helpers/run.js';
 
@@ -13,6 +13,20 @@ describe('problemLocation', () => {
     expect(problemLocation({ column: '--to-postcode' })).toBe('--to-postcode');
     expect(problemLocation({ column: 'parcels.0.weight' })).toBe('field parcels.0.weight');
     expect(problemLocation({})).toBe('');
+  });
+});
+
+describe('groupedProblemLines', () => {
+  it('says the same warning of many rows once, listing five rows and counting the rest; others stay as they are', () => {
+    const past = (row: number) => ({ row, column: 'despatch_date', message: '2026-11-20 is in the past' });
+    const lines = groupedProblemLines([past(2), { row: 3, column: 'to_line_1', message: 'long' }, past(4), past(5), past(6), past(7), past(8), past(9), { message: 'a note' }, { message: 'a note' }]);
+    expect(lines).toEqual([
+      'rows 2, 4, 5, 6, 7 and 2 more, column despatch_date: 2026-11-20 is in the past',
+      'row 3, column to_line_1: long',
+      'a note',
+      'a note',
+    ]);
+    expect(groupedProblemLines([past(2), past(3)])).toEqual(['rows 2, 3, column despatch_date: 2026-11-20 is in the past']);
   });
 });
 

@@ -90,6 +90,8 @@ export interface LoadCsvOptions {
   encoding?: string | CsvEncoding;
   /** Display name of the file in messages. */
   name?: string;
+  /** Today as YYYY-MM-DD (the injected clock's local day): a despatch_date before it is warned about. */
+  today?: string;
   /** Only this shipment_reference is built and validated (quote picks one shipment of a file). */
   only?: string;
   /**
@@ -225,7 +227,7 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
         problems.push({ ...(at.row !== undefined ? { row: at.row } : {}), ...(at.column ? { column: at.column } : {}), message: issue.message });
       }
     }
-    for (const w of bodyWarnings(built.body)) {
+    for (const w of bodyWarnings(built.body, opts.today)) {
       const at = built.locate(w.path);
       warnings.push({ row: at.row, column: at.column, message: w.message });
     }

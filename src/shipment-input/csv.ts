@@ -10,7 +10,7 @@ import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText, refuseTerminalStdin } from './read.js';
 import type { ShipmentInputOptions } from './options.js';
-import { apiChecker } from './validate.js';
+import { apiChecker, localDay } from './validate.js';
 
 /** The layout the flags ask for: a preset, the contract's columns after a --map file, or the plain contract. */
 export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layout> {
@@ -84,6 +84,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
       only: opts.only,
       keep: opts.keep,
       name,
+      today: localDay(ctx.clock.now()),
       onProgress: wait.enabled ? (p) => wait.update(progressText(name, p)) : undefined,
     });
   } finally {

@@ -8,7 +8,7 @@ import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
 import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
-import { apiChecker, apiValidator, bodyWarnings, type RequestIssue } from './validate.js';
+import { apiChecker, apiValidator, bodyWarnings, localDay, type RequestIssue } from './validate.js';
 import type { ShipmentDraft } from './draft.js';
 
 export { readInputText };
@@ -150,7 +150,7 @@ export async function loadSingleShipment(
     if (problems.length) throw new InputError(`${name}: the shipment request has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
     // What is sent: "1650" as 1650, "gb" as GB (a dry run shows this, not the file as written).
     const sent = checked.value ?? b;
-    const warnings = bodyWarnings(sent).map((w) => ({ column: locate(w.path).column, message: w.message }));
+    const warnings = bodyWarnings(sent, localDay(ctx.clock.now())).map((w) => ({ column: locate(w.path).column, message: w.message }));
     // The schemas let unknown keys through (the service may know more than the document): a near miss of a
     // known one is most likely a typo, whose value would otherwise be lost without a word.
     const { misspelledKeys } = await import('../api/validate.js');
@@ -180,6 +180,6 @@ export async function loadSingleShipment(
   if (problems.length) {
     throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
   }
-  const warnings = bodyWarnings(built.body).map((w) => ({ column: locate(w.path).column, message: w.message }));
+  const warnings = bodyWarnings(built.body, localDay(ctx.clock.now())).map((w) => ({ column: locate(w.path).column, message: w.message }));
   return { body: built.body, warnings, source: 'flags', locate };
 }

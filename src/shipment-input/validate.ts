@@ -77,10 +77,31 @@ export function checkPlausibility(body: ShipmentBody): RequestIssue[] {
   return out;
 }
 
-/** What is warned about in a body (carrier length limits, likely spreadsheet damage), never refused. */
-export function bodyWarnings(body: ShipmentBody): RequestIssue[] {
+/** A date as YYYY-MM-DD in the machine's own time zone (the warehouse's day, not UTC's). */
+export function localDay(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+/**
+ * A despatch_date before `today` (YYYY-MM-DD): the API's rules let it through (the document says nothing of
+ * past dates), but a label dated days ago is most likely a file made for an earlier day and run again.
+ */
+export function checkDespatchDate(body: ShipmentBody, today: string): RequestIssue[] {
+  const date = body.despatch_date;
+  if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(date)) return [];
+  const day = date.slice(0, 10);
+  return day < today ? [{ path: 'despatch_date', message: `${day} is in the past (today is ${today}); sent as it is` }] : [];
+}
+
+/**
+ * What is warned about in a body (carrier length limits, likely spreadsheet damage, a despatch date in the
+ * past when `today` is given), never refused.
+ */
+export function bodyWarnings(body: ShipmentBody, today?: string): RequestIssue[] {
   const lengths = checkLengths(body);
   const odd = checkPlausibility(body);
+  if (today !== undefined) odd.push(...checkDespatchDate(body, today));
   return odd.length ? [...lengths, ...odd] : lengths;
 }
 

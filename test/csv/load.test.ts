@@ -227,6 +227,20 @@ describe('problems name the row and the user\'s column', () => {
     ]);
   });
 
+  it('warns about a despatch_date before today (a file made for an earlier day), not about today or later', async () => {
+    const text = [
+      `shipment_reference,${ADDR},despatch_date`,
+      'P-1,Ann,1 St,Leeds,LS1 1AA,GB,2026-11-20',
+      'P-2,Bob,2 St,Leeds,LS1 1AA,GB,2026-11-21 09:00:00',
+      'P-3,Cy,3 St,Leeds,LS1 1AA,GB,2026-11-22',
+      'P-4,Di,4 St,Leeds,LS1 1AA,GB,',
+    ].join('\n') + '\n';
+    const r = await loadCsv({ source: { path: csv(text) }, layout: contractLayout({}), validate: await apiValidator(), today: '2026-11-21' });
+    expect(r.warnings).toEqual([{ row: 2, column: 'despatch_date', message: '2026-11-20 is in the past (today is 2026-11-21); sent as it is' }]);
+    // Without a day to compare with (a caller that has no clock), nothing is said.
+    expect((await load(text)).warnings).toEqual([]);
+  });
+
   it('refuses a file without a header and a malformed quote with its row', async () => {
     await expect(load('')).rejects.toMatchObject({ problems: [{ row: 1, message: 'missing header row' }] });
     const e = await load(`shipment_reference,${ADDR}\nA,Ann,1 St,London,E1 1AA,GB\nB,"Bo"x,2 St,Leeds,LS1 1AA,GB\n`).catch((x) => x);

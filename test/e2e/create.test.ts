@@ -96,6 +96,21 @@ describe('ship create --csv (binary)', () => {
     expect(String(bad.stderr)).toMatch(/--parcel #1 custom_fields\.declared_value: .*10000/);
   });
 
+  it('a despatch_date before today in every row: one warning naming the rows, not one a row; still valid', async () => {
+    const rows = [2, 3, 4, 5, 6, 7, 8].map((n) => `PAST-${n},Ann,1 St,Leeds,LS1 1AA,GB,500,2020-01-0${n}`);
+    const csv = file('past.csv', ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,despatch_date', ...rows].join('\n') + '\n');
+    const r = await ship(['create', '--csv', csv, '--dry-run', '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const warnings = String(r.stderr).split('\n').filter((l) => l.includes('in the past'));
+    expect(warnings).toHaveLength(7); // seven different dates: seven warnings
+    const same = file('same.csv', ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,despatch_date', ...[2, 3, 4, 5, 6, 7, 8].map((n) => `SAME-${n},Ann,1 St,Leeds,LS1 1AA,GB,500,2020-01-01`)].join('\n') + '\n');
+    const s = await ship(['create', '--csv', same, '--dry-run'], { env });
+    expect(s.exitCode, String(s.stderr)).toBe(0);
+    expect(String(s.stderr).split('\n').filter((l) => l.includes('in the past'))).toEqual([
+      expect.stringMatching(/rows 2, 3, 4, 5, 6 and 2 more, column despatch_date: 2020-01-01 is in the past \(today is \d{4}-\d{2}-\d{2}\); sent as it is/),
+    ]);
+  });
+
   it('reports every invalid row with row and column, exits 2, and sends nothing at all', async () => {
     const csv = file(
       'bad.csv',

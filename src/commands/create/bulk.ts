@@ -9,7 +9,7 @@
 // test API never makes a later run against the live one skip anything. A shipment whose rows changed since it
 // was created is still skipped, with a warning.
 import type { Ctx } from '../../context.js';
-import { AuthError, ExitCode, InputError, Interrupted, PartialFailure, ShipError, ValidationError } from '../../errors.js';
+import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, ValidationError } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
@@ -27,7 +27,7 @@ import { locateApiPath } from '../../csv/columns.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
-import { printDryRun, problemText } from './render.js';
+import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
@@ -77,7 +77,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const extraKey = JSON.stringify(extra.map((e) => [e.path, e.value]));
   const withExtrasText = extrasAppender(extra);
   for (const n of loaded.notes) out.info(n);
-  for (const w of loaded.warnings) out.warn(problemText(w));
+  for (const line of groupedProblemLines(loaded.warnings)) out.warn(line);
   if (o.preset === 'shopify' && !o.defaultWeight && !o.packaging && loaded.counts.shipments) {
     out.info('Shopify exports carry no weights: parcels use the account\'s default packaging (set --default-weight G or --packaging KEY to choose)');
   }

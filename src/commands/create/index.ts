@@ -42,7 +42,8 @@ CSV files (--csv FILE):
   the item's description). It fills blanks of items leaving mainland UK only (see examples/customs.csv).
   Carrier length limits (address lines ~40 characters, shipment_reference 30) are warned about, not refused;
   so are values a spreadsheet likely damaged (a phone number as 4.47701E+11, a US ZIP code without its
-  leading zero, a leading apostrophe) and items weighing more than their parcel.
+  leading zero, a leading apostrophe), items weighing more than their parcel and a despatch_date before
+  today.
 
   --preset shopify reads Admin → Orders → Export as it is: one shipment per order Name, one parcel with the
   line items as items (quantity, name, price, sku); lines that need no shipping (gift cards) are left out.
