@@ -139,18 +139,33 @@ _ship_choices() {
   esac
 }
 
+# Values of the Nth positional argument of a command ("@files": file names).
+_ship_args() {
+  case "$1|$2" in
+    "skus import|0") echo '@files' ;;
+    "config get|0") echo 'base_url test_base_url api_key token label_format printer timeout' ;;
+    "config set|0") echo 'base_url test_base_url api_key token label_format printer timeout' ;;
+    "config unset|0") echo 'base_url test_base_url api_key token label_format printer timeout' ;;
+    "webhooks trigger|0") echo 'SHIPMENT_CREATED SHIPMENT_CANCELLED TRACKING_UPDATED TRACKING_COLLECTED TRACKING_IN_TRANSIT TRACKING_OUT_FOR_DELIVERY TRACKING_DELIVERED TRACKING_DELIVERY_FAILED' ;;
+    "completion|0") echo 'bash zsh fish' ;;
+  esac
+}
+
 _ship() {
-  local cur prev path w i
+  local cur prev path w i npos
   COMPREPLY=()
   cur="${COMP_WORDS[COMP_CWORD]}"
   prev="${COMP_WORDS[COMP_CWORD-1]}"
   path=""
+  npos=0
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     [[ " $(_ship_value_opts "$path") " == *" ${COMP_WORDS[i-1]} "* ]] && continue
     if [[ " $(_ship_subs "$path") " == *" $w "* ]]; then
       path="${path:+$path }$w"
+    else
+      npos=$((npos + 1))
     fi
   done
   if [[ "$prev" == -* && " $(_ship_value_opts "$path") " == *" $prev "* ]]; then
@@ -167,10 +182,13 @@ _ship() {
     mapfile -t COMPREPLY < <(compgen -W "$(_ship_opts "$path")" -- "$cur")
     return 0
   fi
-  local subs
+  local subs args
   subs="$(_ship_subs "$path")"
+  args="$(_ship_args "$path" "$npos")"
   if [[ -n "$subs" ]]; then
     mapfile -t COMPREPLY < <(compgen -W "$subs" -- "$cur")
+  elif [[ -n "$args" && "$args" != "@files" ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "$args" -- "$cur")
   else
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")
   fi

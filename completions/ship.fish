@@ -19,21 +19,152 @@ function __ship_subs
     end
 end
 
-function __ship_path
+function __ship_value_opts
+    switch "$argv[1]"
+        case ''
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'create'
+            printf '%s\n' '--file' '--csv' '--map' '--preset' '--delimiter' '--encoding' '--default-weight' '--customs' '--reference' '--order-reference' '--service' '--brand' '--location' '--despatch-date' '--instructions' '--container' '--vat-number' '--eori-number' '--ukims-number' '--to-name' '--to-company' '--to-line1' '--to-line2' '--to-line3' '--to-city' '--to-county' '--to-postcode' '--to-country' '--to-phone' '--to-email' '--weight' '--length' '--width' '--depth' '--value' '--packaging' '--parcels' '--parcel' '--item' '--custom-field' '--format' '--output-dir' '-o' '--merge' '--printer' '--print-to-user' '--printer-key' '--concurrency' '--results' '--profile' '--base-url' '--timeout'
+        case 'shipments'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'shipments create'
+            printf '%s\n' '--file' '--csv' '--map' '--preset' '--delimiter' '--encoding' '--default-weight' '--customs' '--reference' '--order-reference' '--service' '--brand' '--location' '--despatch-date' '--instructions' '--container' '--vat-number' '--eori-number' '--ukims-number' '--to-name' '--to-company' '--to-line1' '--to-line2' '--to-line3' '--to-city' '--to-county' '--to-postcode' '--to-country' '--to-phone' '--to-email' '--weight' '--length' '--width' '--depth' '--value' '--packaging' '--parcels' '--parcel' '--item' '--custom-field' '--format' '--output-dir' '-o' '--merge' '--printer' '--print-to-user' '--printer-key' '--concurrency' '--results' '--profile' '--base-url' '--timeout'
+        case 'quote'
+            printf '%s\n' '--file' '--csv' '--map' '--preset' '--delimiter' '--encoding' '--default-weight' '--customs' '--shipment' '--reference' '--order-reference' '--service' '--brand' '--location' '--despatch-date' '--instructions' '--container' '--vat-number' '--eori-number' '--ukims-number' '--to-name' '--to-company' '--to-line1' '--to-line2' '--to-line3' '--to-city' '--to-county' '--to-postcode' '--to-country' '--to-phone' '--to-email' '--weight' '--length' '--width' '--depth' '--value' '--packaging' '--parcels' '--parcel' '--item' '--custom-field' '--profile' '--base-url' '--timeout'
+        case 'cancel'
+            printf '%s\n' '--from' '--concurrency' '--profile' '--base-url' '--timeout'
+        case 'track'
+            printf '%s\n' '--interval' '--profile' '--base-url' '--timeout'
+        case 'label'
+            printf '%s\n' '--format' '--output' '-o' '--printer' '--printer-timeout' '--profile' '--base-url' '--timeout'
+        case 'print'
+            printf '%s\n' '--to-user' '--printer-key' '--printer' '--printer-timeout' '--profile' '--base-url' '--timeout'
+        case 'invoice'
+            printf '%s\n' '--output' '-o' '--profile' '--base-url' '--timeout'
+        case 'login'
+            printf '%s\n' '--api-key' '--username' '--profile' '--base-url' '--timeout'
+        case 'logout'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'whoami'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'containers'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'containers create'
+            printf '%s\n' '--reference' '--despatch-date' '--location' '--service' '--clearance-country' '--clearance-location' '--currency' '--profile' '--base-url' '--timeout'
+        case 'containers show'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'containers shipments'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'containers label'
+            printf '%s\n' '--format' '--output' '-o' '--printer' '--profile' '--base-url' '--timeout'
+        case 'containers documents'
+            printf '%s\n' '--output-dir' '-o' '--profile' '--base-url' '--timeout'
+        case 'containers invoice'
+            printf '%s\n' '--output' '-o' '--profile' '--base-url' '--timeout'
+        case 'containers close'
+            printf '%s\n' '--printer' '--format' '--output' '-o' '--profile' '--base-url' '--timeout'
+        case 'containers delete'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'skus'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'skus import'
+            printf '%s\n' '--map' '--concurrency' '--failed' '--encoding' '--profile' '--base-url' '--timeout'
+        case 'skus list'
+            printf '%s\n' '--page' '--concurrency' '--profile' '--base-url' '--timeout'
+        case 'skus get'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'skus create'
+            printf '%s\n' '--sku' '--product-name' '--image-url' '--outer-barcode' '--inner-barcode' '--product-code' '--description-short' '--description-full' '--department' '--category' '--location' '--warehouse-location' '--tariff-code' '--tariff-description' '--country-of-origin' '--manufacturer-name' '--part-number' '--value-ex-vat' '--vat-rate' '--value-inc-vat' '--gross-weight' '--net-weight' '--width' '--length' '--depth' '--active' '--is-stocked-item' '--in-stock' '--item-handling' '--custom-field' '--file' '--profile' '--base-url' '--timeout'
+        case 'skus update'
+            printf '%s\n' '--sku' '--product-name' '--image-url' '--outer-barcode' '--inner-barcode' '--product-code' '--description-short' '--description-full' '--department' '--category' '--location' '--warehouse-location' '--tariff-code' '--tariff-description' '--country-of-origin' '--manufacturer-name' '--part-number' '--value-ex-vat' '--vat-rate' '--value-inc-vat' '--gross-weight' '--net-weight' '--width' '--length' '--depth' '--active' '--is-stocked-item' '--in-stock' '--item-handling' '--custom-field' '--file' '--profile' '--base-url' '--timeout'
+        case 'skus export'
+            printf '%s\n' '--output' '-o' '--concurrency' '--profile' '--base-url' '--timeout'
+        case 'services'
+            printf '%s\n' '--weight' '--length' '--width' '--depth' '--profile' '--base-url' '--timeout'
+        case 'locations'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'brands'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'users'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'packaging'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'custom-fields'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'custom-fields create'
+            printf '%s\n' '--name' '--key' '--entity' '--data-type' '--source' '--default-value' '--mapped-to' '--min-length' '--max-length' '--regex' '--options' '--numeric-type' '--min-value' '--max-value' '--profile' '--base-url' '--timeout'
+        case 'config'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config list'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config get'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config set'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config unset'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config use'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config profiles'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'config path'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'webhooks'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+        case 'webhooks listen'
+            printf '%s\n' '--host' '--port' '--auth-token' '--forward-to' '--events' '--profile' '--base-url' '--timeout'
+        case 'webhooks trigger'
+            printf '%s\n' '--to' '--auth-token' '--format' '--shipment-reference' '--order-reference' '--parcel-reference' '--request-token' '--profile' '--base-url' '--timeout'
+        case 'smoke'
+            printf '%s\n' '--format' '--profile' '--base-url' '--timeout'
+        case 'doctor'
+            printf '%s\n' '--printer-timeout' '--profile' '--base-url' '--timeout'
+        case 'sandbox'
+            printf '%s\n' '--port' '--host' '--api-key' '--username' '--password' '--state' '--auto-advance' '--profile' '--base-url' '--timeout'
+        case 'completion'
+            printf '%s\n' '--profile' '--base-url' '--timeout'
+    end
+end
+
+function __ship_state
     set -l words (commandline -opc)
     set -e words[1]
     set -l cmdpath ""
+    set -l n 0
+    set -l skip 0
     for w in $words
-        string match -q -- '-*' $w; and continue
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if string match -q -- '-*' $w
+            contains -- $w (__ship_value_opts "$cmdpath"); and set skip 1
+            continue
+        end
         if contains -- $w (__ship_subs "$cmdpath")
             set cmdpath (string trim -- "$cmdpath $w")
+        else
+            set n (math $n + 1)
         end
     end
+    echo $n
     echo $cmdpath
 end
 
 function __ship_is
-    test (__ship_path) = "$argv[1]"
+    set -l st (__ship_state)
+    test "$st[2]" = "$argv[1]"
+end
+
+# __ship_arg PATH N [rest]: the word being completed is positional argument N (or N or later) of PATH.
+function __ship_arg
+    set -l st (__ship_state)
+    test "$st[2]" = "$argv[1]"; or return 1
+    if test "$argv[3]" = rest
+        test $st[1] -ge $argv[2]
+    else
+        test $st[1] -eq $argv[2]
+    end
 end
 
 complete -c ship -f
@@ -285,6 +416,7 @@ complete -c ship -n '__ship_is '\''skus import'\''' -l concurrency -r -d 'reques
 complete -c ship -n '__ship_is '\''skus import'\''' -l failed -r -F -d 'where to write the rows that failed (default FILE.failed.csv)'
 complete -c ship -n '__ship_is '\''skus import'\''' -l encoding -r -d 'file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)'
 complete -c ship -n '__ship_is '\''skus import'\''' -l yes -s y -d 'do not ask before --replace (required with --replace without a terminal)'
+complete -c ship -n '__ship_arg '\''skus import'\'' 0' -F
 complete -c ship -n '__ship_is '\''skus list'\''' -l page -r -d 'page number (default 1)'
 complete -c ship -n '__ship_is '\''skus list'\''' -l all -d 'every page, streamed as it arrives'
 complete -c ship -n '__ship_is '\''skus list'\''' -l ndjson -d 'one JSON object per line instead of a table (implies machine output)'
@@ -382,6 +514,9 @@ complete -c ship -n '__ship_is '\''config'\''' -a 'unset' -d 'Remove a value fro
 complete -c ship -n '__ship_is '\''config'\''' -a 'use' -d 'Make a profile the current one (SHIP_PROFILE and --profile still win)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'profiles' -d 'List the profiles in the config file; the one in use is marked'
 complete -c ship -n '__ship_is '\''config'\''' -a 'path' -d 'Print the path of the config file'
+complete -c ship -n '__ship_arg '\''config get'\'' 0' -a 'base_url test_base_url api_key token label_format printer timeout'
+complete -c ship -n '__ship_arg '\''config set'\'' 0' -a 'base_url test_base_url api_key token label_format printer timeout'
+complete -c ship -n '__ship_arg '\''config unset'\'' 0' -a 'base_url test_base_url api_key token label_format printer timeout'
 complete -c ship -n '__ship_is '\''config use'\''' -l create -d 'start a new, empty profile of that name (otherwise an unknown name is refused: a typo)'
 complete -c ship -n '__ship_is '\''webhooks'\''' -a 'listen' -d 'Run a local receiver for webhooks (JSON or form-encoded); print each event, optionally relay it to your handler'
 complete -c ship -n '__ship_is '\''webhooks'\''' -a 'trigger' -d 'Send a documented example payload of an event kind to a handler, like the portal'\''s test event'
@@ -397,6 +532,7 @@ complete -c ship -n '__ship_is '\''webhooks trigger'\''' -l shipment-reference -
 complete -c ship -n '__ship_is '\''webhooks trigger'\''' -l order-reference -r -d 'order_reference of the example'
 complete -c ship -n '__ship_is '\''webhooks trigger'\''' -l parcel-reference -r -d 'parcel reference of the example'
 complete -c ship -n '__ship_is '\''webhooks trigger'\''' -l request-token -r -d 'request_token to send (default: a fresh one; repeat one to test de-duplication)'
+complete -c ship -n '__ship_arg '\''webhooks trigger'\'' 0' -a 'SHIPMENT_CREATED SHIPMENT_CANCELLED TRACKING_UPDATED TRACKING_COLLECTED TRACKING_IN_TRANSIT TRACKING_OUT_FOR_DELIVERY TRACKING_DELIVERED TRACKING_DELIVERY_FAILED'
 complete -c ship -n '__ship_is '\''smoke'\''' -l format -r -a 'ZPL PDF PNG' -d 'label format to fetch and check: ZPL, PDF or PNG'
 complete -c ship -n '__ship_is '\''smoke'\''' -l keep -d 'leave the created shipment in place (not cancelled)'
 complete -c ship -n '__ship_is '\''doctor'\''' -l printer-timeout -r -d 'how long to wait for each printer to accept a connection'
@@ -408,3 +544,4 @@ complete -c ship -n '__ship_is '\''sandbox'\''' -l password -r -d 'password of t
 complete -c ship -n '__ship_is '\''sandbox'\''' -l state -r -F -d 'keep state in FILE across restarts (written atomically); default: memory only'
 complete -c ship -n '__ship_is '\''sandbox'\''' -l auto-advance -r -d 'tracking moves one stage forward every SECONDS after a shipment'\''s creation (0: only via the control endpoint)'
 complete -c ship -n '__ship_is '\''sandbox'\''' -l log-requests -d 'log one line per request on stderr (also with --verbose)'
+complete -c ship -n '__ship_arg '\''completion'\'' 0' -a 'bash zsh fish'

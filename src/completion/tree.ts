@@ -1,5 +1,5 @@
 // A plain description of the commander tree, the single source for completions and the man page.
-import type { Command, Option } from 'commander';
+import type { Argument, Command, Option } from 'commander';
 import { completionValues } from './values.js';
 
 /** One option as shells and the man page need it. */
@@ -18,6 +18,17 @@ export interface OptionSpec {
   defaultValue?: string;
 }
 
+/** One positional argument as shells need it. */
+export interface ArgumentSpec {
+  name: string;
+  /** Values to offer (commander's choices, or those marked with completeWith). */
+  choices?: string[];
+  /** The value is a file path (complete with file names). */
+  path: boolean;
+  /** Takes the rest of the words (refs...). */
+  variadic: boolean;
+}
+
 /** One command and its subcommands. */
 export interface CommandSpec {
   /** Full path from the root, e.g. ["containers", "create"]; empty for the root. */
@@ -27,6 +38,8 @@ export interface CommandSpec {
   usage: string;
   description: string;
   options: OptionSpec[];
+  /** Its positional arguments, in order. */
+  args: ArgumentSpec[];
   subcommands: CommandSpec[];
   /** Lines of the "Examples:" section of the command's help, without indentation. */
   examples: string[];
@@ -54,6 +67,16 @@ function optionSpec(opt: Option): OptionSpec {
     path: takesValue && valueName !== undefined && PATH_VALUE.test(valueName),
     env: opt.envVar,
     defaultValue: takesValue && !opt.negate && opt.defaultValue !== undefined ? (opt.defaultValueDescription ?? String(opt.defaultValue)) : undefined,
+  };
+}
+
+function argumentSpec(arg: Argument): ArgumentSpec {
+  const marked = completionValues(arg);
+  return {
+    name: arg.name(),
+    choices: arg.argChoices ? [...arg.argChoices] : marked ? [...marked] : undefined,
+    path: PATH_VALUE.test(arg.name()),
+    variadic: arg.variadic,
   };
 }
 
@@ -102,6 +125,7 @@ export function describe(cmd: Command, parentPath: string[] = []): CommandSpec {
     usage: cmd.usage(),
     description: cmd.description(),
     options: visibleOptions.map(optionSpec),
+    args: (cmd.registeredArguments as Argument[]).map(argumentSpec),
     subcommands: (cmd.commands as Command[])
       .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help')
       .map((c) => describe(c, path)),

@@ -68,6 +68,59 @@ suite('bash completion', () => {
   });
 });
 
+suite('positional arguments', () => {
+  const script = bashCompletion(tree());
+  const events = ['SHIPMENT_CREATED', 'SHIPMENT_CANCELLED', 'TRACKING_UPDATED', 'TRACKING_COLLECTED', 'TRACKING_IN_TRANSIT', 'TRACKING_OUT_FOR_DELIVERY', 'TRACKING_DELIVERED', 'TRACKING_DELIVERY_FAILED'];
+
+  it('the tree knows each command\'s arguments, with the values to offer', () => {
+    const find = (path: string) => flatten(tree()).find((c) => c.path.join(' ') === path)!;
+    expect(find('config set').args.map((a) => [a.name, a.choices?.includes('label_format') ?? false])).toEqual([['key', true], ['value', false]]);
+    expect(find('webhooks trigger').args[0].choices).toEqual(events);
+    expect(find('skus import').args[0]).toMatchObject({ name: 'file', path: true });
+    expect(find('track').args[0]).toMatchObject({ variadic: true, path: false });
+  });
+
+  it('bash offers the values of the argument at the cursor: config keys, event kinds, shells; files for a FILE', () => {
+    expect(bashComplete(script, ['ship', 'config', 'set', 'label'])).toEqual(['label_format']);
+    expect(bashComplete(script, ['ship', 'config', 'unset', 't']).sort()).toEqual(['test_base_url', 'timeout', 'token']);
+    // The value after the key is not a key again.
+    expect(bashComplete(script, ['ship', 'config', 'set', 'timeout', 'ti'])).toEqual([]);
+    // An option's value is not counted as the argument.
+    expect(bashComplete(script, ['ship', 'webhooks', 'trigger', '--to', 'http://x', 'TRACKING_D']).sort()).toEqual(['TRACKING_DELIVERED', 'TRACKING_DELIVERY_FAILED']);
+    expect(bashComplete(script, ['ship', 'completion', 'z'])).toEqual(['zsh']);
+  });
+
+  it.runIf(has('zsh'))('zsh offers them too (its completion functions stubbed: compadd, _files, _describe)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-zsh-'));
+    writeFileSync(join(dir, '_ship'), zshCompletion(tree()));
+    const complete = (...words: string[]) =>
+      execFileSync('zsh', ['-c', `compdef() {}; source ./_ship; compadd() { shift; print -l -- "$@" }; _files() { print FILES }; _describe() { print -l -- \${(P)2} }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _ship`], { encoding: 'utf8', cwd: dir })
+        .split('\n')
+        .filter(Boolean);
+    expect(complete('ship', 'config', 'set', '')).toContain('label_format');
+    expect(complete('ship', 'config', 'set', 'timeout', '')).toEqual(['FILES']);
+    expect(complete('ship', 'webhooks', 'trigger', '--to', 'http://x', '')).toEqual(events);
+    expect(complete('ship', 'skus', 'import', '')).toEqual(['FILES']);
+  });
+
+  it.runIf(has('fish'))('fish offers them too, and file names where a FILE is expected (its -f hides them elsewhere)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-fish-'));
+    writeFileSync(join(dir, 'ship.fish'), fishCompletion(tree()));
+    writeFileSync(join(dir, 'skus.csv'), '');
+    const complete = (line: string) =>
+      execFileSync('fish', ['-c', `source ship.fish; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8', cwd: dir })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]);
+    expect(complete('ship config set label')).toEqual(['label_format']);
+    expect(complete('ship config set timeout ')).toEqual([]);
+    expect(complete('ship webhooks trigger --to http://x TRACKING_D')).toEqual(['TRACKING_DELIVERED', 'TRACKING_DELIVERY_FAILED']);
+    expect(complete('ship skus import ')).toContain('skus.csv');
+    expect(complete('ship track ')).toEqual([]);
+    expect(complete('ship --profile x containers cl')).toEqual(['close']);
+  });
+});
+
 suite('zsh and fish completion', () => {
   it.runIf(has('zsh'))('zsh script parses', () => {
     execFileSync('zsh', ['-n'], { input: zshCompletion(tree()) });

@@ -1,6 +1,12 @@
 // Declares `ship config list|get|set|unset|use|profiles|path`; the work is in run.ts.
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
+import { completeWith } from '../../completion/values.js';
+import { SETTABLE_KEYS } from '../../config/store.js';
 import type { Ctx } from '../../context.js';
+
+/** The keys shells offer after `config get|set|unset` (printers.NAME is the user's own name). */
+const KEY_WORDS = Object.keys(SETTABLE_KEYS).filter((k) => k !== 'printers.NAME');
+const keyArgument = (description = 'a key of `ship config set --help`') => completeWith(new Argument('<key>', description), KEY_WORDS);
 
 const KEYS_HELP = `
 Keys (per profile; pick the profile with --profile or SHIP_PROFILE):
@@ -41,7 +47,8 @@ Examples:
     });
 
   config
-    .command('get <key>')
+    .command('get')
+    .addArgument(keyArgument())
     .description('Print one stored value of the profile (secrets masked)')
     .addHelpText('after', '\nExamples:\n  ship config get base_url\n  ship config get printers.dock')
     .action(async (key: string) => {
@@ -50,7 +57,9 @@ Examples:
     });
 
   config
-    .command('set <key> [value]')
+    .command('set')
+    .addArgument(keyArgument('a key listed below'))
+    .argument('[value]', 'its value; for api_key and token "-" reads stdin')
     .description('Validate and store a value in the profile (api_key and token: "-" reads stdin, or leave VALUE out to be prompted; never on the command line)')
     .addHelpText(
       'after',
@@ -68,7 +77,8 @@ Examples:
     });
 
   config
-    .command('unset <key>')
+    .command('unset')
+    .addArgument(keyArgument())
     .description('Remove a value from the profile')
     .addHelpText('after', '\nExamples:\n  ship config unset printer\n  ship config unset token')
     .action(async (key: string) => {

@@ -1,5 +1,7 @@
 // Declares `ship webhooks listen` and `ship webhooks trigger`; the work is imported when a command runs.
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
+import { completeWith } from '../../completion/values.js';
+import { EVENT_KINDS } from '../../webhooks/events.js';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { TriggerOptions } from './trigger.js';
@@ -60,7 +62,8 @@ Examples:
     });
 
   webhooks
-    .command('trigger <event>')
+    .command('trigger')
+    .addArgument(completeWith(new Argument('<event>', 'an event kind listed below'), EVENT_KINDS))
     .description("Send a documented example payload of an event kind to a handler, like the portal's test event")
     .requiredOption('--to <url>', 'the handler URL to POST to')
     .option('--auth-token <token>', 'auth_token to put in the payload (env SHIP_WEBHOOK_TOKEN)')
