@@ -3,6 +3,7 @@
 // label paths and error). Both are written to a temp file and renamed into place at the end.
 import * as fs from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
+import { makeDirSync } from '../util/mkdir.js';
 
 /** Quotes one CSV field per RFC 4180 (only when needed: comma, quote, CR or LF, or edge spaces). */
 export function csvField(value: string): string {
@@ -102,7 +103,7 @@ export class ResultsWriter {
     /** Start the file with a UTF-8 byte-order mark (the input came from a spreadsheet: writeBackWithBom). */
     opts: { bom?: boolean } = {},
   ) {
-    fs.mkdirSync(dirname(path), { recursive: true });
+    makeDirSync(dirname(path));
     this.tmp = `${path}.${process.pid}.tmp`;
     this.fd = fs.openSync(this.tmp, 'w');
     const extra = RESULT_COLUMNS.map((c) => (header.includes(c) ? `result_${c}` : c));
@@ -152,7 +153,7 @@ export class ResultsWriter {
 }
 
 function writeAtomic(path: string, text: string): void {
-  fs.mkdirSync(dirname(path), { recursive: true });
+  makeDirSync(dirname(path));
   const tmp = `${path}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, text);
   fs.renameSync(tmp, path);

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ShipError } from '../errors.js';
+import { makeDirSync } from '../util/mkdir.js';
 
 /**
  * State of a task in the journal: the request may be on its way (sending), it succeeded (done), it failed
@@ -108,7 +109,7 @@ export class Journal {
   /** Opens (creating if needed) the journal, takes its lock and reads what earlier runs recorded. */
   static async open(path: string, opts: JournalOpenOptions = {}): Promise<Journal> {
     const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 10));
-    fs.mkdirSync(dirname(j.path), { recursive: true });
+    makeDirSync(dirname(j.path));
     if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, opts.onWarning);
     try {
       j.load(opts.onWarning);

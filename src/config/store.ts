@@ -7,7 +7,7 @@
 //     "profiles": { "default": { "base_url": "…", "test_base_url": "…", "api_key": "…", "token": "…",
 //                                "user": {…}, "label_format": "ZPL", "printer": "tcp://…", "timeout": 30,
 //                                "printers": { "dock": "tcp://10.0.0.50:9100" } } } }
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Conf from 'conf';
@@ -22,6 +22,7 @@ import {
   parseTimeoutSeconds,
   validateName,
 } from './validate.js';
+import { makeDirSync } from '../util/mkdir.js';
 
 /** The user as cached at login (from POST /tokens or GET /users); fields as the API sends them. */
 export interface CachedUser {
@@ -209,7 +210,7 @@ export async function openConfig(input: {
   write?: boolean;
 }): Promise<ConfigStore> {
   const dir = configDir(input.env);
-  if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (dir && !existsSync(dir)) makeDirSync(dir, 0o700);
   const store = new FileStore(resolve(dir ?? platformConfigDir(), 'config.json'), input);
   // Read once now, as conf did on opening: a file that is not JSON fails here, naming the file.
   store.profileNames();
@@ -281,7 +282,7 @@ class FileStore implements ConfigStore {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw unreadable(this.path, err);
       try {
         // As conf does: the directory is (re)created so that the first write finds it.
-        mkdirSync(dirname(this.path), { recursive: true });
+        makeDirSync(dirname(this.path));
       } catch (e) {
         throw unreadable(this.path, e);
       }

@@ -3,9 +3,10 @@
 import { loadPdfLib } from '../util/interop.js';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ApiError } from '../errors.js';
+import { makeDirSync } from '../util/mkdir.js';
 
 /** The label formats of the API. */
 export type LabelFormat = 'ZPL' | 'PDF' | 'PNG';
@@ -217,13 +218,13 @@ const knownDirs = new Set<string>();
 
 function ensureDirSync(dir: string): void {
   if (knownDirs.has(dir)) return;
-  fs.mkdirSync(dir, { recursive: true });
+  makeDirSync(dir);
   knownDirs.add(dir);
 }
 
 async function ensureDir(dir: string): Promise<void> {
   if (knownDirs.has(dir)) return;
-  await mkdir(dir, { recursive: true });
+  makeDirSync(dir);
   knownDirs.add(dir);
 }
 

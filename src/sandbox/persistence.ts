@@ -1,8 +1,9 @@
 // `--state FILE`: load at start, save atomically (temp file, fsync, rename) after changes, debounced, so a kill at
 // any moment leaves either the previous state or the new one, never a torn file.
-import { mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Snapshot } from './store.js';
+import { makeDirSync } from '../util/mkdir.js';
 
 /** Saves snapshots of the state to a file. */
 export class StateFile {
@@ -79,7 +80,7 @@ export class StateFile {
 
   private async write(text: string): Promise<void> {
     const dir = dirname(this.file);
-    await mkdir(dir, { recursive: true });
+    makeDirSync(dir);
     const tmp = join(dir, `.${basename(this.file)}.${process.pid}.${++this.seq}.tmp`);
     const fh = await open(tmp, 'w', 0o600);
     try {

@@ -111,6 +111,17 @@ describe('ship create --csv (binary)', () => {
     ]);
   });
 
+  it.runIf(process.platform === 'linux')('a label directory that cannot be made (-o under /proc, where Node\'s own mkdir loops forever) fails at once, before anything is created', async () => {
+    const to = ['--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--weight', '100'];
+    const one = await ship(['create', '--reference', 'PROC-1', ...to, '-o', '/proc/ship-e2e/labels'], { env, timeout: 20_000 });
+    expect(one.exitCode).toBe(1);
+    expect(String(one.stderr)).toMatch(/\/proc\/ship-e2e: no such file or directory \(mkdir\)/);
+    const csv = file('proc.csv', 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nPROC-2,Ann,1 St,Leeds,LS1 1AA,GB,100\n');
+    const bulk = await ship(['create', '--csv', csv, '--yes', '-o', '/proc/ship-e2e/labels'], { env, timeout: 20_000 });
+    expect(bulk.exitCode).toBe(1);
+    expect(proxy.creates().filter((b) => String(b.shipment_reference).startsWith('PROC-'))).toEqual([]);
+  });
+
   it('reports every invalid row with row and column, exits 2, and sends nothing at all', async () => {
     const csv = file(
       'bad.csv',

@@ -1,5 +1,4 @@
 // The work of `ship containers …`: each function is one subcommand, called from index.ts.
-import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../../context.js';
 import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError, ShipError, UsageError, ValidationError } from '../../errors.js';
@@ -9,6 +8,7 @@ import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
 import { formatGrams, formatMinor, limitPair, mapFieldsToFlags } from './format.js';
 import { readyPrinter, sendZpl } from './print.js';
 import type { PrinterTarget } from '../../printer/index.js';
+import { makeDirSync } from '../../util/mkdir.js';
 
 /** Flags of `containers create`. */
 export interface CreateContainerOptions {
@@ -305,7 +305,7 @@ export async function containerDocuments(ctx: Ctx, opts: { ref: string; dir: str
   const files = documentFiles(doc, opts.ref);
   if (files.length === 0) throw new ApiError(`the API returned no documents for container ${opts.ref}`, {}, { hint: 'carriers may only provide documents once the container is closed' });
   const dir = resolve(opts.dir);
-  mkdirSync(dir, { recursive: true });
+  makeDirSync(dir);
   const written = files.map((f) => {
     const path = join(dir, f.name);
     writeFileAtomic(path, f.bytes);

@@ -1,4 +1,5 @@
 // `ship create` for one shipment (flags or --file): validate, create, write the labels, print the parcels.
+import { accessSync, constants } from 'node:fs';
 import type { Api, ShipmentResponse } from '../../api/index.js';
 import { classifyFailure } from '../../bulk/runner.js';
 import type { Ctx } from '../../context.js';
@@ -10,6 +11,7 @@ import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
+import { makeDirSync } from '../../util/mkdir.js';
 
 /** Creates one shipment and prints its parcels (table), tracking references (--quiet) or JSON (--json). */
 export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
@@ -25,6 +27,11 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
 
   const api = await ctx.api();
   const printer = await preparePrinter(ctx, o);
+  // A label directory that cannot be made or written to is found before the shipment exists, not after.
+  if (o.labels) {
+    makeDirSync(o.outputDir);
+    accessSync(o.outputDir, constants.W_OK);
+  }
   // The format asked for: --format, else a --file body's own, else the default (see extraFields).
   const format = parseLabelFormat(String(input.body.format ?? '')) ?? o.format;
   const policy: LabelPolicy = { dir: o.outputDir, format, write: o.labels, namer: new LabelNamer() };
