@@ -118,6 +118,15 @@ describe('ship cancel', () => {
     expect(m.exitCode).toBe(2);
     expect(m.stdout).toMatch(/failed\tCAN-MAN\t.*already been manifested/);
     expect(m.stderr).toMatch(/already been manifested to the carrier and can no longer be cancelled/);
+    // --json keeps the API's own field message beside ours.
+    const mj = await ship(['cancel', 'CAN-MAN', '--json'], { env });
+    expect(mj.exitCode).toBe(2);
+    expect(JSON.parse(String(mj.stdout).trim().split('\n')[0])).toMatchObject({
+      shipment_reference: 'CAN-MAN',
+      status: 'failed',
+      http_status: 400,
+      fields: { shipment_reference: [expect.stringMatching(/manifested/)] },
+    });
   });
 });
 

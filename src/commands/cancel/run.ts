@@ -113,7 +113,8 @@ function explain(ref: string, err: unknown): unknown {
   }
   if (err instanceof ValidationError) {
     if (/manifest/i.test(refusalText(err))) {
-      return new ValidationError(`shipment ${ref} has already been manifested to the carrier and can no longer be cancelled`, {}, err.http);
+      // The API's own field messages stay with it (a script reading --json sees what the service said).
+      return new ValidationError(`shipment ${ref} has already been manifested to the carrier and can no longer be cancelled`, err.fields, err.http);
     }
   }
   return err;
