@@ -144,12 +144,14 @@ describe('ship track', () => {
     const j = await ship(['track', 'TRK-1', '--json'], { env });
     const doc = JSON.parse(String(j.stdout));
     expect(doc.shipments[0].reference).toBe('TRK-1');
+    expect(doc.shipments[0].shipment_reference).toBe('TRK-1');
     expect(doc.shipments[0].parcels).toHaveLength(2);
     expect(doc.shipments[0].parcels[0].status).toBe('COLLECTED');
     expect(doc.shipments[0].parcels[0].events.map((e: any) => e.type)).toEqual(['LABEL_CREATED', 'MANIFESTED', 'COLLECTED']);
 
     const p = await ship(['track', trackingRefs[1], '--parcel', '--json'], { env });
     expect(JSON.parse(String(p.stdout)).shipments[0].parcels[0].events.at(-1).type).toBe('COLLECTED');
+    expect(JSON.parse(String(p.stdout)).shipments[0]).not.toHaveProperty('shipment_reference');
     // A parcel's tracking number without --parcel (a scanned label): no shipment has it, so it is tracked as a parcel.
     const scanned = await ship(['track', trackingRefs[1], '--json'], { env });
     expect(scanned.exitCode, String(scanned.stderr)).toBe(0);

@@ -17,7 +17,8 @@ export function registerTrack(program: Command, ctx: Ctx): void {
 One timeline per parcel, oldest event first and the latest last (marked ▶ on a terminal): time, stage,
 description. With --watch the timeline is redrawn on a terminal, and only new events are appended
 otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED. With --json, one JSON document:
-{"shipments":[{"reference","parcels":[{"tracking_reference","status","events":[…]}]}]} (with --watch,
+{"shipments":[{"reference","shipment_reference","parcels":[{"tracking_reference","status","events":[…]}]}]}
+(shipment_reference as the API names it; not with --parcel). With --watch, it is
 printed once at the end, also when stopped by Ctrl-C or a signal: then exit 130).
 A reference no shipment has is tracked as a parcel's tracking reference (a scanned label), as with --parcel.
 

@@ -18,7 +18,10 @@ export interface TrackOptions {
 
 /** What one reference resolved to: its parcels' timelines, or the error that stopped it. */
 export interface TrackedShipment {
+  /** As the user gave it (a shipment reference or ID, or with --parcel a tracking reference). */
   reference: string;
+  /** The shipment's own reference, as the API names it (a shipment found by its ID says it here). */
+  shipmentReference?: string;
   parcels: ParcelTimeline[];
   error?: unknown;
 }
@@ -100,7 +103,8 @@ async function fetchAll(api: Api, refs: string[], parcel: boolean): Promise<Trac
           courier_tracking_reference: p.courier_tracking_reference || undefined,
           events: sortEvents(p.tracking_events ?? []),
         }));
-        return { reference, parcels };
+        const shipmentReference = Object.values(data).find((p) => p.shipment_reference)?.shipment_reference;
+        return { reference, ...(shipmentReference ? { shipmentReference } : {}), parcels };
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         // No shipment by that reference: a parcel's tracking number (a scanned label) is tracked as such.
@@ -181,6 +185,8 @@ function toJson(state: TrackedShipment[]): unknown {
     shipments: state.map((s) => {
       const o: Record<string, unknown> = {
         reference: s.reference,
+        // Named as cancel's and create's lines name it, so scripts can join them on it.
+        ...(s.shipmentReference ? { shipment_reference: s.shipmentReference } : {}),
         parcels: s.parcels.map((p) => ({
           tracking_reference: p.tracking_reference,
           ...(p.courier_tracking_reference ? { courier_tracking_reference: p.courier_tracking_reference } : {}),
