@@ -1,7 +1,7 @@
 // Conformance: users, locations, brands, services, custom fields, packaging options (Endpoints: Users, locations,
 // brands, services; Custom fields; Packaging).
 import { describe, expect, it } from 'vitest';
-import { client, sandboxSuite } from './client.js';
+import { client, sandboxSuite, shipment } from './client.js';
 
 const { sb, api } = await sandboxSuite();
 
@@ -180,6 +180,15 @@ describe('Custom fields', () => {
     const r = await api.post('/custom-fields', { name: 'PO', key: 'po', entity: 'SHIPMENT', data_type: 'TEXT', source: 'MAPPED', mapped_to: 'order_reference' });
     expect(r.status).toBe(201);
     expect(r.body.data.mapped_to).toBe('order_reference');
+  });
+
+  it('a required MAPPED PARCEL field is satisfied by the parcel attribute it names (weight)', async () => {
+    const f = await api.post('/custom-fields', {
+      name: 'Weight copy', key: 'weight_copy', entity: 'PARCEL', data_type: 'NUMERIC', source: 'MAPPED', mapped_to: 'weight', data_validation_rules: { is_required: true },
+    });
+    expect(f.status, JSON.stringify(f.body)).toBe(201);
+    const r = await api.post('/shipments', shipment('MAP-P1'));
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
   });
 
   it('a MERCHANT_USER may not create custom fields → 403 (sandbox choice for access levels)', async () => {

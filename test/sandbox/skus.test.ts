@@ -131,6 +131,15 @@ describe('PATCH /skus/:ref (only what changes)', () => {
     expect(r.body.data).toMatchObject({ in_stock: false, item_handling: 'NON_PACKABLE', active: false, product_name: before.product_name, tariff_code: before.tariff_code });
   });
 
+  it('a MAPPED SKU custom field copies the SKU attribute it names, and follows it on PATCH (Custom Field: source)', async () => {
+    const f = await api.post('/custom-fields', { name: 'Name copy', key: 'name_copy', entity: 'SKU', data_type: 'TEXT', source: 'MAPPED', mapped_to: 'product_name' });
+    expect(f.status, JSON.stringify(f.body)).toBe(201);
+    const c = await api.post('/skus', { sku: 'MAP-1', product_name: 'Mapped mug' });
+    expect(c.body.data.custom_fields).toMatchObject({ name_copy: 'Mapped mug' });
+    const p = await api.patch('/skus/MAP-1', { product_name: 'Renamed mug' });
+    expect(p.body.data.custom_fields).toMatchObject({ name_copy: 'Renamed mug' });
+  });
+
   it('validates what is sent, and 404s an unknown SKU', async () => {
     expect((await api.patch('/skus/TEE-BLK-M', { gross_weight: -1 })).body.data.gross_weight).toEqual(['The gross weight must be at least 0.']);
     expect((await api.patch('/skus/NOPE', { active: true })).status).toBe(404);

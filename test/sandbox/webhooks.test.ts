@@ -77,8 +77,12 @@ describe('SHIPMENT_CREATED / SHIPMENT_CANCELLED payloads (Events: Payload: creat
   it('SHIPMENT_CREATED carries the documented fields, auth_token and custom_fields with defaults, FIXED and MAPPED values', async () => {
     await api.post('/custom-fields', { name: 'PO', key: 'po_number', entity: 'SHIPMENT', data_type: 'TEXT', source: 'MAPPED', mapped_to: 'order_reference' });
     await api.post('/custom-fields', { name: 'Postcode', key: 'dest_postcode', entity: 'SHIPMENT', data_type: 'TEXT', source: 'MAPPED', mapped_to: 'to_address.postcode' });
+    // "MAPPED (mapped to the attribute or custom field named in mapped_to)": any attribute of the shipment.
+    await api.post('/custom-fields', { name: 'VAT', key: 'vat_copy', entity: 'SHIPMENT', data_type: 'TEXT', source: 'MAPPED', mapped_to: 'recipient_vat_number' });
     await sb.control('webhooks', { url: hookUrl, auth_token: 'tok-A', events: ['SHIPMENT_CREATED'] });
-    const d = (await api.post('/shipments', shipment('WH-1', { custom_fields: { gift_message: 'Enjoy', channel: 'ignored' }, parcels: [{ weight: 1 }, { weight: 2 }] }))).body.data;
+    const d = (
+      await api.post('/shipments', shipment('WH-1', { recipient_vat_number: 'GB123456789', custom_fields: { gift_message: 'Enjoy', channel: 'ignored' }, parcels: [{ weight: 1 }, { weight: 2 }] }))
+    ).body.data;
     await waitFor(() => jsonOf('SHIPMENT_CREATED').length === 1);
     const p = jsonOf('SHIPMENT_CREATED')[0];
     expect(p).toMatchObject({
@@ -96,7 +100,7 @@ describe('SHIPMENT_CREATED / SHIPMENT_CANCELLED payloads (Events: Payload: creat
     expect(p.request_token).toBeTruthy();
     expect(p).not.toHaveProperty('labels');
     const cf = Object.fromEntries(p.custom_fields.map((f: any) => [f.key, f.value]));
-    expect(cf).toMatchObject({ gift_message: 'Enjoy', priority: 'standard', channel: 'sandbox', po_number: 'ORD-WH-1', dest_postcode: 'N1 1AA' });
+    expect(cf).toMatchObject({ gift_message: 'Enjoy', priority: 'standard', channel: 'sandbox', po_number: 'ORD-WH-1', dest_postcode: 'N1 1AA', vat_copy: 'GB123456789' });
   });
 
   it('SHIPMENT_CANCELLED is emitted on cancel; events not subscribed are not sent', async () => {

@@ -238,7 +238,16 @@ function parseParcel(app: SandboxApp, e: Errors, raw: unknown, i: number, shipme
     depth: dims.depth ?? 0,
     value: value !== undefined ? Math.round(value * 100) : itemsValue,
     items,
-    custom_fields: resolveCustomFields(app, e, 'PARCEL', raw.custom_fields, p('custom_fields'), { reference }),
+    // MAPPED fields may name any attribute of the parcel: what was sent, with the resolved reference, packaging and sizes.
+    custom_fields: resolveCustomFields(app, e, 'PARCEL', raw.custom_fields, p('custom_fields'), {
+      ...raw,
+      reference,
+      packaging_type_key: pkg?.key ?? raw.packaging_type_key,
+      weight: weight ?? raw.weight,
+      length: dims.length ?? raw.length,
+      width: dims.width ?? raw.width,
+      depth: dims.depth ?? raw.depth,
+    }),
     customs_declaration: parseCustoms(e, raw.customs_declaration, p('customs_declaration'), true, { invoice: '' }),
   };
 }
@@ -336,7 +345,8 @@ function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft 
     checkItemLines(e, parcels);
   }
 
-  const attributes: Record<string, unknown> = { shipment_reference, order_reference, delivery_instructions: b.delivery_instructions, to_address };
+  // MAPPED fields may name any attribute of the shipment (Custom Field: source), so all of the request is offered.
+  const attributes: Record<string, unknown> = { ...b, shipment_reference, order_reference, to_address };
   const custom_fields = resolveCustomFields(app, e, 'SHIPMENT', b.custom_fields, 'custom_fields', attributes);
   const customsSent = b.customs_declaration !== undefined && b.customs_declaration !== null;
   const customs_declaration =

@@ -131,12 +131,13 @@ function applySku(app: SandboxApp, body: Record<string, unknown>, target: SkuRec
       else changes.item_handling = h;
     }
   }
-  if (has('custom_fields')) {
-    changes.custom_fields = resolveCustomFields(app, e, 'SKU', body.custom_fields, 'custom_fields', {}, { applyDefaults: !partial });
-    if (partial) changes.custom_fields = { ...target.custom_fields, ...changes.custom_fields };
-  } else if (!partial) {
-    changes.custom_fields = resolveCustomFields(app, e, 'SKU', undefined, 'custom_fields');
-  }
+  // MAPPED fields copy the SKU attribute (or custom field) named in mapped_to, so they are resolved on every write
+  // (a PATCH of product_name refreshes a field mapped to it) from the SKU as it will be.
+  // (A PATCH without custom_fields keeps the values stored, so a field mapped to another custom field reads those.)
+  const attributes: Record<string, unknown> = { ...(partial ? target.custom_fields : {}), ...target, ...changes };
+  attributes.location = app.store.locations.get(attributes.location_id as string)?.code ?? null;
+  changes.custom_fields = resolveCustomFields(app, e, 'SKU', has('custom_fields') ? body.custom_fields : undefined, 'custom_fields', attributes, { applyDefaults: !partial });
+  if (partial) changes.custom_fields = { ...target.custom_fields, ...changes.custom_fields };
   e.throwIfAny();
 
   Object.assign(target, changes);
