@@ -92,7 +92,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     enabled: (opts.progress ?? true) && mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet,
     label: opts.noun,
     createdWord: opts.createdWord,
-    columns: io.columns,
+    columns: () => io.columns,
   });
   // With a progress line on the terminal, per-task text would tear it; failures still show as they happen.
   const perTaskText = !mode.json && !mode.quiet && !(progress.enabled && io.stdoutIsTTY);

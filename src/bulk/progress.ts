@@ -34,8 +34,8 @@ export interface ProgressOptions {
   label?: string;
   /** Word for the first count (default "created"). */
   createdWord?: string;
-  /** Terminal width (the line is cut to it). */
-  columns?: number;
+  /** Terminal width (the line is cut to it): a function is asked at every redraw, so a resized window is followed. */
+  columns?: number | (() => number | undefined);
   /** Milliseconds between redraws (default 100). */
   intervalMs?: number;
   /** Clock, injectable for tests. */
@@ -81,7 +81,7 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
       const filled = Math.round(Math.min(1, done / total) * width);
       bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] `;
     }
-    const cols = (opts.columns || 80) - 1;
+    const cols = ((typeof opts.columns === 'function' ? opts.columns() : opts.columns) || 80) - 1;
     let line = `${bar}${of} · ${counts_} · ${tail.join(' · ')}`;
     // Narrow terminals lose the bar first, then the noun; counts, rate and ETA stay.
     if (line.length > cols) line = `${of} · ${counts_} · ${tail.join(' · ')}`;

@@ -12,8 +12,8 @@ export interface IO {
   stdoutIsTTY: boolean;
   /** stderr is a terminal (spinners, progress bars). */
   stderrIsTTY: boolean;
-  /** Terminal width for tables, when known. */
-  columns?: number;
+  /** Terminal width for tables, when known (read when asked: the terminal may be resized while a command runs). */
+  readonly columns?: number;
 }
 
 /** The IO of the running process. */
@@ -25,7 +25,11 @@ export function processIO(): IO {
     stdinIsTTY: Boolean(process.stdin.isTTY),
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    columns: terminalColumns(),
+    // A getter, not a value: a progress line or a --watch redraw measured against the width the terminal had
+    // at the start wraps (and leaves a trail of copies) once the window is made narrower.
+    get columns() {
+      return terminalColumns();
+    },
   };
 }
 

@@ -188,6 +188,29 @@ describe('progress', () => {
     expect(out.endsWith('\r\x1b[K')).toBe(true);
   });
 
+  it('follows a resized terminal: each redraw fits the width the terminal has now, not the one it had at the start', () => {
+    const s = new PassThrough();
+    let out = '';
+    s.on('data', (d) => (out += d));
+    let t = 0;
+    let width = 120;
+    const p = createProgress({ stream: s, enabled: true, label: 'shipments', now: () => t, intervalMs: 100, columns: () => width });
+    p.start(300);
+    t = 1000;
+    p.update({ created: 10, skipped: 0, failed: 0 });
+    const wide = out.split('\r').filter(Boolean).at(-1)!;
+    expect(wide).toContain('[');
+    width = 50;
+    t = 2000;
+    p.update({ created: 20, skipped: 0, failed: 0 });
+    p.stop();
+    const frames = out.split('\r').map((f) => f.replace('\x1b[K', '')).filter(Boolean);
+    const narrow = frames.at(-1)!;
+    expect(narrow).toContain('20/300');
+    // A line longer than the terminal wraps, and \r then redraws only its last row: a trail of copies.
+    expect(narrow.length).toBeLessThan(50);
+  });
+
   it('is off through runBulkCommand when stderr is not a TTY', async () => {
     const { ctx, io } = ctxWith();
     await runBulkCommand(ctx, { noun: 'x', tasks: tasks().slice(0, 1), hooks, concurrency: 1, jsonLine: () => ({}) });
