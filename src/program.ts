@@ -33,9 +33,10 @@ export const ENVIRONMENT_HELP = `Environment:
 
 export const OUTPUT_HELP = `Output:
   Results go to stdout; messages, prompts, spinners and progress bars to stderr. Tables are tab-separated
-  lines off a terminal (a tab, line break or backslash in a value written as \\t, \\n, \\\\). At a
-  terminal a spinner shows while the service or a printer is slow to answer or a large CSV file is being
-  checked, and bulk commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
+  lines off a terminal (a tab, line break or backslash in a value written as \\t, \\n, \\\\), and a
+  "Header  value" block per row on a terminal too narrow for all their columns. At a terminal a spinner
+  shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk
+  commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
 
 /** What commander's usage errors end with (as the `hint` of the JSON error line under --json). */
 export const USAGE_HINT = 'run with --help for usage';

@@ -56,6 +56,7 @@ export function manPage(root: CommandSpec, input: ManPageInput): string {
     'Results go to standard output; progress, prompts, warnings and errors go to standard error.',
     'With \\fB\\-\\-json\\fR, standard output carries exactly one JSON document (bulk commands: one JSON object per line).',
     'Without a terminal, or with \\fBCI\\fR set, or with \\fB\\-\\-no\\-input\\fR, ship never prompts.',
+    'Tables are boxed at a terminal, with one block of \\(lqheader  value\\(rq lines per row when the terminal is too narrow for all their columns, and tab-separated lines without headers otherwise.',
     'At a terminal, a spinner shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk commands show a progress bar;',
     '\\fB\\-\\-json\\fR, \\fB\\-\\-quiet\\fR, \\fB\\-\\-no\\-input\\fR and \\fBCI\\fR turn both off.',
   );

@@ -158,12 +158,20 @@ export class Output {
       for (const row of cells) this.line(row.map(tsvCell).join('\t'));
       return;
     }
-    const { default: Table } = await import('cli-table3');
+    const terminalWidth = this.io.columns || 80;
     const widths = fitColumns(
       columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
-      this.io.columns || 80,
+      terminalWidth,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
     );
+    // Too many columns for the terminal even at their narrowest: a boxed table would be wider than the screen,
+    // and the terminal would wrap each of its lines, borders and all. One block of "Header  value" lines per
+    // row instead (like psql's expanded display), which any width can show.
+    if (widths && widths.reduce((a, b) => a + b, 0) + widths.length + 1 > terminalWidth) {
+      this.records(cells, columns.map((col) => col.header));
+      return;
+    }
+    const { default: Table } = await import('cli-table3');
     const table = new Table({
       head: columns.map((col) => this.c.bold(col.header)),
       colAligns: columns.map((col) => col.align ?? 'left'),
@@ -187,6 +195,22 @@ export class Output {
     }
     for (const row of cells) table.push(row);
     this.line(table.toString());
+  }
+
+  /** Rows as blocks of aligned `Header  value` lines, a blank line between blocks (a table too wide for the terminal). */
+  private records(cells: string[][], headers: string[]): void {
+    const width = Math.max(0, ...headers.map((h) => h.length));
+    const blocks = cells.map((row) =>
+      headers
+        .flatMap((h, i) => {
+          // A column without a header (a marker such as the recommended ★) says nothing on rows that lack it.
+          if (!h && !row[i]) return [];
+          const [first = '', ...rest] = row[i].split('\n');
+          return [`${h ? this.c.bold(h.padEnd(width)) : ' '.repeat(width)}  ${first}`.trimEnd(), ...rest.map((l) => `${' '.repeat(width + 2)}${l}`)].join('\n');
+        })
+        .join('\n'),
+    );
+    this.line(blocks.join('\n\n'));
   }
 
   /** Prints label/value pairs: aligned on a TTY, `key<TAB>value` otherwise. */

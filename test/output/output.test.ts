@@ -162,3 +162,53 @@ describe('colour and secrets', () => {
     expect(io.err()).toBe('warning: answer: ****1234\n← 500 ****1234\n');
   });
 });
+
+describe('Output.table on a terminal too narrow for its columns', () => {
+  type S = { sku: string; product: string; location: string; weight: number; value: string; origin: string; active: boolean; stock: boolean };
+  const skus: S[] = [
+    { sku: 'MUG-001', product: 'Ceramic Mug', location: 'WH1 A1-01', weight: 420, value: '8.33', origin: 'GB', active: true, stock: true },
+    { sku: 'TEE-BLK-M', product: 'T-shirt Black M', location: 'WH1 B2-04', weight: 200, value: '12.50', origin: 'PT', active: true, stock: false },
+  ];
+  const cols = [
+    { header: '', value: (r: S) => (r.sku === 'MUG-001' ? '★' : '') },
+    { header: 'SKU', value: (r: S) => r.sku },
+    { header: 'Product', value: (r: S) => r.product },
+    { header: 'Location', value: (r: S) => r.location },
+    { header: 'Weight g', value: (r: S) => r.weight, align: 'right' as const },
+    { header: 'Value', value: (r: S) => r.value, align: 'right' as const },
+    { header: 'Origin', value: (r: S) => r.origin },
+    { header: 'Active', value: (r: S) => r.active },
+    { header: 'In stock', value: (r: S) => r.stock },
+  ];
+
+  it('prints one block of "Header  value" lines per row instead of a table wider than the screen', async () => {
+    // Nine columns need more than 60 cells even at their narrowest: a box would overflow and every line wrap.
+    const io = { ...bufferIO({ tty: true }), columns: 60 };
+    await new Output(io, mode).table(skus, cols);
+    const text = io.out();
+    for (const l of text.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(60);
+    expect(text).not.toContain('│');
+    const blocks = text.trimEnd().split('\n\n');
+    expect(blocks).toHaveLength(2);
+    expect(blocks[0].split('\n')).toEqual([
+      '          ★',
+      'SKU       MUG-001',
+      'Product   Ceramic Mug',
+      'Location  WH1 A1-01',
+      'Weight g  420',
+      'Value     8.33',
+      'Origin    GB',
+      'Active    yes',
+      'In stock  yes',
+    ]);
+    // Identifiers whole, never split across lines; the unmarked row has no marker line.
+    expect(blocks[1].split('\n')[0]).toBe('SKU       TEE-BLK-M');
+    expect(blocks[1]).toContain('Product   T-shirt Black M');
+  });
+
+  it('keeps the boxed table when the columns fit', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 100 };
+    await new Output(io, mode).table(skus, cols);
+    expect(io.out()).toContain('│ MUG-001');
+  });
+});
