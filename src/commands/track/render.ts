@@ -58,7 +58,7 @@ function colorFor(c: ChalkInstance, type: string): (s: string) => string {
 }
 
 /** One parcel's timeline as text lines: a heading, then `time  stage  description` per event, latest last. */
-export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty: boolean; indent?: string }): string {
+export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty: boolean; indent?: string; columns?: number }): string {
   const c = o.color;
   const ind = o.indent ?? '';
   const head = `${ind}Parcel ${p.tracking_reference}${p.courier_tracking_reference && p.courier_tracking_reference !== p.tracking_reference ? ` (carrier ${p.courier_tracking_reference})` : ''}`;
@@ -70,7 +70,37 @@ export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty
     const stage = colorFor(c, e.type ?? '')(latest ? c.bold(label) : label);
     const marker = o.tty ? (latest ? '▶' : '•') : latest ? '>' : '-';
     const desc = e.description || e.name || '';
-    return `${ind}  ${marker} ${c.dim(e.date ?? '')}  ${stage}  ${desc}`.trimEnd();
+    const head = `${ind}  ${marker} ${c.dim(e.date ?? '')}  ${stage}`;
+    // At a terminal, a description longer than the line wraps under itself, between words (not back at the
+    // margin, mid-word); on a terminal too narrow for a column of text beside the stage, it goes under the date.
+    const lead = ind.length + 4 + (e.date ?? '').length + 2 + width + 2;
+    if (o.tty && o.columns && desc && lead + desc.length >= o.columns) {
+      if (o.columns - 1 - lead >= MIN_TEXT) return `${head}  ${wrapWords(desc, o.columns - 1 - lead).join(`\n${' '.repeat(lead)}`)}`;
+      const under = ind.length + 4;
+      return [head, ...wrapWords(desc, o.columns - 1 - under).map((l) => `${' '.repeat(under)}${l}`)].join('\n');
+    }
+    return `${head}  ${desc}`.trimEnd();
   });
   return `${c.bold(head)}\n${lines.join('\n')}\n`;
+}
+
+/** The narrowest column of description text worth keeping beside the stage. */
+const MIN_TEXT = 24;
+
+/**
+ * Text as lines of at most `width` characters, broken between words (a word longer than that keeps a line of its
+ * own); the text as it is when there is too little room (under 10) for wrapping to help.
+ */
+export function wrapWords(text: string, width: number): string[] {
+  if (width < 10 || text.length <= width) return [text];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
 }

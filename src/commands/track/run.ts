@@ -158,7 +158,7 @@ function renderAll(ctx: Ctx, state: TrackedShipment[]): string {
       continue;
     }
     let text = `${c.bold(s.reference)}${s.parcels.length === 0 ? c.dim('  (no parcels)') : ''}\n`;
-    for (const p of s.parcels) text += renderTimeline(p, { color: c, tty, indent: '  ' });
+    for (const p of s.parcels) text += renderTimeline(p, { color: c, tty, indent: '  ', columns: ctx.io.columns });
     parts.push(text);
   }
   return parts.join('\n');

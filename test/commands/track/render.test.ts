@@ -29,3 +29,33 @@ describe('tracking timeline', () => {
     expect(renderTimeline({ tracking_reference: 'T', events: [] }, { color: new Chalk({ level: 0 }), tty: false })).toMatch(/no tracking events yet/);
   });
 });
+
+describe('tracking timeline at a terminal', () => {
+  const events = [
+    { date: '2024-05-21 13:24:12', type: 'LABEL_CREATED', description: 'The label has been created; the parcel has not been handed to the carrier yet.' },
+    { date: '2024-05-22 09:00:00', type: 'IN_TRANSIT', description: 'The parcel is on its way to the delivery depot.' },
+  ];
+  const render = (columns: number | undefined) =>
+    renderTimeline({ tracking_reference: 'TRK1', events }, { color: new Chalk({ level: 0 }), tty: true, indent: '  ', columns }).trimEnd().split('\n');
+
+  it('wraps a long description between words, under itself, within the width', () => {
+    const lines = render(100);
+    for (const l of lines) expect(l.length, l).toBeLessThan(100);
+    const lead = lines[1].indexOf('The label');
+    expect(lines[2]).toBe(' '.repeat(lead) + 'handed to the carrier yet.');
+    expect(lines[3]).toMatch(/In transit {5}The parcel is on its way to the delivery depot\.$/);
+  });
+
+  it('on a narrow terminal puts the description under the date, still between words', () => {
+    const lines = render(60);
+    for (const l of lines) expect(l.length, l).toBeLessThan(60);
+    expect(lines[1]).toBe('    • 2024-05-21 13:24:12  Label created');
+    expect(lines[2]).toBe('      The label has been created; the parcel has not been');
+    expect(lines[3]).toBe('      handed to the carrier yet.');
+    expect(lines[4]).toBe('    ▶ 2024-05-22 09:00:00  In transit   ');
+  });
+
+  it('leaves lines alone when the width is unknown', () => {
+    expect(render(undefined)[1]).toMatch(/Label created {2}The label has been created; the parcel has not been handed to the carrier yet\.$/);
+  });
+});
