@@ -46,10 +46,11 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json;
   const seen = new Set<string>();
   let drawnLines = 0;
-  const show = () => {
+  const show = (watching = true) => {
     if (ctx.mode.json) return;
     if (redraw) {
-      const text = renderAll(ctx, state) + `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s · Ctrl-C to stop`)}\n`;
+      const footer = watching ? `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s · Ctrl-C to stop`)}\n` : '';
+      const text = renderAll(ctx, state) + footer;
       // Move up over the previous drawing and clear it, so the timeline updates in place.
       if (drawnLines) ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
       ctx.io.stdout.write(text);
@@ -77,6 +78,9 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   } finally {
     release?.();
   }
+  // Watching is over (every parcel final, or Ctrl-C): the last drawing stays on screen without the line that
+  // still said "watching · Ctrl-C to stop".
+  if (redraw && drawnLines) show(false);
   if (ctx.mode.json) ctx.out.json(toJson(state));
   if (ctx.signal.aborted) throw new Interrupted('stopped watching');
   return finish(state);

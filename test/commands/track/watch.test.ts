@@ -47,6 +47,9 @@ describe('track --watch on a TTY', () => {
     const stages = ['Label created', 'Manifested', 'Collected', 'In transit', 'Delivered'].map((s) => lastFrame.indexOf(s));
     expect(stages.every((i, k) => i >= 0 && (k === 0 || i > stages[k - 1]))).toBe(true);
     expect(lastFrame).toMatch(/▶ .*Delivered/);
+    // Finished: the last drawing no longer says it is watching.
+    expect(lastFrame).not.toContain('watching');
+    expect(lastFrame).not.toContain('Ctrl-C');
   });
 });
 
