@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 import type { Ctx } from './context.js';
 import { registerCommands } from './commands/index.js';
+import { wrapHelpText } from './output/wrap.js';
 
 declare const __SHIP_VERSION__: string;
 /** The package version, inlined at build time. */
@@ -33,10 +34,10 @@ export const ENVIRONMENT_HELP = `Environment:
 
 export const OUTPUT_HELP = `Output:
   Results go to stdout; messages, prompts, spinners and progress bars to stderr. Tables are tab-separated
-  lines off a terminal (a tab, line break or backslash in a value written as \\t, \\n, \\\\), and a
-  "Header  value" block per row on a terminal too narrow for all their columns. At a terminal a spinner
-  shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk
-  commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
+  lines off a terminal (a tab, line break or backslash in a value written as \\t, \\n, \\\\), and blocks of
+  lines, one per row with each value beside its header, on a terminal too narrow for all their columns. At a
+  terminal a spinner shows while the service or a printer is slow to answer or a large CSV file is being
+  checked, and bulk commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
 
 /** What commander's usage errors end with (as the `hint` of the JSON error line under --json). */
 export const USAGE_HINT = 'run with --help for usage';
@@ -83,7 +84,8 @@ ${EXIT_CODES_HELP}`,
   // Set before registering commands: subcommands copy these settings when they are created.
   program.exitOverride();
   program.configureOutput({
-    writeOut: (str) => ctx.io.stdout.write(str),
+    // Help at a terminal fits its width (the epilogues are written for 110 columns); to a pipe, as it is.
+    writeOut: (str) => ctx.io.stdout.write(ctx.io.stdoutIsTTY && ctx.io.columns ? wrapHelpText(str, ctx.io.columns) : str),
     writeErr: (str) => ctx.io.stderr.write(str),
     outputError: (str, write) => {
       if (!opts.jsonErrors) write(str);
