@@ -170,6 +170,10 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(done).toMatch(/created\s+3\b/);
     expect(done).toMatch(/failed\s+0\b/);
     for (const r of refs) expect(done).toContain(r);
+    // Label files by name in the table (the summary says where they are), not paths the terminal would break.
+    for (const r of refs) expect(done).toContain(`${r}_1.zpl`);
+    expect(done).not.toContain(`${tag}-labels/${refs[0]}_1.zpl`);
+    expect(done).toMatch(new RegExp(`Labels in .*${tag}-labels`));
     expect(await events()).toEqual([200, 200, 200]);
   });
 

@@ -588,6 +588,7 @@ function textLine(ctx: Ctx, r: Result, labelFor: (column: string) => string): st
   return `${r.status}\t${r.task.key}\t${tracking}\t${(res?.labels ?? []).join(';')}`;
 }
 
+/** The table at the end of a run at a terminal: label files by name (the summary says which directory). */
 async function printTable(ctx: Ctx, rows: Result[]): Promise<void> {
   await ctx.out.table(rows, [
     { header: 'Row', value: (r) => r.task.rows[0], align: 'right' },
@@ -595,6 +596,6 @@ async function printTable(ctx: Ctx, rows: Result[]): Promise<void> {
     { header: 'Status', value: (r) => r.status },
     { header: 'Parcels', value: (r) => r.task.input.parcels, align: 'right' },
     { header: 'Tracking', value: (r) => (r.result?.tracking_references ?? createdDespiteFailure(r)).join('\n') },
-    { header: 'Labels / error', value: (r) => (r.status === 'failed' ? errorMessage(r.error) : (r.result?.labels ?? []).join('\n')) },
+    { header: 'Labels / error', value: (r) => (r.status === 'failed' ? errorMessage(r.error) : (r.result?.labels ?? []).map((l) => basename(l)).join('\n')) },
   ]);
 }
