@@ -175,6 +175,22 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(done).not.toContain(`${tag}-labels/${refs[0]}_1.zpl`);
     expect(done).toMatch(new RegExp(`Labels in .*${tag}-labels`));
     expect(await events()).toEqual([200, 200, 200]);
+
+    // A rerun with one more row asks about that one, saying the earlier run's three are skipped.
+    writeFileSync(csv, `${readFileSync(csv, 'utf8')}${tag}-4,RM_TRACKED_48,Ada Lovelace 4,12 St James's Square,London,SW1Y 4JH,GB,650\n`);
+    const more = start(args, env);
+    await waitFor(more, /^\? Create 1 shipment \(1 parcel\) on .*\? \(3 created by an earlier run are skipped\) \(y\/N\)/m);
+    type(more, 'y');
+    const moreDone = await waitFor(more, /EXIT=\d+/, 20_000);
+    expect(exitCode(moreDone), moreDone).toBe(0);
+    expect(moreDone).toMatch(/created\s+1\b/);
+    expect(moreDone).toMatch(/skipped\s+3\b/);
+    // Nothing left to create: no question at all.
+    const again = start(args, env);
+    const skipped = await waitFor(again, /EXIT=\d+/, 20_000);
+    expect(exitCode(skipped), skipped).toBe(0);
+    expect(skipped).not.toMatch(/Create \d+ shipment/);
+    expect(skipped).toMatch(/skipped\s+4\b/);
   });
 
   it('ship containers close REF answered "n" leaves the container open', async () => {

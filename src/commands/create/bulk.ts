@@ -102,16 +102,24 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
 
   const api = await ctx.api();
+  const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
   if (mode.interactive && !o.yes) {
     const settings = await ctx.settings();
-    const ok = await ctx.prompt.confirm({
-      message: `Create ${count} shipment${count === 1 ? '' : 's'} (${parcels} parcel${parcels === 1 ? '' : 's'}) on ${settings.baseUrl.value}?`,
-      supplyWith: '--yes',
-      default: false,
-    });
-    if (!ok) {
-      out.info('Nothing sent.');
-      return;
+    // A rerun asks about what it will create, not about what an earlier run created (skipped, not sent).
+    const earlier = earlierCreated(journalPath, loaded.compact);
+    const toCreate = count - earlier.shipments;
+    const toParcels = parcels - earlier.parcels;
+    const skippedNote = earlier.shipments ? ` (${earlier.shipments} created by an earlier run ${earlier.shipments === 1 ? 'is' : 'are'} skipped)` : '';
+    if (toCreate > 0) {
+      const ok = await ctx.prompt.confirm({
+        message: `Create ${toCreate} shipment${toCreate === 1 ? '' : 's'} (${toParcels} parcel${toParcels === 1 ? '' : 's'}) on ${settings.baseUrl.value}?${skippedNote}`,
+        supplyWith: '--yes',
+        default: false,
+      });
+      if (!ok) {
+        out.info('Nothing sent.');
+        return;
+      }
     }
   }
   const printer = await preparePrinter(ctx, o);
@@ -176,7 +184,6 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
 
-  const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
   let thrown: unknown;
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
@@ -406,6 +413,24 @@ export function fingerprint(text: string): string {
 
 /** A shipment's reference, its rows, and which parcel and item each row made (to place its errors). */
 type ShipmentRows = Pick<CompactShipment, 'reference' | 'rows' | 'rowParcels' | 'itemRows'>;
+
+/** How many of the file's shipments (and their parcels) an earlier run on this journal created. */
+function earlierCreated(journalPath: string, shipments: ReadonlyArray<{ reference: string; parcels: number }>): { shipments: number; parcels: number } {
+  const n = { shipments: 0, parcels: 0 };
+  let entries: Map<string, JournalEntry>;
+  try {
+    entries = Journal.readEntries(journalPath);
+  } catch {
+    return n; // the run itself reports a journal it cannot read
+  }
+  if (entries.size === 0) return n;
+  for (const s of shipments) {
+    if (entries.get(s.reference)?.state !== 'done') continue;
+    n.shipments++;
+    n.parcels += s.parcels;
+  }
+  return n;
+}
 
 /**
  * The outcomes earlier runs journaled for the shipments this run has none for (never reached, or handed out
