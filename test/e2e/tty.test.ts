@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
 import { apiCall, startTestSandbox, type ApiAuth, type TestSandbox } from '../helpers/sandbox.js';
@@ -123,6 +124,28 @@ describe.skipIf(!hasTmux)(title, () => {
     // The stored token is a real one: the API accepts it.
     const me = await apiCall({ ...auth, SHIP_TOKEN: token as string }, 'GET', '/users');
     expect(me.status).toBe(200);
+  });
+
+  it('ship login says where it logs in, and fails before any question when nothing answers there', async () => {
+    const configDir = mkdtempSync(join(work, 'config-'));
+    const s = start(['login'], { SHIP_CONFIG_DIR: configDir, SHIP_BASE_URL: sb.baseUrl });
+    const asked = await waitFor(s, /^\? API key/m);
+    expect(asked).toContain(`Logging in to ${sb.baseUrl} (profile default)`);
+    tmux('send-keys', '-t', s, 'C-c');
+    await waitFor(s, /EXIT=\d+/);
+
+    // A port nothing listens on (a server started and stopped to find one).
+    const closed = await new Promise<number>((res) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = srv.address() as AddressInfo;
+        srv.close(() => res(port));
+      });
+    });
+    const t = start(['login'], { SHIP_CONFIG_DIR: configDir, SHIP_BASE_URL: `http://127.0.0.1:${closed}/v1.2` });
+    const text = await waitFor(t, /EXIT=\d+/);
+    expect(exitCode(text), text).toBe(1);
+    expect(text).toMatch(new RegExp(`cannot reach 127\\.0\\.0\\.1:${closed}: .*refused`));
+    expect(text).not.toMatch(/\? API key/);
   });
 
   it('Ctrl-C at a prompt is an interrupt: exit 130, nothing stored', async () => {

@@ -1,6 +1,6 @@
 // `ship login`: POST /tokens with username and password, then store API key, token and user in the profile.
 import type { Ctx } from '../../context.js';
-import { ApiError, AuthError, UsageError } from '../../errors.js';
+import { ApiError, AuthError, NetworkError, UsageError } from '../../errors.js';
 import type { CachedUser, LoginRecord } from '../../config/store.js';
 import { cacheableUser, describeUser, envValue, readSecretFromStdin } from './common.js';
 
@@ -17,6 +17,15 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
   const store = await ctx.config({ write: true });
   const profile = settings.profile.value;
   const cached = store.profile(profile).user;
+  const willAsk =
+    (opts.apiKey === undefined && !settings.apiKey) ||
+    (opts.username === undefined && envValue(ctx, 'SHIP_USERNAME') === undefined) ||
+    (!opts.passwordStdin && envValue(ctx, 'SHIP_PASSWORD') === undefined);
+  // Said, and checked, before the questions: a person should not type three secrets for a server that is not there.
+  if (ctx.mode.interactive && willAsk) {
+    ctx.out.info(`Logging in to ${settings.baseUrl.value} (profile ${profile})`);
+    await checkReachable(settings.baseUrl.value, settings.baseUrl.source === 'default', Math.min(settings.timeoutMs.value, 5000));
+  }
 
   const apiKey =
     nonEmpty(opts.apiKey, '--api-key') ??
@@ -67,6 +76,22 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
     ctx.out.info(`(the API key from SHIP_API_KEY is now stored in profile ${profile} too)`);
   }
   if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, user: shown });
+}
+
+/** Fails at once when nothing accepts connections at the base URL's host and port. */
+async function checkReachable(baseUrl: string, isDefault: boolean, timeoutMs: number): Promise<void> {
+  const url = new URL(baseUrl);
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const { probeTcp } = await import('../doctor/probes.js');
+  try {
+    await probeTcp(url.hostname.replace(/^\[|\]$/g, ''), port, timeoutMs);
+  } catch (e) {
+    throw new NetworkError(`cannot reach ${url.host}: ${e instanceof Error ? e.message : String(e)}`, 'other', {}, {
+      hint: isDefault
+        ? 'that is the built-in default, the sandbox\'s address: start `ship sandbox`, or give the service\'s base URL (--base-url or SHIP_BASE_URL)'
+        : 'check the base URL (`ship whoami` says where it comes from) and the network; `ship doctor` checks more',
+    });
+  }
 }
 
 /** A flag that was given but blank is a mistake, not "use the default". */

@@ -100,9 +100,10 @@ describe('ship login', () => {
     // @inquirer pipes into the output with end: true; Node never ends process.stderr that way, a PassThrough it would.
     io.stderr.end = (() => io.stderr) as typeof io.stderr.end;
     const done = main(['login'], { io, env: { SHIP_CONFIG_DIR: dir, SHIP_BASE_URL: stub.baseUrl, NO_COLOR: '1' }, handleSignals: false });
-    for (const answer of [API_KEY, USER.email, PASSWORD]) {
-      // Each prompt opens its own reader; give it a moment to be listening.
-      await new Promise((r) => setTimeout(r, 80));
+    for (const [question, answer] of [['API key', API_KEY], ['Username', USER.email], ['Password', PASSWORD]]) {
+      // Each prompt opens its own reader once it is shown (the first after the base URL is found reachable).
+      for (let i = 0; i < 200 && !io.err().includes(question); i++) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 30));
       stdin.write(`${answer}\r`);
     }
     expect(await done).toBe(0);
@@ -113,6 +114,7 @@ describe('ship login', () => {
     expect(io.err()).toMatch(/Password/);
     expect(io.err()).not.toContain(API_KEY);
     expect(io.err()).not.toContain(PASSWORD);
+    expect(io.err()).toContain(`Logging in to ${stub.baseUrl} (profile default)`);
     expect(io.out()).toBe('');
     expect(file().profiles.default.token).toBe(TOKEN);
   });
