@@ -171,7 +171,11 @@ export function queryHostStatus(target: PrinterTarget, opts: PrinterOptions = {}
       done(
         connected
           ? new PrinterError(`printer ${target.url} did not answer the status request (~HS) within ${timeoutMs / 1000}s`, {
-              hint: 'it may not support ~HS; rerun with --no-preflight to send without checking',
+              // Zebra printers keep quiet to ~HS while out of media or ribbon, head open or over temperature
+              // (ZPL manual, ~HS): silence is more often a printer in error than one without ~HS.
+              hint:
+                'a Zebra printer does not answer while out of paper or ribbon, with its head open or overheated: check the printer; ' +
+                'only if it is ready and does not support ~HS, rerun with --no-preflight to send without checking',
             })
           : unreachable(target, timeoutMs),
       );

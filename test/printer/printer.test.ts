@@ -102,11 +102,13 @@ describe('~HS host status', () => {
     await expect(preflight(p.target, { timeoutMs: 2000 })).resolves.toBeTruthy();
   });
 
-  it('a printer that does not answer ~HS in time: clear error suggesting --no-preflight', async () => {
+  it('a printer that does not answer ~HS in time: clear error, checking the printer first, --no-preflight only then', async () => {
     const p = await printer(null);
     const err = await queryHostStatus(p.target, { timeoutMs: 200 }).catch((e) => e);
     expect(err.message).toMatch(/did not answer the status request \(~HS\) within 0.2s/);
-    expect(err.hint).toMatch(/--no-preflight/);
+    // A Zebra printer is silent to ~HS when out of paper or ribbon, head open or over temperature (ZPL manual).
+    expect(err.hint).toMatch(/out of paper or ribbon, with its head open/);
+    expect(err.hint).toMatch(/check the printer; only if it is ready .*--no-preflight/);
     expect(err.exitCode).toBe(1);
   });
 
