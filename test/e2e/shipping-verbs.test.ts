@@ -290,6 +290,46 @@ describe('ship print', () => {
       await printer.close();
     }
   });
+
+  it('a printer that fails partway names the labels sent and those not, and how to send only the rest', async () => {
+    const { trackingRefs } = await createShipment('PRN-CUT', 3);
+    // Answers ~HS as ready, takes the first label, then resets every later connection.
+    const jobs: Buffer[] = [];
+    let labelConnections = 0;
+    const server: Server = createServer((sock) => {
+      const chunks: Buffer[] = [];
+      sock.on('data', (d) => {
+        chunks.push(d);
+        if (d.toString('latin1').startsWith('~HS')) {
+          sock.end('\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+        } else if (chunks.length === 1 && ++labelConnections > 1) {
+          sock.resetAndDestroy();
+        }
+      });
+      sock.on('end', () => {
+        jobs.push(Buffer.concat(chunks));
+        sock.end();
+      });
+      sock.on('error', () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `tcp://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const r = await ship(['print', 'PRN-CUT', '--printer', url, '--json'], { env });
+      expect(r.exitCode).toBe(1);
+      expect(String(r.stdout)).toBe('');
+      const err = JSON.parse(String(r.stderr).trim().split('\n').pop()!).error;
+      expect(err.message).toContain(`1 of the 3 labels of PRN-CUT were sent (${trackingRefs[0]})`);
+      expect(err.message).toContain(`not sent: ${trackingRefs[1]}, ${trackingRefs[2]}`);
+      expect(err.hint).toContain(`\`ship label ${trackingRefs[1]} --printer ${url}\``);
+      expect(err.hint).toContain(`\`ship label ${trackingRefs[2]} --printer ${url}\``);
+      expect(err.message).not.toMatch(/printed/);
+      const labels = jobs.filter((j) => !j.toString('latin1').startsWith('~HS')).map((j) => j.toString('utf8'));
+      expect(labels).toEqual([(await apiGetLabel(trackingRefs[0], 'ZPL')).zpl]);
+    } finally {
+      await new Promise((r) => server.close(() => r(undefined)));
+    }
+  });
 });
 
 describe('named printers', () => {

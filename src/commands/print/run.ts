@@ -1,8 +1,8 @@
 // `ship print`: PUT /shipments/:ref/print (desktop application), or fetch each parcel's ZPL label and send
 // them to a thermal printer over a raw socket, in parcel order.
 import type { Ctx } from '../../context.js';
-import { ApiError, ValidationError } from '../../errors.js';
-import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { ApiError, ShipError, ValidationError } from '../../errors.js';
+import { preflight as checkPrinter, PrinterError, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
 
 /** Options of `ship print`. */
@@ -56,11 +56,15 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
     labels.push({ ref, bytes: labelBytesOf(list[0], 'ZPL', ref) });
   }
   const sent: string[] = [];
+  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
   for (const l of labels) {
-    await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs });
+    try {
+      await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs });
+    } catch (e) {
+      throw partlySent(opts.ref, printer.name ?? printer.url, labels.map((x) => x.ref), sent, e);
+    }
     sent.push(l.ref);
   }
-  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
   if (ctx.mode.json) {
     ctx.out.json({ shipment_reference: opts.ref, via: 'raw', printer: { url: printer.url, name: printer.name ?? null }, status: 'sent', labels: sent });
     return;
@@ -71,4 +75,24 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
   }
   for (const r of sent) ctx.out.line(`sent\t${r}`);
   ctx.out.success(`${sent.length} label${sent.length === 1 ? '' : 's'} of ${opts.ref} sent to printer ${where}`);
+}
+
+/**
+ * The printer failed partway through a shipment: say which parcels' labels went out and which did not, so
+ * the rest can be sent without printing the first ones twice (`ship print REF` again sends every label).
+ */
+function partlySent(ref: string, name: string, all: readonly string[], sent: readonly string[], cause: unknown): ShipError {
+  const why = cause instanceof Error ? cause.message : String(cause);
+  if (sent.length === 0) {
+    if (cause instanceof ShipError) return cause;
+    return new PrinterError(why, { cause });
+  }
+  const rest = all.slice(sent.length);
+  return new PrinterError(
+    `${sent.length} of the ${all.length} labels of ${ref} were sent (${sent.join(', ')}), then the printer failed: ${why}; not sent: ${rest.join(', ')}`,
+    {
+      hint: `when the printer is back, send only those: ${rest.map((r) => `\`ship label ${r} --printer ${name}\``).join(', ')} (\`ship print ${ref}\` would send the first ${sent.length === 1 ? 'one' : sent.length} again)`,
+      cause,
+    },
+  );
 }
