@@ -67,10 +67,16 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   await show(ctx, o, ref, created, response);
   if (printFailed !== undefined) {
     const name = printer!.name ?? printer!.url;
+    // Some of its labels went out: `ship print REF` would send those again; name the parcels still to send
+    // (one label file per parcel, in parcel order), as the bulk run does.
+    const rest = sent > 0 && created.tracking_references.length === created.labels.length ? created.tracking_references.slice(sent) : [];
+    const resend = rest.length
+      ? `send only the parcels not sent: ${rest.map((t) => `\`ship label ${t} --printer ${name}\``).join(', ')} (\`ship print ${ref}\` would send the first ${sent === 1 ? 'one' : sent} again)`
+      : `\`ship print ${ref} --printer ${name}\``;
     throw new ShipError(
       `shipment ${ref} was created, but ${sent === 0 ? 'its labels were' : `${created.labels.length - sent} of its ${created.labels.length} labels were`} not sent to printer ${name}: ${printFailed instanceof Error ? printFailed.message : String(printFailed)}`,
       ExitCode.Failure,
-      { cause: printFailed, hint: `do not create it again; when the printer is back: \`ship print ${ref} --printer ${name}\` (the label files are in ${o.outputDir})` },
+      { cause: printFailed, hint: `do not create it again; when the printer is back: ${resend} (the label files are in ${o.outputDir})` },
     );
   }
   if (labelsFailed) {

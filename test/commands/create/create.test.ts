@@ -602,6 +602,32 @@ describe('ship create --csv', () => {
     expect(proxy.creates()).toHaveLength(1);
   });
 
+  it('one shipment whose printer fails after its first label: the hint sends only the parcels not sent', async () => {
+    // Takes one label, then resets every later connection.
+    let taken = 0;
+    const server: Server = createServer((sock) => {
+      sock.on('error', () => {});
+      if (++taken > 1) return sock.resetAndDestroy();
+      sock.resume();
+      sock.on('end', () => sock.end());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const r = await ship(['create', '--reference', 'PC-1', '--to-name', 'Ann', '--to-line1', '1 St', '--to-city', 'Leeds', '--to-postcode', 'LS1 1AA', '--to-country', 'GB', '--parcel', 'weight=500', '--parcel', 'weight=600', '--parcel', 'weight=700', '-o', join(work, 'l'), '--printer', `tcp://127.0.0.1:${port}`, '--no-preflight', '--json']);
+      expect(r.code, r.stderr).toBe(1);
+      const parcels = JSON.parse(r.stdout) as Array<{ tracking_reference: string }>;
+      expect(parcels).toHaveLength(3);
+      const err = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+      expect(err.message).toMatch(/^shipment PC-1 was created, but 2 of its 3 labels were not sent to printer /);
+      const url = `tcp://127.0.0.1:${port}`;
+      expect(err.hint).toContain(`\`ship label ${parcels[1].tracking_reference} --printer ${url}\`, \`ship label ${parcels[2].tracking_reference} --printer ${url}\``);
+      expect(err.hint).not.toContain(`\`ship print PC-1 --printer`);
+    } finally {
+      server.close();
+    }
+  });
+
   it('a printer that fails mid-run: every shipment still reported, the ones whose labels were not sent named, exit 1', async () => {
     // Takes two labels (PF-1's, and PF-2's first of two), then goes away (connections refused).
     let taken = 0;
