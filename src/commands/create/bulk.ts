@@ -252,7 +252,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         if (printer) {
           notes.push(
             printerFailure === undefined
-              ? `Labels sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`
+              ? `${labelsSent} label${labelsSent === 1 ? '' : 's'} sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`
               : `Printer ${printer.name ?? printer.url} failed: ${labelsSent} label${labelsSent === 1 ? '' : 's'} sent, those of ${notSent.size} shipment${notSent.size === 1 ? '' : 's'} not`,
           );
         }

@@ -582,6 +582,8 @@ describe('ship create --csv', () => {
       writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nP-1,Ann,1 St,London,E1 1AA,GB,100\nP-2,Bob,2 St,Leeds,LS1 1AA,GB,100\nP-2,,,,,,200\nP-3,Cy,3 St,York,YO1 1AA,GB,300\n');
       const r = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--printer', `tcp://127.0.0.1:${port}`, '--no-preflight', '--concurrency', '3']);
       expect(r.code).toBe(0);
+      // How many went out, and never "printed": a raw port does not confirm it.
+      expect(r.stderr).toContain(`4 labels sent to printer tcp://127.0.0.1:${port} (sent, not confirmed printed)`);
       await new Promise((res) => setTimeout(res, 100));
       const expected = ['P-1_1.zpl', 'P-2_1.zpl', 'P-2_2.zpl', 'P-3_1.zpl'].map((f) => readFileSync(join(work, 'l', f)));
       expect(Buffer.concat(received).equals(Buffer.concat(expected))).toBe(true);
