@@ -156,7 +156,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     let sent = 0;
     if (printerFailure === undefined) {
       try {
-        await printLabelFiles(ctx, printer, labels, () => sent++);
+        await printLabelFiles(ctx, printer, labels, () => sent++, o.printerTimeoutMs);
       } catch (e) {
         printerFailure = e;
       }

@@ -5,6 +5,7 @@ import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { addShipmentInputOptions } from '../../shipment-input/options.js';
 import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
+import { parseSeconds } from '../label/index.js';
 import type { CreateOptions } from './run.js';
 
 /** The CSV part of `ship create --help` (columns, rules, presets, resuming). */
@@ -79,7 +80,7 @@ function positiveInt(flag: string, v: string, max: number): number {
 }
 
 /** What commander hands the action: CreateOptions before --format is upper-cased and --concurrency parsed. */
-type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency' | 'printer'> & { format?: string; concurrency: string; printer?: PrinterFlag };
+type CreateFlags = Omit<CreateOptions, 'format' | 'concurrency' | 'printer' | 'printerTimeoutMs'> & { format?: string; concurrency: string; printer?: PrinterFlag; printerTimeout?: string };
 
 function declare(cmd: Command, ctx: Ctx): Command {
   addShipmentInputOptions(cmd, 'create')
@@ -89,6 +90,7 @@ function declare(cmd: Command, ctx: Ctx): Command {
     .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF)')
     .option('--printer [tcp://host:port|name]', `send the ZPL labels to a thermal printer (raw port 9100), in input order (${PRINTER_ALONE})`)
     .option('--no-preflight', 'skip asking the printer for its status (~HS) before the first label')
+    .option('--printer-timeout <seconds>', 'with --printer: printer connection and status timeout (default 5)')
     .option('--print', 'ask the desktop printing application to print the labels (print_labels)')
     .option('--print-to-user <id>', 'with --print: the user whose printing application prints')
     .option('--printer-key <key>', 'with --print: the printer key of the print server application')
@@ -114,12 +116,14 @@ ${CSV_HELP}`,
     )
     .action(async (flags: CreateFlags) => {
       const concurrency = positiveInt('--concurrency', flags.concurrency, 64);
+      const { printerTimeout, ...rest } = flags;
+      const printerTimeoutMs = printerTimeout !== undefined ? parseSeconds('--printer-timeout', printerTimeout) : undefined;
       const { run } = await import('./run.js');
       // Not given: a raw printer takes ZPL; otherwise the profile's label_format (`ship config set label_format`).
       const { defaultLabelFormat } = await import('../shared/label-format.js');
       const printer = printerFlag(flags.printer);
       const format = flags.format !== undefined ? (flags.format.toUpperCase() as 'ZPL' | 'PDF' | 'PNG') : printer !== undefined ? 'ZPL' : await defaultLabelFormat(ctx);
-      await run(ctx, { ...flags, printer, format, formatGiven: flags.format !== undefined || printer !== undefined, concurrency });
+      await run(ctx, { ...rest, printer, format, formatGiven: flags.format !== undefined || printer !== undefined, concurrency, printerTimeoutMs, printerTimeoutGiven: printerTimeout !== undefined });
     });
   return cmd;
 }

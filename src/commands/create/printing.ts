@@ -5,23 +5,23 @@ import type { Ctx } from '../../context.js';
 import type { PrinterTarget } from '../../printer/index.js';
 
 /** Resolves --printer (address or profile name) and runs the preflight; undefined without --printer. */
-export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight: boolean }): Promise<PrinterTarget | undefined> {
+export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight: boolean; printerTimeoutMs?: number }): Promise<PrinterTarget | undefined> {
   if (o.printer === undefined) return undefined;
   const { resolvePrinter, preflight } = await import('../../printer/index.js');
   const target = await resolvePrinter(ctx, o.printer);
   if (!target) return undefined;
-  if (o.preflight) await preflight(target);
+  if (o.preflight) await preflight(target, { timeoutMs: o.printerTimeoutMs });
   return target;
 }
 
-/** Sends label files to the printer, one after another, unchanged. */
-export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[], onSent?: (index: number) => void): Promise<number> {
+/** Sends label files to the printer, one after another, unchanged (timeoutMs: connection and idle timeout, default 5 s). */
+export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[], onSent?: (index: number) => void, timeoutMs?: number): Promise<number> {
   if (paths.length === 0) return 0;
   const { sendLabels } = await import('../../printer/index.js');
   async function* bytes() {
     for (const p of paths) yield await readFile(p);
   }
-  const n = await sendLabels(target, bytes(), { onSent });
+  const n = await sendLabels(target, bytes(), { onSent, timeoutMs });
   ctx.out.debug(`sent ${n} label${n === 1 ? '' : 's'} to ${target.name ?? target.url}`);
   return n;
 }

@@ -17,6 +17,10 @@ export interface CreateOptions extends ShipmentInputOptions {
   printer?: string;
   /** false with --no-preflight. */
   preflight: boolean;
+  /** --printer-timeout in ms: the printer's connection, status (~HS) and idle timeout (default 5 s). */
+  printerTimeoutMs?: number;
+  /** --printer-timeout was given (it needs --printer). */
+  printerTimeoutGiven?: boolean;
   print?: boolean;
   printToUser?: string;
   printerKey?: string;
@@ -42,6 +46,7 @@ export async function run(ctx: Ctx, o: CreateOptions): Promise<void> {
   if (o.merge && !o.labels) throw new UsageError('--merge needs the label files: drop --no-labels');
   if (o.printer !== undefined && o.format !== 'ZPL') throw new UsageError('--printer sends ZPL to a thermal printer: use --format ZPL (the default)');
   if (o.printer !== undefined && !o.labels) throw new UsageError('--printer prints the label files: drop --no-labels');
+  if (o.printerTimeoutGiven && o.printer === undefined) throw new UsageError('--printer-timeout goes with --printer');
   const kind = inputKind(o);
   if (kind === 'csv') {
     const { runBulkCreate } = await import('./bulk.js');

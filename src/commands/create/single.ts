@@ -59,7 +59,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   // A printer that fails does not hide the shipment it was printing for: shown first, then the error.
   let printFailed: unknown;
   let sent = 0;
-  if (printer && !labelsFailed) await printLabelFiles(ctx, printer, created.labels, () => sent++).catch((e: unknown) => (printFailed = e ?? new Error('printer failed')));
+  if (printer && !labelsFailed) await printLabelFiles(ctx, printer, created.labels, () => sent++, o.printerTimeoutMs).catch((e: unknown) => (printFailed = e ?? new Error('printer failed')));
   if (o.merge && created.labels.length) {
     await mergePdfs(created.labels, o.merge);
     ctx.out.info(`Labels merged into ${o.merge}`);

@@ -568,6 +568,28 @@ describe('ship create --csv', () => {
     }
   });
 
+  it('--printer-timeout bounds the status question: a printer that never answers ~HS fails in that time, nothing created', async () => {
+    const server: Server = createServer((sock) => {
+      sock.resume();
+      sock.on('error', () => {});
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const started = Date.now();
+      const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '-o', work, '--printer', `tcp://127.0.0.1:${port}`, '--printer-timeout', '0.3']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/did not answer the status request \(~HS\) within 0\.3s/);
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(proxy.creates()).toEqual([]);
+      const alone = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '-o', work, '--printer-timeout', '2']);
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toContain('--printer-timeout goes with --printer');
+    } finally {
+      server.close();
+    }
+  });
+
   it('sends ZPL labels to a raw-socket printer unchanged and in input order', async () => {
     const received: Buffer[] = [];
     const server: Server = createServer((sock) => {
