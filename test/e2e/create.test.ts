@@ -311,7 +311,8 @@ describe('ship create --csv (binary)', () => {
     expect(parcel).toMatchObject({ shipment_reference: 'LW-3', label_path: null });
     const err = JSON.parse(String(one.stderr).trim().split('\n').at(-1)!).error;
     expect(err.message).toContain(`shipment LW-3 was created (${parcel.tracking_reference}), but its label could not be written`);
-    expect(err.hint).toContain(`ship label ${parcel.tracking_reference} -o ${labels}`);
+    // -o DIR/: into the directory, made if missing (-o DIR would name a file when DIR is not there).
+    expect(err.hint).toContain(`ship label ${parcel.tracking_reference} -o ${labels}/\``);
     // Nothing of the user's was removed to make room.
     expect(statSync(join(labels, 'LW-3_1.zpl')).isDirectory()).toBe(true);
   });

@@ -81,10 +81,13 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   }
   if (labelsFailed) {
     const first = created.tracking_references[0];
+    // A trailing separator: `ship label -o DIR/` writes into DIR (made if missing); `-o DIR` names a file when
+    // DIR does not exist, and the cause may well have been that DIR could not be made.
+    const dirArg = /[\\/]$/.test(o.outputDir) ? o.outputDir : `${o.outputDir}/`;
     throw new ShipError(labelsFailed.message, ExitCode.Failure, {
       cause: labelsFailed,
       hint: first
-        ? `do not create it again; once the cause is fixed, \`ship label ${first} -o ${o.outputDir}\` writes its label (one such command per parcel)`
+        ? `do not create it again; once the cause is fixed, \`ship label ${first} -o ${dirArg}\` writes its label (one such command per parcel)`
         : `do not create it again: \`ship track ${ref}\` shows it`,
     });
   }
