@@ -91,19 +91,57 @@ export function safeLabelFileName(shipmentRef: string, parcelNumber: number, for
 /**
  * Hands out label file names for one batch. Names are deterministic per reference; the only extra rule is
  * for references that differ only in letter case (`a-1` vs `A-1`), which collide on case-insensitive file
- * systems (macOS, Windows): the later one in input order gets a hash suffix.
+ * systems (macOS, Windows): the later one in input order gets a hash suffix. Given the output directory, the
+ * label files already in it count too: `ABC` written beside an earlier run's `abc_1.zpl` gets the suffix,
+ * instead of overwriting that file where case is not told apart.
  */
 export class LabelNamer {
+  /** Folded stem → the reference that owns it in this batch. */
   private readonly owners = new Map<string, string>();
+  /** Reference → its stem, so every parcel of a shipment gets the same one. */
+  private readonly stems = new Map<string, string>();
+  /** Folded stem → the exact stems of the label files in the directory when first asked (read once). */
+  private onDisk: Map<string, Set<string>> | undefined;
+
+  constructor(private readonly dir?: string) {}
 
   /** The file name for a parcel of a shipment. */
   name(shipmentRef: string, parcelNumber: number, format: LabelFormat): string {
-    let stem = safeFileStem(shipmentRef);
-    const folded = stem.toLowerCase();
-    const owner = this.owners.get(folded);
-    if (owner === undefined) this.owners.set(folded, shipmentRef);
-    else if (owner !== shipmentRef) stem = `${cutTo(stem, MAX_STEM - 9)}-${shortHash(shipmentRef)}`;
+    let stem = this.stems.get(shipmentRef);
+    if (stem === undefined) {
+      stem = safeFileStem(shipmentRef);
+      const folded = stem.toLowerCase();
+      const owner = this.owners.get(folded);
+      // Another reference of this batch has the name, or a file of another case is there already.
+      const taken = owner !== undefined ? owner !== shipmentRef : this.takenOnDisk(folded, stem);
+      if (owner === undefined) this.owners.set(folded, shipmentRef);
+      if (taken) stem = `${cutTo(stem, MAX_STEM - 9)}-${shortHash(shipmentRef)}`;
+      this.stems.set(shipmentRef, stem);
+    }
     return `${stem}_${parcelNumber}.${labelExtension(format)}`;
+  }
+
+  private takenOnDisk(folded: string, stem: string): boolean {
+    if (this.dir === undefined) return false;
+    if (this.onDisk === undefined) {
+      this.onDisk = new Map();
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(this.dir);
+      } catch {
+        // not there yet (or unreadable): nothing to collide with
+      }
+      for (const f of names) {
+        const m = /^(.+)_\d+\.(?:zpl|pdf|png)$/i.exec(f);
+        if (!m) continue;
+        const key = m[1].toLowerCase();
+        let set = this.onDisk.get(key);
+        if (!set) this.onDisk.set(key, (set = new Set()));
+        set.add(m[1]);
+      }
+    }
+    const there = this.onDisk.get(folded);
+    return there !== undefined && !there.has(stem);
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +85,27 @@ describe('safe label file names', () => {
     const b = n.name('ORDER-1', 1, 'ZPL');
     expect(a.toLowerCase()).not.toBe(b.toLowerCase());
     expect(n.name('order-1', 2, 'ZPL')).toBe('order-1_2.zpl');
+  });
+
+  it('counts the label files already in the directory: a case twin of an earlier run\'s file is not overwritten', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-namer-'));
+    writeFileSync(join(dir, 'order-1_1.zpl'), 'earlier run');
+    writeFileSync(join(dir, 'notes.txt'), '');
+    const n = new LabelNamer(dir);
+    // The same reference as the file's: its own name (a rerun rewrites its own label).
+    expect(n.name('order-1', 1, 'ZPL')).toBe('order-1_1.zpl');
+    const twin = new LabelNamer(dir);
+    const first = twin.name('ORDER-1', 1, 'ZPL');
+    expect(first.toLowerCase()).not.toBe('order-1_1.zpl');
+    expect(first).toMatch(/^ORDER-1-[0-9a-f]{8}_1\.zpl$/);
+    // Every parcel of it gets the same stem, in every format, and the name is the same on a rerun.
+    expect(twin.name('ORDER-1', 2, 'PDF')).toBe(first.replace('_1.zpl', '_2.pdf'));
+    expect(new LabelNamer(dir).name('ORDER-1', 1, 'ZPL')).toBe(first);
+    // A directory not there yet: plain names.
+    expect(new LabelNamer(join(dir, 'missing')).name('ORDER-1', 1, 'ZPL')).toBe('ORDER-1_1.zpl');
+    const written = writeLabels(['^XA^XZ'], { dir, shipmentRef: 'ORDER-1', format: 'ZPL', namer: new LabelNamer(dir) });
+    expect(readFileSync(join(dir, 'order-1_1.zpl'), 'utf8')).toBe('earlier run');
+    expect(written[0]).toBe(join(dir, first));
   });
 });
 

@@ -128,7 +128,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // its labels are written, so a run killed mid-write leaves that shipment `sending`, and the next run
   // settles it first, writing its labels again (or removing them if they cannot be fetched) before it
   // reports anything. A label file of a shipment not journaled `done` is never trusted.
-  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(), inPlace: true };
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true };
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();

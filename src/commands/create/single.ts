@@ -34,7 +34,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   }
   // The format asked for: --format, else a --file body's own, else the default (see extraFields).
   const format = parseLabelFormat(String(input.body.format ?? '')) ?? o.format;
-  const policy: LabelPolicy = { dir: o.outputDir, format, write: o.labels, namer: new LabelNamer() };
+  const policy: LabelPolicy = { dir: o.outputDir, format, write: o.labels, namer: new LabelNamer(o.outputDir) };
   let created: Created;
   let response: ShipmentResponse[] | undefined;
   // Created, but no label file: the shipment is shown as usual, then the run fails (exit 1) saying so.
