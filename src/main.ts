@@ -199,7 +199,8 @@ const SYSTEM_ERRORS: Record<string, string> = {
  */
 export function systemErrorMessage(e: Error): string | undefined {
   const err = e as NodeJS.ErrnoException;
-  const what = err.code ? SYSTEM_ERRORS[err.code] : undefined;
+  // mkdir -p fails with EEXIST only where a FILE has the name of a directory on the path (-o FILE/x.zpl).
+  const what = err.code === 'EEXIST' && err.syscall === 'mkdir' ? 'a file is in the way of that directory' : err.code ? SYSTEM_ERRORS[err.code] : undefined;
   if (!what || !err.path) return undefined;
   // writeFileAtomic's temporary name: PATH.PID.RANDOM.tmp
   const path = err.path.replace(/\.\d+\.[a-z0-9]+\.tmp$/, '');

@@ -89,6 +89,9 @@ describe('main', () => {
   it('systemErrorMessage: our temporary file name is told as the file it stands for; other errors are left alone', () => {
     const e = Object.assign(new Error("ENOENT: no such file or directory, open '/proc/nope.zpl.30268.vsn0n3.tmp'"), { code: 'ENOENT', syscall: 'open', path: '/proc/nope.zpl.30268.vsn0n3.tmp' });
     expect(systemErrorMessage(e)).toBe('/proc/nope.zpl: no such file or directory (open)');
+    // mkdir of a directory whose name a file has (-o afile/x.zpl): not "already exists", which reads as fine.
+    const inWay = Object.assign(new Error("EEXIST: file already exists, mkdir '/tmp/afile'"), { code: 'EEXIST', syscall: 'mkdir', path: '/tmp/afile' });
+    expect(systemErrorMessage(inWay)).toBe('/tmp/afile: a file is in the way of that directory (mkdir)');
     expect(systemErrorMessage(new Error('boom'))).toBeUndefined();
     expect(systemErrorMessage(Object.assign(new Error('x'), { code: 'ECONNRESET' }))).toBeUndefined();
   });
