@@ -185,24 +185,30 @@ export function queryHostStatus(target: PrinterTarget, opts: PrinterOptions = {}
       connected = true;
       sock.write('~HS\r\n');
     });
-    sock.on('data', (chunk: string) => {
-      text += chunk;
-      // Three frames end with three ETX; two are enough to decide once the third is late.
-      if ((text.match(/\x03/g) ?? []).length >= 3) {
-        try {
-          done(undefined, parseHostStatus(text));
-        } catch (e) {
-          done(e);
-        }
-      }
-    });
-    sock.on('end', () => {
+    // The answer, or an error naming the printer: a bare "could not be read" did not say which, nor what to do.
+    const decide = () => {
       try {
         done(undefined, parseHostStatus(text));
       } catch (e) {
-        done(e);
+        done(
+          text === ''
+            ? new PrinterError(`printer ${nameOf(target)} closed the connection without answering the status request (~HS)`, {
+                hint: 'it may be busy with another connection or in an error state: check it and run again (--no-preflight sends without asking)',
+                cause: e,
+              })
+            : new PrinterError(`printer ${nameOf(target)}: ${(e as Error).message}`, {
+                hint: 'is this the raw port (usually 9100) of a ZPL label printer? --no-preflight sends without asking for its status',
+                cause: e,
+              }),
+        );
       }
+    };
+    sock.on('data', (chunk: string) => {
+      text += chunk;
+      // Three frames end with three ETX.
+      if ((text.match(/\x03/g) ?? []).length >= 3) decide();
     });
+    sock.on('end', decide);
     sock.on('error', (e) => done(connected ? new PrinterError(`printer ${target.url}: ${e.message}`, { cause: e }) : unreachable(target, timeoutMs, e)));
   });
 }

@@ -112,6 +112,34 @@ describe('~HS host status', () => {
     expect(err.exitCode).toBe(1);
   });
 
+  it('a printer that closes at once, or answers something else than ~HS: an error naming it, with a next step', async () => {
+    const open: Socket[] = [];
+    const closing = createServer((sock) => {
+      open.push(sock.on('error', () => {}));
+      sock.end();
+    });
+    const odd = createServer((sock) => {
+      open.push(sock.on('error', () => {}));
+      sock.on('data', () => sock.end('OK\r\n'));
+    });
+    servers.push(closing, odd);
+    const targets = await Promise.all(
+      [closing, odd].map(async (srv) => {
+        await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+        const port = (srv.address() as { port: number }).port;
+        return { host: '127.0.0.1', port, url: `tcp://127.0.0.1:${port}` } as PrinterTarget;
+      }),
+    );
+    const closed = await queryHostStatus(targets[0], { timeoutMs: 2000 }).catch((e) => e);
+    expect(closed.message).toBe(`printer ${targets[0].url} closed the connection without answering the status request (~HS)`);
+    expect(closed.hint).toMatch(/busy with another connection or in an error state/);
+    expect(closed.exitCode).toBe(1);
+    const other = await queryHostStatus({ ...targets[1], name: 'dock3' }, { timeoutMs: 2000 }).catch((e) => e);
+    expect(other.message).toMatch(/^printer dock3: the printer's status answer could not be read \("OK\\r\\n"\)$/);
+    expect(other.hint).toMatch(/raw port .* ZPL label printer\? --no-preflight/);
+    for (const sock of open) sock.destroy();
+  });
+
   it('says what it waits for (the CLI shows it as a spinner), and the wait ends whether the printer answered or not', async () => {
     const log: string[] = [];
     const onWait = (text: string) => {
