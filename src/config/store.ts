@@ -405,8 +405,12 @@ class FileStore implements ConfigStore {
     const named = this.get(`printers.${v}`, profile);
     if (typeof named !== 'string') {
       const known = Object.keys(this.profile(profile).printers ?? {});
+      // 10.0.0.50:9100 or zebra-dock3:9100 is an address without its tcp://, not a name.
+      const address = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):\d{1,5}$/.test(v);
       throw new UsageError(`no printer named "${v}" in profile ${profile ?? this.selected.name}`, {
-        hint: known.length
+        hint: address
+          ? `for the printer at that address: tcp://${v}`
+          : known.length
           ? `known printers: ${known.join(', ')}; or give tcp://HOST:PORT`
           : `add one with \`ship config set printers.${/^[\w-]+$/.test(v) ? v : 'NAME'} tcp://HOST:PORT\`, or give tcp://HOST:PORT`,
       });

@@ -51,6 +51,14 @@ describe('config store', () => {
     expect(work.resolvePrinter('dock')).toBe('tcp://10.0.0.50:9100');
     expect(work.resolvePrinter('tcp://1.2.3.4:9100')).toBe('tcp://1.2.3.4:9100');
     expect(() => work.resolvePrinter('nope')).toThrow(/no printer named "nope"/);
+    // An address typed without tcp:// is told how to write it.
+    let missingScheme: unknown;
+    try {
+      work.resolvePrinter('10.0.0.50:9100');
+    } catch (e) {
+      missingScheme = e;
+    }
+    expect((missingScheme as { hint?: string }).hint).toBe('for the printer at that address: tcp://10.0.0.50:9100');
     const dflt = await open(dir);
     expect(dflt.get('label_format')).toBeUndefined();
     expect(dflt.profileNames()).toEqual(['work']);
