@@ -42,7 +42,8 @@ export function extraFields(o: CreateOptions): ExtraField[] {
 /** Creates the shipment(s) the flags describe and prints the result. */
 export async function run(ctx: Ctx, o: CreateOptions): Promise<void> {
   if ((o.printToUser || o.printerKey) && !o.print) throw new UsageError('--print-to-user and --printer-key go with --print (the desktop printing application)');
-  if (o.merge && o.format !== 'PDF') throw new UsageError('--merge joins PDF labels: add --format PDF');
+  // A --file body names its own format unless --format is given: checked against that one (single.ts).
+  if (o.merge && o.format !== 'PDF' && !(o.file && !o.formatGiven)) throw new UsageError('--merge joins PDF labels: add --format PDF');
   if (o.merge && !o.labels) throw new UsageError('--merge needs the label files: drop --no-labels');
   if (o.printer !== undefined && o.format !== 'ZPL') throw new UsageError('--printer sends ZPL to a thermal printer: use --format ZPL (the default)');
   if (o.printer !== undefined && !o.labels) throw new UsageError('--printer prints the label files: drop --no-labels');

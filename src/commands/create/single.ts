@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import type { Api, ShipmentResponse } from '../../api/index.js';
 import { classifyFailure } from '../../bulk/runner.js';
 import type { Ctx } from '../../context.js';
-import { ExitCode, ShipError, ValidationError } from '../../errors.js';
+import { ExitCode, ShipError, UsageError, ValidationError } from '../../errors.js';
 import { LabelNamer, parseLabelFormat } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
@@ -27,13 +27,15 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
 
   const api = await ctx.api();
   const printer = await preparePrinter(ctx, o);
+  // The format asked for: --format, else a --file body's own, else the default (see extraFields).
+  const format = parseLabelFormat(String(input.body.format ?? '')) ?? o.format;
+  // Before anything is created: merging ZPL or PNG labels failed after the shipment was made, hiding it.
+  if (o.merge && format !== 'PDF') throw new UsageError(`--merge joins PDF labels, and ${o.file ?? 'the request'} asks for ${format}: add --format PDF`);
   // A label directory that cannot be made or written to is found before the shipment exists, not after.
   if (o.labels) {
     makeDirSync(o.outputDir);
     accessSync(o.outputDir, constants.W_OK);
   }
-  // The format asked for: --format, else a --file body's own, else the default (see extraFields).
-  const format = parseLabelFormat(String(input.body.format ?? '')) ?? o.format;
   const policy: LabelPolicy = { dir: o.outputDir, format, write: o.labels, namer: new LabelNamer(o.outputDir) };
   let created: Created;
   let response: ShipmentResponse[] | undefined;

@@ -34,6 +34,28 @@ describe('ship create from flags', () => {
     expect(proxy.creates().at(-1).format).toBe('ZPL');
   });
 
+  it('--merge goes by the format a --file body asks for: ZPL there is refused before anything is created, PDF there is merged', async () => {
+    const own = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-mg-')) };
+    expect((await runShip(['config', 'set', 'label_format', 'PDF'], { env: own })).code).toBe(0);
+    const body = (ref: string, format: string) => ({
+      shipment_reference: ref, format,
+      to_address: { name: 'Ann', line_1: '1 High St', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+      parcels: [{ weight: 500, length: 10, width: 10, depth: 10 }],
+    });
+    const zplFile = join(work, 'zpl.json');
+    writeFileSync(zplFile, JSON.stringify(body('MGF-1', 'ZPL')));
+    const before = proxy.creates().length;
+    const zpl = await runShip(['create', '--file', zplFile, '--merge', join(work, 'm.pdf'), '-o', work], { env: own });
+    expect(zpl.code).toBe(2);
+    expect(zpl.stderr).toContain(`--merge joins PDF labels, and ${zplFile} asks for ZPL: add --format PDF`);
+    expect(proxy.creates()).toHaveLength(before);
+    const pdfFile = join(work, 'pdf.json');
+    writeFileSync(pdfFile, JSON.stringify(body('MGF-2', 'PDF')));
+    const pdf = await ship(['create', '--file', pdfFile, '--merge', join(work, 'm.pdf'), '-o', work]);
+    expect(pdf.code, pdf.stderr).toBe(0);
+    expect(readFileSync(join(work, 'm.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
   it('sends exactly the flags, writes one label per parcel and prints the parcels', async () => {
     const r = await ship([
       'create', '--reference', 'FLAGS-1', '--order-reference', 'WEB-1', '--service', 'DPD_NEXT_DAY', ...ADDRESS,
