@@ -42,6 +42,10 @@ export function extraFields(o: CreateOptions): ExtraField[] {
 /** Creates the shipment(s) the flags describe and prints the result. */
 export async function run(ctx: Ctx, o: CreateOptions): Promise<void> {
   if ((o.printToUser || o.printerKey) && !o.print) throw new UsageError('--print-to-user and --printer-key go with --print (the desktop printing application)');
+  // Both would print every label twice: once by the desktop application, once by the thermal printer.
+  if (o.print && o.printer !== undefined) {
+    throw new UsageError('--print (the desktop printing application) and --printer (a thermal printer) would each print every label: give one');
+  }
   // A --file body names its own format unless --format is given: checked against that one (single.ts).
   if (o.merge && o.format !== 'PDF' && !(o.file && !o.formatGiven)) throw new UsageError('--merge joins PDF labels: add --format PDF');
   if (o.merge && !o.labels) throw new UsageError('--merge needs the label files: drop --no-labels');

@@ -34,6 +34,14 @@ describe('ship create from flags', () => {
     expect(proxy.creates().at(-1).format).toBe('ZPL');
   });
 
+  it('--print and --printer together are refused before anything is sent (each would print every label)', async () => {
+    const before = proxy.creates().length;
+    const r = await ship(['create', '--reference', 'PP-1', ...ADDRESS, '--weight', '500', '-o', work, '--print', '--printer', 'tcp://127.0.0.1:9']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--print (the desktop printing application) and --printer (a thermal printer) would each print every label: give one');
+    expect(proxy.creates()).toHaveLength(before);
+  });
+
   it('--merge goes by the format a --file body asks for: ZPL there is refused before anything is created, PDF there is merged', async () => {
     const own = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-mg-')) };
     expect((await runShip(['config', 'set', 'label_format', 'PDF'], { env: own })).code).toBe(0);
