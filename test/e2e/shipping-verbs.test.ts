@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { freePort } from '../helpers/net.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -202,6 +203,22 @@ describe('ship track', () => {
     expect(String(two.stdout)).toMatch(/^TRK-OK\n/);
     expect(String(two.stdout)).not.toMatch(/NOPE-T|error/);
     expect(String(two.stderr)).toMatch(/error: NOPE-T: .*not found/);
+  });
+
+  it('among several references, credentials refused exit 4 and an unreachable API exits 1 (the command failed, not some references)', async () => {
+    await createShipment('TRK-A1');
+    await createShipment('TRK-A2');
+    await sb.control('faults', { fail_rate: 1, status: 403 });
+    try {
+      const r = await ship(['track', 'TRK-A1', 'TRK-A2', '--json'], { env });
+      expect(r.exitCode).toBe(4);
+      expect(JSON.parse(String(r.stderr).trim().split('\n').at(-1)!).error).toMatchObject({ exit_code: 4, status: 403 });
+    } finally {
+      await sb.control('faults', {});
+    }
+    const down = await ship(['track', 'TRK-A1', 'TRK-A2', '--json', '--timeout', '1'], { env: { ...env, SHIP_BASE_URL: `http://127.0.0.1:${await freePort()}/v1.2` } });
+    expect(down.exitCode).toBe(1);
+    expect(JSON.parse(String(down.stderr).trim().split('\n').at(-1)!).error).toMatchObject({ exit_code: 1, type: 'NetworkError' });
   });
 });
 

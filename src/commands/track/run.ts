@@ -3,9 +3,9 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Ctx } from '../../context.js';
 import { displayWidth } from '../../output/width.js';
-import { ApiError, Interrupted, NotFoundError, PartialFailure } from '../../errors.js';
+import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
-import { errorMessage } from '../../bulk/runner.js';
+import { errorMessage, isUnreachable } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
 
 /** Options of `ship track`. */
@@ -90,6 +90,12 @@ function finish(state: TrackedShipment[]): void {
   const failed = state.filter((s) => s.error);
   if (failed.length === 0) return;
   if (state.length === 1) throw failed[0].error;
+  // Credentials refused (401/403) or an API that cannot be reached is not one reference's failure but the
+  // command's: exit 4 or 1, as cancel and create --csv stop on them, not 3 ("some references failed").
+  const refused = failed.find((s) => s.error instanceof AuthError);
+  if (refused) throw refused.error;
+  const unreachable = failed.find((s) => isUnreachable(s.error));
+  if (unreachable) throw unreachable.error;
   throw new PartialFailure(failed.length, state.length, `${failed.length} of ${state.length} references could not be tracked`);
 }
 
