@@ -70,10 +70,14 @@ export async function createContainer(ctx: Ctx, opts: CreateContainerOptions): P
   ctx.out.info(`Add shipments with: ship create --container ${container.reference} …  (or a container_reference CSV column)`);
 }
 
-/** A ValidationError about request fields, re-keyed by the flags that supply them; other errors unchanged. */
+/**
+ * A ValidationError about request fields, located at the flags that supply them; other errors unchanged.
+ * `fields` keeps the API's field paths (what `--json` scripts read for every command); the flags go to `located`.
+ */
 export function inFlagTerms(err: unknown, message: string): unknown {
   if (!(err instanceof ValidationError)) return err;
-  const e = new ValidationError(`${message}: ${err.message}`, mapFieldsToFlags(err.fields, CONTAINER_FLAGS), err.http);
+  const e = new ValidationError(`${message}: ${err.message}`, err.fields, err.http);
+  e.located = Object.entries(mapFieldsToFlags(err.fields, CONTAINER_FLAGS)).flatMap(([column, msgs]) => msgs.map((m) => ({ column, message: m })));
   e.hint = err.hint;
   return e;
 }

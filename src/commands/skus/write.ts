@@ -4,7 +4,6 @@ import type { Ctx } from '../../context.js';
 import { InputError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, SkuRequestSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { parseCell, SKU_COLUMNS, skuColumn, type SkuRecord } from '../../skus/columns.js';
-import { mapFieldsToFlags } from '../containers/format.js';
 import { withoutBom } from '../../shipment-input/read.js';
 import { skuDetails } from './render.js';
 
@@ -131,9 +130,9 @@ export async function runWrite(ctx: Ctx, opts: WriteOptions): Promise<void> {
     else response = await api.skus.update(opts.ref!, checked.value as SkuPatch, { signal: ctx.signal });
   } catch (err) {
     if (err instanceof ValidationError) {
-      const flagged: Record<string, string[]> = {};
-      for (const [path, msgs] of Object.entries(mapFieldsToFlags(err.fields, {}))) flagged[flagOf(path)] = msgs;
-      const e = new ValidationError(`the SKU was not ${opts.mode === 'create' ? 'created' : 'updated'}: ${err.message}`, flagged, err.http);
+      // `fields` keeps the API's field paths (as every command's --json error does); the flags go to `located`.
+      const e = new ValidationError(`the SKU was not ${opts.mode === 'create' ? 'created' : 'updated'}: ${err.message}`, err.fields, err.http);
+      e.located = Object.entries(err.fields).flatMap(([path, msgs]) => msgs.map((m) => ({ column: flagOf(path), message: m })));
       e.hint = err.hint;
       throw e;
     }

@@ -77,6 +77,12 @@ describe('containers create / show / shipments', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--service: .*consolidation/i);
     expect(r.stderr).not.toMatch(/delivery_service_key:/);
+    // --json: `fields` keeps the API's field paths, as every command's error does; the flag is in `problems`.
+    const j = await ship(['containers', 'create', '--service', 'RM_TRACKED_48', '--clearance-country', 'DE', '--clearance-location', 'FRA', '--json']);
+    expect(j.code).toBe(2);
+    const err = JSON.parse(j.stderr).error;
+    expect(Object.keys(err.fields)).toEqual(['delivery_service_key']);
+    expect(err.problems).toEqual([{ column: '--service', message: err.fields.delivery_service_key[0] }]);
   });
 
   it('checks the values before sending, naming the flags', async () => {

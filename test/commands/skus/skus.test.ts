@@ -107,6 +107,17 @@ describe('skus create / update', () => {
     expect((await api('GET', '/skus/BAD-1')).status).toBe(404);
   });
 
+  it('a refusal by the API names the flag, and --json keeps the API field path in `fields`', async () => {
+    const r = await ship(['skus', 'create', '--sku', 'MUG-001', '--product-name', 'Again']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--sku: .*already been taken/);
+    const j = await ship(['skus', 'create', '--sku', 'MUG-001', '--product-name', 'Again', '--json']);
+    expect(j.code).toBe(2);
+    const err = JSON.parse(j.stderr).error;
+    expect(Object.keys(err.fields)).toEqual(['sku']);
+    expect(err.problems).toEqual([{ column: '--sku', message: err.fields.sku[0] }]);
+  });
+
   it('updates from a file as `skus get --json` prints it, edited', async () => {
     const g = await ship(['skus', 'get', 'TEE-BLK-M', '--json']);
     const sku = JSON.parse(g.stdout);
