@@ -223,7 +223,7 @@ export function unmatchedMapEntries(header: readonly string[], mapping: HeaderMa
   return { problems, warnings };
 }
 
-/** The one header that is the same as `name` but for case, spaces and punctuation, or else the one that contains it or is contained in it. */
+/** The one header that is the same as `name` but for case, spaces and punctuation, or else the one that contains it or is contained in it (three characters at least). */
 function nearHeader(name: string, headers: readonly string[]): string | undefined {
   const key = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
   const k = key(name);
@@ -231,7 +231,9 @@ function nearHeader(name: string, headers: readonly string[]): string | undefine
   const only = (found: string[]) => (found.length === 1 ? found[0] : undefined);
   const same = headers.filter((h) => key(h) === k);
   if (same.length) return only(same);
-  return only(headers.filter((h) => key(h) !== '' && (key(h).includes(k) || k.includes(key(h)))));
+  // A header of one or two characters (L, W, D, ID) is inside many names by chance: not a near miss.
+  const inside = (short: string, long: string) => short.length >= 3 && long.includes(short);
+  return only(headers.filter((h) => inside(k, key(h)) || inside(key(h), k)));
 }
 
 /**

@@ -75,6 +75,16 @@ describe('--map entries that match no header', () => {
     const taken = resolveHeader(['Ref', 'Recipient Name', 'Company Name'], { mapping: parseMapping({ Ref: 'shipment_reference', Name: 'to_name', 'Company Name': 'to_company_name' }) });
     expect(mapProblems(taken)).toEqual(['"Name" matches no column of the file (did you mean "Recipient Name"?)']);
   });
+
+  it('do not take a one- or two-letter header inside the entry for a near miss (L, W, D are in many names)', () => {
+    const mapping = parseMapping({ 'Order Number': 'shipment_reference', 'Ship To Email': 'to_email_address', 'Carton ID': 'parcel_reference', 'Qty Shipped': 'item_quantity' });
+    const r = resolveHeader(['Order Number', 'L', 'W', 'D', 'Qty'], { mapping, allowUnknown: true });
+    expect(r.problems.filter((p) => p.column === '--map').map((p) => p.message)).toEqual(['"Qty Shipped" matches no column of the file (did you mean "Qty"?)']);
+    expect(r.warnings.filter((w) => w.column === '--map').map((w) => w.message)).toEqual([
+      '"Ship To Email" matches no column of the file (left unused)',
+      '"Carton ID" matches no column of the file (left unused)',
+    ]);
+  });
 });
 
 describe('parseMapping', () => {
