@@ -112,7 +112,7 @@ export class WaitIndicator {
       },
       () => {
         // No spinner rather than no command: the spinner is a courtesy.
-        this.factory = () => ({ text: '', start: noop, stop: noop });
+        this.factory = () => noSpinner('');
       },
     );
     return this.loading;
@@ -154,5 +154,17 @@ function once(fn: () => void): () => void {
  */
 async function loadOra(): Promise<SpinnerFactory> {
   const { default: ora } = await import('ora');
-  return ({ stream, text }) => ora({ stream: stream as NodeJS.WriteStream, text, isEnabled: true, hideCursor: false, discardStdin: false });
+  return ({ stream, text }) => {
+    const ws = stream as NodeJS.WriteStream;
+    // A terminal that reports no width (0 columns: `script` with stdin not a terminal, `docker run -t` before its
+    // first resize) would make ora count its lines as width / 0 and clear lines forever, so the command never
+    // ends. No spinner rather than no command.
+    if (ws.isTTY && !(ws.columns > 0)) return noSpinner(text);
+    return ora({ stream: ws, text, isEnabled: true, hideCursor: false, discardStdin: false });
+  };
+}
+
+/** A spinner that draws nothing. */
+function noSpinner(text: string): SpinnerLike {
+  return { text, start: noop, stop: noop };
 }

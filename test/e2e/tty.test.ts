@@ -28,7 +28,7 @@ let counter = 0;
  * Starts `node bin/ship.js ARGS` in a detached 120x40 tmux session with exactly the given environment
  * (env -i: in particular no CI, which the test runner sets), and "EXIT=<code>" printed when it ends.
  */
-function start(args: string[], env: Record<string, string>): string {
+function start(args: string[], env: Record<string, string>, opts: { before?: string } = {}): string {
   const name = `ship-tty-${process.pid}-${++counter}`;
   const vars = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), TERM: 'xterm-256color', NO_COLOR: '1', ...env };
   const cmd = [
@@ -39,7 +39,7 @@ function start(args: string[], env: Record<string, string>): string {
     ...args.map(shq),
   ].join(' ');
   sessions.push(name);
-  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', `env -u CI ${cmd}; echo EXIT=$?; sleep 30`);
+  tmux('new-session', '-d', '-s', name, '-x', '120', '-y', '40', `${opts.before ? `${opts.before}; ` : ''}env -u CI ${cmd}; echo EXIT=$?; sleep 30`);
   return name;
 }
 
@@ -281,6 +281,19 @@ describe.skipIf(!hasTmux)(title, () => {
       expect(exitCode(json), json).toBe(0);
       expect(json).toContain('"RM_TRACKED_48"');
       expect(json).not.toContain('Waiting');
+    } finally {
+      await sb.control('faults', {});
+    }
+  });
+
+  it('a terminal that reports 0 columns (script, docker -t before a resize) still ends: no spinner rather than one clearing lines forever', async () => {
+    await sb.control('faults', { latency_ms: 1000 });
+    try {
+      const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+      const s = start(['services'], env, { before: 'stty cols 0' });
+      const text = await waitFor(s, /EXIT=\d+/);
+      expect(exitCode(text), text).toBe(0);
+      expect(text).toContain('RM_TRACKED_48');
     } finally {
       await sb.control('faults', {});
     }
