@@ -56,6 +56,11 @@ export interface BulkCommandOptions<I, R> {
   textLine?: (r: BulkResult<I, R>) => string | undefined;
   /** The line of a task with --quiet (e.g. just the tracking reference); undefined prints nothing. */
   quietLine?: (r: BulkResult<I, R>) => string | undefined;
+  /**
+   * Writes the command's own row files once the run is over, before the summary, which names them (in the
+   * `--json` summary line too): for a command that writes FILE.failed.csv and --results itself (create --csv).
+   */
+  rowFiles?: (s: BulkSummary) => Promise<{ failedPath?: string; resultsPath?: string }>;
   /** Extra lines for the closing summary (e.g. "labels in ./labels"). */
   summaryNotes?: (s: BulkSummary) => string[];
   /** Counts of the input that were never tasks, for the JSON summary (e.g. orders a preset left out). */
@@ -155,8 +160,9 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     resumeWait();
   }
 
-  const failedPath = failed?.finish();
-  const resultsPath = results?.finish();
+  const own = opts.rowFiles ? await opts.rowFiles(summary) : {};
+  const failedPath = failed?.finish() ?? own.failedPath;
+  const resultsPath = results?.finish() ?? own.resultsPath;
   // A run stopped after its first task still had more to do: it gets a summary too.
   if (opts.summary ?? (opts.total ?? summary.total) !== 1) printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path });
 

@@ -245,6 +245,15 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       // Orders a preset left out are listed (and in the JSON lines as "skipped" with a reason) but are not
       // shipments of the run: counted apart, so the summary's numbers add up.
       summaryCounts: loaded.excluded.length ? { left_out: loaded.excluded.length } : undefined,
+      // Stopped before the end (Ctrl-C, credentials refused, service unreachable): the shipments it never reached
+      // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
+      rowFiles: async (s) => {
+        if (s.interrupted || s.authStop !== undefined || s.unreachable !== undefined) {
+          addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, { withResults: o.results !== undefined, labelFor: loaded.labelFor });
+        }
+        const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
+        return { failedPath: files.failed, resultsPath: files.results };
+      },
       summaryNotes: (s) => {
         const notes: string[] = [];
         if (loaded.excluded.length) notes.push(`Left out ${loaded.excluded.length} order${loaded.excluded.length === 1 ? '' : 's'} that cannot be shipped (listed above)`);
@@ -265,20 +274,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   // AuthError here means the API refused the credentials mid-run and the run stopped; an unreachable API
   // stops it the same way (bulk/runner.ts).
+  // The row files were written (rowFiles, before the summary named them) when the run got that far.
   const finished =
     thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
-  if (finished) {
-    // Stopped before the end (Ctrl-C, credentials refused, service unreachable): the shipments it never reached
-    // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
-    if (thrown !== undefined && !(thrown instanceof PartialFailure)) {
-      addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, { withResults: o.results !== undefined, labelFor: loaded.labelFor });
-    }
-    const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
-    if (!mode.json && !mode.quiet) {
-      if (files.failed) io.stderr.write(`Failed rows written to ${files.failed} (fix them and run that file)\n`);
-      if (files.results) io.stderr.write(`Results written to ${files.results}\n`);
-    }
-  }
   if (existedBefore.length) out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   if (printer && printerFailure !== undefined) {
     const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments);

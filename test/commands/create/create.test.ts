@@ -389,6 +389,9 @@ describe('ship create --csv', () => {
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.shipment_reference, l.status])).toEqual([['MIX-1', 'created'], ['MIX-2', 'failed'], ['MIX-3', 'created']]);
     expect(lines[1].fields).toHaveProperty('delivery_service_key');
+    // The --json summary names both files, as skus import's does (from stdin the failed rows go to stdin.failed.csv).
+    const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
+    expect(summary).toMatchObject({ failed: 1, failed_csv: join(work, 'mixed.failed.csv'), results_csv: join(work, 'results.csv') });
     const failed = readFileSync(join(work, 'mixed.failed.csv'), 'utf8').trim().split('\n');
     expect(failed[0]).toBe('shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,error');
     expect(failed).toHaveLength(2);
