@@ -24,6 +24,7 @@ import { mergePdfs } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
+import { customFieldProblems } from '../../csv/custom-field-rules.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
@@ -102,6 +103,21 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
 
   const api = await ctx.api();
+  // The whole file is checked before anything is sent: the custom field values too, by the account's rules.
+  if (loaded.compact.some((c) => c.json.includes('"custom_fields"'))) {
+    let defs: Awaited<ReturnType<typeof api.customFields.list>> | undefined;
+    try {
+      defs = await api.customFields.list({ signal: ctx.signal });
+    } catch {
+      // Not readable now (a user without access, a slow service): the API still checks each shipment as it comes.
+    }
+    const problems = defs ? customFieldProblems(defs, loaded.compact, (c) => loaded.labelFor(c)) : [];
+    if (problems.length) {
+      throw new InputError(`${csvPath}: ${problems.length} custom field value${problems.length === 1 ? '' : 's'} the service would refuse; nothing was sent`, problems, {
+        hint: 'fix the file and run again; `ship custom-fields KEY` shows a field\'s rules',
+      });
+    }
+  }
   const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
   if (mode.interactive && !o.yes) {
     const settings = await ctx.settings();

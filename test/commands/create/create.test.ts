@@ -416,6 +416,28 @@ describe('ship create --csv', () => {
     expect(proxy.creates().map((b) => [b.shipment_reference, b.delivery_service_key])).toEqual([['MIX-2', 'RM_TRACKED_48']]);
   });
 
+  it('refuses the whole file, sending no shipment, when a custom field value breaks the account\'s rules (exit 2)', async () => {
+    const csv = join(work, 'custom.csv');
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,custom_fields.gift_message,custom_fields.priority',
+        `CFR-1,Ann,1 High St,London,E1 1AA,GB,1000,${'g'.repeat(101)},standard`,
+        'CFR-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,hi,bogus',
+        'CFR-3,Cy,3 High St,York,YO1 1AA,GB,900,hi,express',
+      ].join('\n') + '\n',
+    );
+    proxy.requests.length = 0;
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.problems).toEqual([
+      { row: 2, column: 'custom_fields.gift_message', message: '101 characters; custom field gift_message takes at most 100' },
+      { row: 3, column: 'custom_fields.priority', message: '"bogus" is not one of the choices of custom field priority: standard, express, overnight' },
+    ]);
+    expect(proxy.creates()).toEqual([]);
+  });
+
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
     const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run', '--json']);
     expect(r.code).toBe(0);
