@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { makeDirSync } from '../util/mkdir.js';
+import { isSpecialFile } from '../util/special-file.js';
 
 /** Quotes one CSV field per RFC 4180 (only when needed: comma, quote, CR or LF, or edge spaces). */
 export function csvField(value: string): string {
@@ -94,6 +95,8 @@ export const RESULT_COLUMNS = ['status', 'id', 'tracking_reference', 'label_path
 /** Streams every input row plus its result columns into --results FILE.csv (temp file, renamed at the end). */
 export class ResultsWriter {
   private readonly tmp: string;
+  /** The path is a device or a pipe (/dev/stdout): written in place, never replaced by a rename. */
+  private readonly direct: boolean;
   private fd: number;
   private buf = '';
 
@@ -104,7 +107,8 @@ export class ResultsWriter {
     opts: { bom?: boolean } = {},
   ) {
     makeDirSync(dirname(path));
-    this.tmp = `${path}.${process.pid}.tmp`;
+    this.direct = isSpecialFile(path);
+    this.tmp = this.direct ? path : `${path}.${process.pid}.tmp`;
     this.fd = fs.openSync(this.tmp, 'w');
     const extra = RESULT_COLUMNS.map((c) => (header.includes(c) ? `result_${c}` : c));
     this.buf = (opts.bom ? BOM : '') + csvLine([...header, ...extra]);
@@ -132,7 +136,7 @@ export class ResultsWriter {
   finish(): string {
     this.flush();
     fs.closeSync(this.fd);
-    fs.renameSync(this.tmp, this.path);
+    if (!this.direct) fs.renameSync(this.tmp, this.path);
     return this.path;
   }
 
@@ -143,7 +147,7 @@ export class ResultsWriter {
     } catch {
       // already closed
     }
-    fs.rmSync(this.tmp, { force: true });
+    if (!this.direct) fs.rmSync(this.tmp, { force: true });
   }
 
   private flush(): void {
@@ -153,6 +157,7 @@ export class ResultsWriter {
 }
 
 function writeAtomic(path: string, text: string): void {
+  if (isSpecialFile(path)) return fs.writeFileSync(path, text);
   makeDirSync(dirname(path));
   const tmp = `${path}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, text);

@@ -7,6 +7,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ApiError } from '../errors.js';
 import { makeDirSync } from '../util/mkdir.js';
+import { isSpecialFile } from '../util/special-file.js';
 
 /** The label formats of the API. */
 export type LabelFormat = 'ZPL' | 'PDF' | 'PNG';
@@ -174,6 +175,7 @@ export function checkMagic(bytes: Uint8Array, format: LabelFormat): void {
 
 /** Writes a file atomically (temp file in the same directory, fsync, rename), so readers never see half a label. */
 export function writeFileAtomic(path: string, data: Uint8Array | string, opts: { sync?: boolean } = {}): void {
+  if (isSpecialFile(path)) return fs.writeFileSync(path, data);
   ensureDirSync(dirname(path));
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   let fd: number;
@@ -233,6 +235,7 @@ export function writeFileInPlace(path: string, data: Uint8Array | string, dir = 
 
 /** Writes a file atomically like writeFileAtomic, off the event loop (the thread pool does the disk work). */
 export async function writeFileAtomicAsync(path: string, data: Uint8Array | string): Promise<void> {
+  if (isSpecialFile(path)) return writeFile(path, data);
   await ensureDir(dirname(path));
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {

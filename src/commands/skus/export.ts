@@ -9,6 +9,7 @@ import { UsageError } from '../../errors.js';
 import { writeSkuCsv } from '../../skus/export.js';
 import { walkSkuPages } from '../../skus/pages.js';
 import { skuPageSource } from './list.js';
+import { isSpecialFile } from '../../util/special-file.js';
 
 /** Exports every SKU; a file is written to FILE.partial and renamed when complete, so it is never half there. */
 export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: number }): Promise<void> {
@@ -16,7 +17,8 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
   if (toStdout && ctx.mode.json) throw new UsageError('-o - writes the CSV to stdout; it cannot be combined with --json');
   const src = await skuPageSource(ctx);
   const path = toStdout ? undefined : resolve(opts.output);
-  const partial = path ? `${path}.partial` : undefined;
+  // A device or a pipe (/dev/null, /dev/stdout) is written in place: a rename would replace it with a file.
+  const partial = path ? (isSpecialFile(path) ? path : `${path}.partial`) : undefined;
   let out: Writable;
   if (partial) {
     out = createWriteStream(partial);
@@ -42,7 +44,7 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
     if (partial && path) {
       out.end();
       await once(out, 'close');
-      await rename(partial, path);
+      if (partial !== path) await rename(partial, path);
     }
     if (ctx.mode.json) return ctx.out.json({ path, count: r.count, custom_fields: r.customKeys });
     if (ctx.mode.quiet) {
@@ -53,7 +55,7 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
   } catch (err) {
     if (partial) {
       out.destroy();
-      await rm(partial, { force: true });
+      if (partial !== path) await rm(partial, { force: true });
     }
     throw err;
   } finally {

@@ -1,0 +1,57 @@
+// -o PATH naming a device or a pipe is written in place, never replaced by the temp file + rename of a regular file.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeFileAtomic, writeFileAtomicAsync } from '../../src/labels/index.js';
+import { ResultsWriter } from '../../src/bulk/csv-out.js';
+import { isSpecialFile } from '../../src/util/special-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ship-special-'));
+
+/**
+ * A named pipe with a reader collecting what is written to it: another process (`cat`), since opening a pipe to
+ * write waits for its reader, and a synchronous open here would block the reader's open in this process.
+ */
+function fifo(name: string): { path: string; read: Promise<string> } {
+  const path = join(dir, name);
+  execFileSync('mkfifo', [path]);
+  const cat = spawn('cat', [path]);
+  const read = new Promise<string>((res, rej) => {
+    let text = '';
+    cat.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+    cat.on('close', () => res(text)).on('error', rej);
+  });
+  return { path, read };
+}
+
+describe('writing to a device or a pipe', () => {
+  it('tells devices and pipes from regular files, directories and missing paths', () => {
+    expect(isSpecialFile('/dev/null')).toBe(true);
+    const f = join(dir, 'plain.txt');
+    writeFileSync(f, 'x');
+    expect(isSpecialFile(f)).toBe(false);
+    expect(isSpecialFile(dir)).toBe(false);
+    expect(isSpecialFile(join(dir, 'missing'))).toBe(false);
+  });
+
+  it('writes labels, failed rows and results into the pipe, which stays a pipe', async () => {
+    const a = fifo('a');
+    writeFileAtomic(a.path, '^XA^XZ');
+    expect(await a.read).toBe('^XA^XZ');
+    const b = fifo('b');
+    await writeFileAtomicAsync(b.path, '%PDF-');
+    expect(await b.read).toBe('%PDF-');
+    const c = fifo('c');
+    const results = new ResultsWriter(c.path, ['shipment_reference']);
+    results.add([['R-1']], { status: 'created', id: 'id-1' });
+    results.finish();
+    expect(await c.read).toBe('shipment_reference,status,id,tracking_reference,label_paths,error\nR-1,created,id-1,,,\n');
+    for (const p of [a.path, b.path, c.path]) expect(statSync(p).isFIFO()).toBe(true);
+    // A regular file is still written whole through a temporary file.
+    const plain = join(dir, 'plain.zpl');
+    writeFileAtomic(plain, '^XA');
+    expect(readFileSync(plain, 'utf8')).toBe('^XA');
+  });
+});
