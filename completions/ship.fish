@@ -505,7 +505,7 @@ complete -c ship -n '__ship_is '\''custom-fields create'\''' -l required -d 'a v
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l min-length -r -d 'TEXT only: minimum length'
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l max-length -r -d 'TEXT only: maximum length'
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l regex -r -d 'TEXT only: Perl-compatible expression the value must match'
-complete -c ship -n '__ship_is '\''custom-fields create'\''' -l options -r -d 'LIST only: the choices, comma-separated (e.g. "Red,Green,Blue") or already quoted ("Red","Green")'
+complete -c ship -n '__ship_is '\''custom-fields create'\''' -l options -r -d 'LIST only: the choices, comma-separated (e.g. "Red,Green,Blue"); quote a choice that holds a comma (Red,"Dark, blue")'
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l numeric-type -r -d 'NUMERIC only: INT or DECIMAL'
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l min-value -r -d 'NUMERIC only: minimum value'
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l max-value -r -d 'NUMERIC only: maximum value'

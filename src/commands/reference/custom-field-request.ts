@@ -136,17 +136,18 @@ function decimal(flag: string, raw: string | undefined, numericType: 'INT' | 'DE
 }
 
 /**
- * The choices of --options: either plain `Red, Green, Blue`, or the API's own form, comma-separated and
- * quote-encapsulated (`"Red","Dark, blue"`, a quote inside doubled). Empty or repeated choices are refused.
+ * The choices of --options: plain `Red, Green, Blue`, the API's own form, comma-separated and
+ * quote-encapsulated (`"Red","Dark, blue"`, a quote inside doubled), or a mix of both as in a CSV line
+ * (`Red,"Dark, blue",Green`): a choice that starts with a quote runs to its closing quote, commas included.
+ * A quote later in a plain choice is kept as it is (`12" pizza`). Empty or repeated choices are refused.
  */
 export function parseOptionsList(raw: string): string[] {
   const text = raw.trim();
-  let choices: string[];
-  if (text.startsWith('"')) {
-    choices = [];
-    let i = 0;
-    while (i < text.length) {
-      if (text[i] !== '"') throw new UsageError(`--options: expected a quoted choice at character ${i + 1} of ${JSON.stringify(raw)}`);
+  const choices: string[] = [];
+  let i = 0;
+  for (;;) {
+    while (text[i] === ' ') i++;
+    if (text[i] === '"') {
       let value = '';
       i++;
       for (;;) {
@@ -163,14 +164,15 @@ export function parseOptionsList(raw: string): string[] {
       }
       choices.push(value);
       while (text[i] === ' ') i++;
-      if (i < text.length) {
-        if (text[i] !== ',') throw new UsageError(`--options: expected "," after a quoted choice in ${JSON.stringify(raw)}`);
-        i++;
-        while (text[i] === ' ') i++;
-      }
+      if (i < text.length && text[i] !== ',') throw new UsageError(`--options: expected "," after a quoted choice in ${JSON.stringify(raw)}`);
+    } else {
+      const comma = text.indexOf(',', i);
+      const stop = comma === -1 ? text.length : comma;
+      choices.push(text.slice(i, stop).trim());
+      i = stop;
     }
-  } else {
-    choices = text.split(',').map((s) => s.trim());
+    if (i >= text.length) break;
+    i++; // the comma
   }
   if (choices.some((c) => c === '')) throw new UsageError('--options: empty choice (two commas in a row, or a trailing comma?)');
   const seen = new Set<string>();

@@ -87,7 +87,7 @@ Examples:
     .option('--min-length <n>', 'TEXT only: minimum length')
     .option('--max-length <n>', 'TEXT only: maximum length')
     .option('--regex <pattern>', 'TEXT only: Perl-compatible expression the value must match')
-    .option('--options <list>', 'LIST only: the choices, comma-separated (e.g. "Red,Green,Blue") or already quoted ("Red","Green")')
+    .option('--options <list>', 'LIST only: the choices, comma-separated (e.g. "Red,Green,Blue"); quote a choice that holds a comma (Red,"Dark, blue")')
     .option('--numeric-type <type>', 'NUMERIC only: INT or DECIMAL')
     .option('--min-value <x>', 'NUMERIC only: minimum value')
     .option('--max-value <x>', 'NUMERIC only: maximum value')

@@ -76,8 +76,14 @@ describe('options lists', () => {
     expect(parseOptionsList('a, b,c')).toEqual(['a', 'b', 'c']);
     expect(parseOptionsList('"Red","Dark, blue", "Say ""hi"""')).toEqual(['Red', 'Dark, blue', 'Say "hi"']);
   });
+  it('reads a CSV-style mix of plain and quoted choices: a quoted one keeps its commas', () => {
+    expect(parseOptionsList('Red,"Green, light",Blue')).toEqual(['Red', 'Green, light', 'Blue']);
+    expect(parseOptionsList('"Dark, blue", Red')).toEqual(['Dark, blue', 'Red']);
+    expect(parseOptionsList('12" pizza,14" pizza')).toEqual(['12" pizza', '14" pizza']);
+    expect(encodeOptionsList(parseOptionsList('Red,"Green, light",Blue'))).toBe('"Red","Green, light","Blue"');
+  });
   it('refuses empty, repeated and malformed lists', () => {
-    for (const bad of ['a,,b', 'a,', 'a,a', '"a', '"a" "b"']) expect(() => parseOptionsList(bad)).toThrow(UsageError);
+    for (const bad of ['a,,b', 'a,', 'a,a', '"a', '"a" "b"', 'a,"b" c', 'a,"b']) expect(() => parseOptionsList(bad)).toThrow(UsageError);
   });
   it('round-trips through the API form', () => {
     const choices = ['Red', 'Dark, blue', 'Say "hi"'];
