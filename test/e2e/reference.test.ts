@@ -91,6 +91,18 @@ describe('reference commands (binary)', () => {
     expect(typeof created.id).toBe('string');
   });
 
+  it('custom-fields create: the API refusing a field names the flag that supplies it (exit 2), --json keeps the field path', async () => {
+    const args = ['custom-fields', 'create', '--name', 'Gift', '--key', 'gift_message', '--entity', 'SHIPMENT', '--data-type', 'TEXT'];
+    const [text, asJson] = await Promise.all([run(args), run([...args, '--json'])]);
+    expect(text.exitCode).toBe(2);
+    expect(String(text.stderr)).toMatch(/^ {2}--key: The key has already been taken\./m);
+    expect(String(text.stderr)).toContain('the custom field was not created');
+    expect(asJson.exitCode).toBe(2);
+    const err = JSON.parse(String(asJson.stderr).trim().split('\n').pop()!).error;
+    expect(err.fields).toEqual({ key: ['The key has already been taken.'] });
+    expect(err.problems).toEqual([{ column: '--key', message: 'The key has already been taken.' }]);
+  });
+
   it('--verbose traces each request on stderr with no full token or API key', async () => {
     const r = await run(['users', '--verbose']);
     expect(r.exitCode).toBe(0);

@@ -1,7 +1,7 @@
 // `ship custom-fields [REF]` and `ship custom-fields create`: GET/POST /custom-fields.
 import type { Ctx } from '../../context.js';
 import type { CustomField, CustomFieldRequest } from '../../api/schemas.js';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError, ValidationError } from '../../errors.js';
 import { nearWord } from '../../util/near.js';
 
 
@@ -73,7 +73,42 @@ function showOne(ctx: Ctx, f: CustomField): void {
 /** Creates a custom field and prints it like `custom-fields KEY` does. */
 export async function create(ctx: Ctx, body: CustomFieldRequest): Promise<void> {
   const api = await ctx.api();
-  const created = await api.customFields.create(body, { signal: ctx.signal });
+  let created: CustomField;
+  try {
+    created = await api.customFields.create(body, { signal: ctx.signal });
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      // `fields` keeps the API's field paths (what --json scripts read); the flags that supply them go to `located`.
+      const e = new ValidationError(`the custom field was not created: ${err.message}`, err.fields, err.http);
+      e.located = Object.entries(err.fields).flatMap(([path, msgs]) => msgs.map((message) => ({ column: customFieldFlagOf(path), message })));
+      e.hint = err.hint;
+      throw e;
+    }
+    throw err;
+  }
   ctx.out.success(`Created custom field ${created.key ?? body.key}`);
   showOne(ctx, { ...body, ...created } as CustomField);
+}
+
+/** The flag of `custom-fields create` that supplies each field of POST /custom-fields, for the API's messages. */
+const CUSTOM_FIELD_FLAGS: Record<string, string> = {
+  name: '--name',
+  key: '--key',
+  entity: '--entity',
+  data_type: '--data-type',
+  source: '--source',
+  default_value: '--default-value',
+  mapped_to: '--mapped-to',
+  'data_validation_rules.is_required': '--required',
+  'data_validation_rules.min_length': '--min-length',
+  'data_validation_rules.max_length': '--max-length',
+  'data_validation_rules.regex': '--regex',
+  'data_validation_rules.options': '--options',
+  'data_validation_rules.numeric_type': '--numeric-type',
+  'data_validation_rules.min_value': '--min-value',
+  'data_validation_rules.max_value': '--max-value',
+};
+
+export function customFieldFlagOf(path: string): string {
+  return CUSTOM_FIELD_FLAGS[path] ?? path;
 }
