@@ -5,7 +5,7 @@ import { platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Ctx } from '../../context.js';
 import type { Settings } from '../../config/settings.js';
-import { ApiError, AuthError, ExitCode, ShipError } from '../../errors.js';
+import { ApiError, AuthError, ExitCode, NotFoundError, ShipError } from '../../errors.js';
 import { mask } from '../../output/redact.js';
 
 export interface DoctorOptions {
@@ -133,7 +133,11 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
       );
     } catch (err) {
       const ms = Math.round(performance.now() - t0);
-      add({ name: 'token valid', status: 'fail', detail: `GET /tokens: ${errText(err)}`, ms, credentials: err instanceof AuthError });
+      // The client's message already starts with the request ("GET /tokens: not found (…)"): say it once.
+      let detail = `GET /tokens: ${errText(err).replace(/^GET \/tokens:\s*/, '')}`;
+      // A 404 for GET /tokens means the base URL does not point at the API (a missing or wrong /v1.2 segment).
+      if (err instanceof NotFoundError) detail += `; check the base URL: it must include the API version, e.g. ${new URL('/v1.2', base).href}`;
+      add({ name: 'token valid', status: 'fail', detail, ms, credentials: err instanceof AuthError });
     }
   }
 

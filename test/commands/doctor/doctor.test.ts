@@ -104,6 +104,17 @@ describe('ship doctor', () => {
     expect(byName(doc.checks, 'clock')?.status).toBe('skip');
   });
 
+  it('a base URL without the version segment: GET /tokens 404 is reported once, pointing at the base URL', async () => {
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
+    const wrong = sb.baseUrl.replace(/\/v1\.2$/, '/api');
+    const r = await runShip(['doctor', '--json'], { env: { ...env, SHIP_BASE_URL: wrong } });
+    expect(r.code).toBe(1);
+    const detail = byName((JSON.parse(r.stdout) as { checks: Check[] }).checks, 'token valid')?.detail ?? '';
+    expect(detail).toMatch(/^GET \/tokens: not found/);
+    expect(detail.match(/GET \/tokens/g)).toHaveLength(1);
+    expect(detail).toContain(`check the base URL: it must include the API version, e.g. ${new URL('/v1.2', wrong).href}`);
+  });
+
   it('warns when the server clock is more than 2 minutes off', async () => {
     const server: Server = createServer((req, res) => {
       res.setHeader('Date', new Date(Date.now() - 5 * 60_000).toUTCString());
