@@ -31,10 +31,10 @@ _ship_opts() {
     "containers create") echo '--reference --despatch-date --location --service --clearance-country --clearance-location --currency --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "containers show") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "containers shipments") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
-    "containers label") echo '--format --output -o --printer --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers label") echo '--format --output -o --printer --no-preflight --printer-timeout --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "containers documents") echo '--output-dir -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "containers invoice") echo '--output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
-    "containers close") echo '--yes -y --print --printer --format --output -o --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
+    "containers close") echo '--yes -y --print --printer --format --output -o --no-preflight --printer-timeout --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "containers delete") echo '--yes -y --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus") echo '--version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
     "skus import") echo '--map --replace --dry-run --concurrency --failed --encoding --yes -y --version -V --profile --base-url --test --timeout --json --quiet -q --verbose -v --no-input --no-color --insecure' ;;
@@ -87,10 +87,10 @@ _ship_value_opts() {
     "containers create") echo '--reference --despatch-date --location --service --clearance-country --clearance-location --currency --profile --base-url --timeout' ;;
     "containers show") echo '--profile --base-url --timeout' ;;
     "containers shipments") echo '--profile --base-url --timeout' ;;
-    "containers label") echo '--format --output -o --printer --profile --base-url --timeout' ;;
+    "containers label") echo '--format --output -o --printer --printer-timeout --profile --base-url --timeout' ;;
     "containers documents") echo '--output-dir -o --profile --base-url --timeout' ;;
     "containers invoice") echo '--output -o --profile --base-url --timeout' ;;
-    "containers close") echo '--printer --format --output -o --profile --base-url --timeout' ;;
+    "containers close") echo '--printer --format --output -o --printer-timeout --profile --base-url --timeout' ;;
     "containers delete") echo '--profile --base-url --timeout' ;;
     "skus") echo '--profile --base-url --timeout' ;;
     "skus import") echo '--map --concurrency --failed --encoding --profile --base-url --timeout' ;;

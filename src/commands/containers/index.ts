@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { completeWith } from '../../completion/values.js';
+import { parseSeconds } from '../label/index.js';
 import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 
 /** Parses --format for container labels (ZPL or PDF, any case). */
@@ -83,6 +84,8 @@ Examples:
     .addOption(completeWith(new Option('--format <format>', 'ZPL or PDF (default ZPL)'), ['ZPL', 'PDF']))
     .option('-o, --output <path>', 'file to write (- for stdout; default ./container-REF.zpl|pdf)')
     .option('--printer [target]', `send the ZPL label to a thermal printer: tcp://HOST:PORT or a configured printer name (${PRINTER_ALONE})`)
+    .option('--no-preflight', "with --printer: don't ask the printer for its status (~HS) before sending")
+    .option('--printer-timeout <seconds>', 'with --printer: printer connection and status timeout', '5')
     .addHelpText(
       'after',
       `
@@ -91,13 +94,14 @@ Examples:
   ship containers label C24123001 --printer tcp://10.0.0.50:9100
   ship containers label C24123001 -o - | lp -d zebra -o raw`,
     )
-    .action(async (ref: string, flags: { format?: string; output?: string; printer?: PrinterFlag }) => {
+    .action(async (ref: string, flags: { format?: string; output?: string; printer?: PrinterFlag; preflight: boolean; printerTimeout: string }) => {
       const format = containerLabelFormat(flags.format);
       const printer = printerFlag(flags.printer);
+      const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
       if (printer !== undefined && format === 'PDF') throw new UsageError('--printer sends ZPL; drop --format PDF');
       if (printer !== undefined && flags.output) throw new UsageError('give either --printer or -o, not both');
       const { containerLabel } = await import('./run.js');
-      await containerLabel(ctx, { ref, format, output: flags.output, printer });
+      await containerLabel(ctx, { ref, format, output: flags.output, printer, preflight: flags.preflight, printerTimeoutMs });
     });
 
   containers
@@ -128,6 +132,8 @@ Examples:
     .option('--printer <target>', 'with --print: tcp://HOST:PORT or a configured printer name')
     .addOption(completeWith(new Option('--format <format>', 'with --print: ZPL or PDF label (default ZPL)'), ['ZPL', 'PDF']))
     .option('-o, --output <path>', 'with --print: write the label here instead of printing it')
+    .option('--no-preflight', "with --print: don't ask the printer for its status (~HS) before closing")
+    .option('--printer-timeout <seconds>', 'with --print: printer connection and status timeout', '5')
     .addHelpText(
       'after',
       `
@@ -135,15 +141,16 @@ Examples:
   ship containers close C24123001
   ship containers close C24123001 --yes --print --printer tcp://10.0.0.50:9100`,
     )
-    .action(async (ref: string, flags: { yes?: boolean; print?: boolean; printer?: string; format?: string; output?: string }) => {
+    .action(async (ref: string, flags: { yes?: boolean; print?: boolean; printer?: string; format?: string; output?: string; preflight: boolean; printerTimeout: string }) => {
       const format = containerLabelFormat(flags.format);
+      const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
       if (!flags.print && (flags.printer || flags.output || format)) {
         throw new UsageError('--printer, --format and -o go with --print');
       }
       if (flags.printer && format === 'PDF') throw new UsageError('--printer sends ZPL; drop --format PDF');
       if (flags.printer && flags.output) throw new UsageError('give either --printer or -o, not both');
       const { closeContainer } = await import('./run.js');
-      await closeContainer(ctx, { ref, yes: Boolean(flags.yes), print: Boolean(flags.print), printer: flags.printer, format, output: flags.output });
+      await closeContainer(ctx, { ref, yes: Boolean(flags.yes), print: Boolean(flags.print), printer: flags.printer, format, output: flags.output, preflight: flags.preflight, printerTimeoutMs });
     });
 
   containers

@@ -152,6 +152,10 @@ interface LabelTarget {
   format?: 'ZPL' | 'PDF';
   output?: string;
   printer?: string;
+  /** false with --no-preflight: send without asking the printer for its status (~HS). */
+  preflight?: boolean;
+  /** --printer-timeout in ms (default 5 s). */
+  printerTimeoutMs?: number;
 }
 
 /** Where the label of `--print` / `--printer` goes once it is fetched (resolved and checked beforehand). */
@@ -166,7 +170,7 @@ async function deliverLabel(ctx: Ctx, ref: string, t: Delivery): Promise<Record<
   const doc = await api.containers.label(ref, { format }, { signal: ctx.signal });
   const bytes = bytesOf(doc, format, `container ${ref} label`);
   if (t.target) {
-    const printed = await sendZpl(ctx, t.target, bytes);
+    const printed = await sendZpl(ctx, t.target, bytes, { timeoutMs: t.printerTimeoutMs });
     return { format, printer: printed.target, bytes: bytes.length };
   }
   if (t.output === '-') {
@@ -190,7 +194,7 @@ function bytesOf(doc: DocumentResult, format: 'ZPL' | 'PDF', what: string): Buff
 /** `containers label REF`. */
 export async function containerLabel(ctx: Ctx, opts: { ref: string } & LabelTarget): Promise<void> {
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label to stdout; it cannot be combined with --json');
-  const target = opts.printer !== undefined ? await readyPrinter(ctx, opts.printer) : undefined;
+  const target = opts.printer !== undefined ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
   const done = await deliverLabel(ctx, opts.ref, { ...opts, target });
   if (ctx.mode.json) return ctx.out.json({ reference: opts.ref, ...done });
   if (done.path === '-') return;
@@ -212,7 +216,7 @@ export async function closeContainer(
     throw new UsageError(`closing container ${opts.ref} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to confirm in scripts' });
   }
   // The close cannot be undone, so the printer is found and checked (~HS) before anything changes.
-  const target = opts.print && !opts.output ? await readyPrinter(ctx, opts.printer) : undefined;
+  const target = opts.print && !opts.output ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
   const ok = await confirmOrRefuse(
     ctx,
     opts.yes,

@@ -36,7 +36,7 @@ async function createContainer(ref: string): Promise<any> {
 }
 
 /** A raw-port printer double: answers ~HS as a ready Zebra and records every other payload. */
-async function fakePrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Promise<void> }> {
+async function fakePrinter(opts: { silent?: boolean } = {}): Promise<{ url: string; jobs: Buffer[]; close(): Promise<void> }> {
   const jobs: Buffer[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((sock) => {
@@ -44,6 +44,8 @@ async function fakePrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Pr
     const chunks: Buffer[] = [];
     sock.on('data', (c) => {
       if (c.toString('latin1').includes('~HS')) {
+        // A printer without ~HS support (or a print server in front of one) never answers the status query.
+        if (opts.silent) return;
         sock.write('\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02000,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
       } else chunks.push(c);
     });
@@ -157,6 +159,30 @@ describe('containers close / label / documents / invoice / delete', () => {
     expect(r.stderr).toMatch(/container CT-NOFILE was closed, but its label could not be delivered/);
     expect(r.stderr).toMatch(/ship containers label CT-NOFILE/);
     expect((await api('GET', '/containers/CT-NOFILE')).body.data.status).toBe('Closed');
+  });
+
+  it('a printer that does not answer ~HS: close and label refuse naming --no-preflight, which they accept and send without asking', async () => {
+    await createContainer('CT-SILENT');
+    const printer = await fakePrinter({ silent: true });
+    try {
+      const refused = await ship(['containers', 'close', 'CT-SILENT', '--yes', '--print', '--printer', printer.url, '--printer-timeout', '0.3']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/--no-preflight/);
+      expect((await api('GET', '/containers/CT-SILENT')).body.data.status).toBe('Open');
+
+      const closed = await ship(['containers', 'close', 'CT-SILENT', '--yes', '--print', '--printer', printer.url, '--no-preflight', '--json']);
+      expect(closed.code, closed.stderr).toBe(0);
+      expect((await api('GET', '/containers/CT-SILENT')).body.data.status).toBe('Closed');
+
+      const label = await ship(['containers', 'label', 'CT-SILENT', '--printer', printer.url, '--no-preflight', '--printer-timeout', '2']);
+      expect(label.code, label.stderr).toBe(0);
+      await new Promise((res) => setTimeout(res, 50));
+      expect(printer.jobs).toHaveLength(2);
+      for (const job of printer.jobs) expect(job.toString('utf8')).toMatch(/\^XA[\s\S]*\^XZ/);
+      expect((await ship(['containers', 'label', 'CT-SILENT', '--printer', printer.url, '--printer-timeout', 'soon'])).code).toBe(2);
+    } finally {
+      await printer.close();
+    }
   });
 
   it('does not close when the printer cannot be reached', async () => {
