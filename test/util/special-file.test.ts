@@ -1,6 +1,6 @@
 // -o PATH naming a device or a pipe is written in place, never replaced by the temp file + rename of a regular file.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -53,5 +53,28 @@ describe('writing to a device or a pipe', () => {
     const plain = join(dir, 'plain.zpl');
     writeFileAtomic(plain, '^XA');
     expect(readFileSync(plain, 'utf8')).toBe('^XA');
+  });
+
+  it('writes through a symbolic link, which stays a link (/dev/stdout redirected to a file links to /proc/self/fd/1)', async () => {
+    const target = join(dir, 'target.zpl');
+    writeFileSync(target, 'old');
+    const link = join(dir, 'stdout');
+    symlinkSync(target, link);
+    expect(isSpecialFile(link)).toBe(true);
+    writeFileAtomic(link, '^XA^XZ');
+    await writeFileAtomicAsync(link, '^XA^XZ^XA^XZ');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('^XA^XZ^XA^XZ');
+    const results = new ResultsWriter(link, ['shipment_reference']);
+    results.add([['R-1']], { status: 'created', id: 'id-1' });
+    results.finish();
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toContain('R-1,created,id-1');
+    // A dangling link: written through as well (the link names where the bytes go).
+    const dangling = join(dir, 'dangling');
+    symlinkSync(join(dir, 'not-yet.zpl'), dangling);
+    writeFileAtomic(dangling, '^XA');
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'not-yet.zpl'), 'utf8')).toBe('^XA');
   });
 });
