@@ -3,7 +3,7 @@
 // would refuse stops the whole file (exit 2) instead of failing its shipments one by one after others were created.
 import type { CustomField } from '../api/schemas.js';
 import type { InputProblem } from '../errors.js';
-import { readQuoted } from '../util/quoted.js';
+import { parseListOptions } from '../util/list-options.js';
 import { locateApiPath, type ShipmentRows } from './columns.js';
 
 /** The problems of the custom field values of `shipments` (request bodies as JSON text), each at its row and column. */
@@ -48,7 +48,7 @@ export function ruleBroken(def: CustomField, value: unknown): string | undefined
       if (typeof r.min_length === 'number' && v.length < r.min_length) return `${v.length} characters; ${field} takes at least ${r.min_length}`;
       return undefined;
     case 'LIST': {
-      const options = r.options ? listOptions(r.options) : [];
+      const options = r.options ? parseListOptions(r.options) : [];
       if (options.length && !options.includes(v)) return `"${v}" is not one of the choices of ${field}: ${options.join(', ')}`;
       return undefined;
     }
@@ -65,27 +65,4 @@ export function ruleBroken(def: CustomField, value: unknown): string | undefined
     default:
       return undefined;
   }
-}
-
-/** A LIST field's choices: comma-separated, each optionally in double quotes (a doubled quote inside standing for one). */
-function listOptions(s: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i <= s.length) {
-    while (s[i] === ' ') i++;
-    let value: string;
-    if (s[i] === '"') {
-      const q = readQuoted(s, i);
-      value = q.value;
-      i = q.end;
-      while (i < s.length && s[i] !== ',') i++;
-    } else {
-      const end = s.indexOf(',', i);
-      value = (end < 0 ? s.slice(i) : s.slice(i, end)).trim();
-      i = end < 0 ? s.length : end;
-    }
-    out.push(value);
-    i++;
-  }
-  return out.filter((v) => v !== '');
 }

@@ -5,7 +5,7 @@ import { presentCustomField, type SandboxApp } from '../app.js';
 import { HttpError, notFound, ok, type ApiRequest, type ApiResponse } from '../http.js';
 import type { CustomFieldRec, ValidationRules } from '../store.js';
 import { Errors, bool, checkForbidden, int, isBlank, isObject, label, msg, num, obj, oneOf, str } from '../validation.js';
-import { readQuoted } from '../../util/quoted.js';
+import { parseListOptions } from '../../util/list-options.js';
 
 const ENTITIES = ['SHIPMENT', 'PARCEL', 'CONTACT', 'SKU'] as const;
 const DATA_TYPES = ['NUMERIC', 'TEXT', 'BOOLEAN', 'LIST'] as const;
@@ -23,31 +23,8 @@ export function getCustomField(app: SandboxApp, req: ApiRequest): ApiResponse {
   return ok('Custom field', [presentCustomField(c)]);
 }
 
-/**
- * Parses a LIST `options` value: comma-separated, each optionally in double quotes, a doubled quote inside quotes
- * standing for one (backslashes are banned in requests, so CSV-style escaping is the one that can be sent).
- */
-export function parseOptions(s: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i <= s.length) {
-    while (s[i] === ' ') i++;
-    let value = '';
-    if (s[i] === '"') {
-      const q = readQuoted(s, i);
-      value = q.value;
-      i = q.end;
-      while (i < s.length && s[i] !== ',') i++;
-    } else {
-      const end = s.indexOf(',', i);
-      value = (end < 0 ? s.slice(i) : s.slice(i, end)).trim();
-      i = end < 0 ? s.length : end;
-    }
-    out.push(value);
-    i++;
-  }
-  return out.filter((v) => v !== '');
-}
+/** Parses a LIST `options` value (shared with the CLI's own check of CSV values). */
+export const parseOptions = parseListOptions;
 
 /** Compiles a Perl-compatible expression (with or without `/…/flags` delimiters) to a RegExp; null when invalid. */
 export function compileRegex(src: string): RegExp | null {
