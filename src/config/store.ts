@@ -23,6 +23,7 @@ import {
   validateName,
 } from './validate.js';
 import { makeDirSync } from '../util/mkdir.js';
+import { SETTABLE_KEYS } from './keys.js';
 
 /** The user as cached at login (from POST /tokens or GET /users); fields as the API sends them. */
 export interface CachedUser {
@@ -49,17 +50,7 @@ export interface Profile {
   printers?: Record<string, string>;
 }
 
-/** What `config set` accepts, with the help text `config set --help` and errors show. */
-export const SETTABLE_KEYS = {
-  base_url: 'live API base URL including /v1.2',
-  test_base_url: 'test API base URL, used with --test or SHIP_TEST=1',
-  api_key: 'API key (sent as X-SERVICE-API-KEY); usually set by `ship login`',
-  token: 'user token (sent as X-SERVICE-TOKEN); usually set by `ship login`',
-  label_format: 'default label format: ZPL, PDF or PNG',
-  printer: 'default printer: tcp://HOST:PORT or the name of a printers.NAME entry',
-  timeout: 'request timeout in seconds',
-  'printers.NAME': 'a named printer, tcp://HOST:PORT',
-} as const;
+export { SETTABLE_KEYS };
 
 /** Keys whose values are secrets: masked in every listing, never printed in full. */
 export const SECRET_KEYS: ReadonlySet<string> = new Set(['api_key', 'token']);

@@ -42,6 +42,12 @@ describe('start-up chunks', () => {
     for (const p of [...LAZY, 'undici']) expect(pkgs, p).not.toContain(p);
   });
 
+  it('every command (--version, --help) loads none of the config store (its keys come from config/keys.ts)', () => {
+    const inputs = staticInputs();
+    for (const f of ['src/config/store.ts', 'src/config/validate.ts', 'src/util/mkdir.ts']) expect(inputs, f).not.toContain(f);
+    expect(inputs).toContain('src/config/keys.ts');
+  });
+
   it('reading settings and calling the API load neither zod nor conf, and undici without fetch & co.', () => {
     const inputs = staticInputs('src/api/resources.ts', 'src/config/store.ts', 'src/config/settings.ts', 'src/commands/auth/whoami.ts', 'src/commands/reference/services.ts');
     const pkgs = packages(inputs);

@@ -1,7 +1,8 @@
 // Declares `ship config list|get|set|unset|use|profiles|path`; the work is in run.ts.
 import { Argument, type Command } from 'commander';
 import { completeWith } from '../../completion/values.js';
-import { SETTABLE_KEYS } from '../../config/store.js';
+// From keys.ts, not store.ts: this module is loaded at startup, the store only by commands that read config.
+import { SETTABLE_KEYS } from '../../config/keys.js';
 import type { Ctx } from '../../context.js';
 
 /** The keys shells offer after `config get|set|unset` (printers.NAME is the user's own name). */
