@@ -1,6 +1,7 @@
 // Tracking timelines: events oldest first (the latest last, always), stages named for people and coloured.
 import type { ChalkInstance } from 'chalk';
 import type { TrackingEvent } from '../../api/index.js';
+import { displayWidth } from '../../output/width.js';
 
 /** One parcel's events, oldest first. */
 export interface ParcelTimeline {
@@ -74,7 +75,7 @@ export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty
     // At a terminal, a description longer than the line wraps under itself, between words (not back at the
     // margin, mid-word); on a terminal too narrow for a column of text beside the stage, it goes under the date.
     const lead = ind.length + 4 + (e.date ?? '').length + 2 + width + 2;
-    if (o.tty && o.columns && desc && lead + desc.length >= o.columns) {
+    if (o.tty && o.columns && desc && lead + displayWidth(desc) >= o.columns) {
       if (o.columns - 1 - lead >= MIN_TEXT) return `${head}  ${wrapWords(desc, o.columns - 1 - lead).join(`\n${' '.repeat(lead)}`)}`;
       const under = ind.length + 4;
       return [head, ...wrapWords(desc, o.columns - 1 - under).map((l) => `${' '.repeat(under)}${l}`)].join('\n');
@@ -88,15 +89,16 @@ export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty
 const MIN_TEXT = 24;
 
 /**
- * Text as lines of at most `width` characters, broken between words (a word longer than that keeps a line of its
+ * Text as lines of at most `width` terminal cells, broken between words (a word longer than that keeps a line of its
  * own); the text as it is when there is too little room (under 10) for wrapping to help.
  */
 export function wrapWords(text: string, width: number): string[] {
-  if (width < 10 || text.length <= width) return [text];
+  // Terminal cells, not UTF-16 units: a carrier's description in Chinese or Japanese takes two per character.
+  if (width < 10 || displayWidth(text) <= width) return [text];
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
+    if (line && displayWidth(line) + 1 + displayWidth(word) > width) {
       lines.push(line);
       line = word;
     } else line = line ? `${line} ${word}` : word;

@@ -1,6 +1,7 @@
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { renderTimeline, sortEvents, stageLabel } from '../../../src/commands/track/render.js';
+import { displayWidth } from '../../../src/output/width.js';
 
 describe('tracking timeline', () => {
   it('names stages for people', () => {
@@ -53,6 +54,15 @@ describe('tracking timeline at a terminal', () => {
     expect(lines[2]).toBe('      The label has been created; the parcel has not been');
     expect(lines[3]).toBe('      handed to the carrier yet.');
     expect(lines[4]).toBe('    ▶ 2024-05-22 09:00:00  In transit   ');
+  });
+
+  it('measures wide characters as the terminal shows them (two cells each), so CJK descriptions fit too', () => {
+    const wide = [{ date: '2024-05-21 13:24:12', type: 'IN_TRANSIT', description: '包裹 已到达 配送中心 正在 安排 派送 请 保持 电话 畅通 谢谢 您的 耐心 等待' }];
+    for (const columns of [100, 60]) {
+      const lines = renderTimeline({ tracking_reference: 'TRK1', events: wide }, { color: new Chalk({ level: 0 }), tty: true, indent: '  ', columns }).trimEnd().split('\n');
+      expect(lines.length).toBeGreaterThan(2);
+      for (const l of lines) expect(displayWidth(l), l).toBeLessThan(columns);
+    }
   });
 
   it('leaves lines alone when the width is unknown', () => {
