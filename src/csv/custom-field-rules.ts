@@ -39,6 +39,9 @@ export function ruleBroken(def: CustomField, value: unknown): string | undefined
   const source = (def.source ?? '').toUpperCase();
   if (source === 'FIXED' || source === 'MAPPED' || def.mapped_to) return undefined;
   const rules = def.data_validation_rules;
+  // The document's listing shows neither source nor rules: a field it does not say takes input (DIRECT) and
+  // gives no rules for may be FIXED, whose value the service ignores, so nothing is refused on a guess.
+  if (source !== 'DIRECT' && (!rules || Array.isArray(rules))) return undefined;
   const r = rules && !Array.isArray(rules) ? rules : {};
   const v = String(value);
   const field = `custom field ${def.key}`;

@@ -25,6 +25,11 @@ describe('custom field rules', () => {
     // FIXED and MAPPED fields take their value elsewhere: what the file says is not checked.
     expect(ruleBroken({ ...defs[0], source: 'FIXED' }, 'far too long')).toBeUndefined();
     expect(ruleBroken({ ...defs[0], source: 'MAPPED', mapped_to: 'order_reference' }, 'far too long')).toBeUndefined();
+    // A listing as the document shows it (no source, no rules): the field may be FIXED, so nothing is guessed;
+    // said to take input (DIRECT), a number field still wants a number.
+    const listed = { key: 'weight_note', entity: 'PARCEL', data_type: 'NUMERIC' } as CustomField;
+    expect(ruleBroken(listed, 'abc')).toBeUndefined();
+    expect(ruleBroken({ ...listed, source: 'DIRECT' }, 'abc')).toBe('custom field weight_note takes a number (got "abc")');
   });
 
   it('names the row and the user\'s column of each value: shipment fields on the first row, parcel fields on the parcel\'s', () => {

@@ -108,7 +108,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     let defs: Awaited<ReturnType<typeof api.customFields.list>> | undefined;
     try {
       defs = await api.customFields.list({ signal: ctx.signal });
-    } catch {
+    } catch (e) {
+      if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
       // Not readable now (a user without access, a slow service): the API still checks each shipment as it comes.
     }
     const problems = defs ? customFieldProblems(defs, loaded.compact, (c) => loaded.labelFor(c)) : [];
