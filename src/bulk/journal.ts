@@ -496,11 +496,16 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-/** Where the journal of `create --csv FILE` lives: beside the labels in the output dir, named after the CSV. */
-export function journalPathFor(outputDir: string, inputPath: string): string {
+/**
+ * Where the journal of a bulk run over FILE lives: in `outputDir`, named after the file. `service` (the base URL
+ * the run sends to) keeps the runs of one file against two services apart: rows done on the test service are
+ * not done on the live one.
+ */
+export function journalPathFor(outputDir: string, inputPath: string, service?: string): string {
   const abs = resolve(inputPath);
   const stem = basename(abs).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
   // The hash of the absolute path keeps journals of two different orders.csv files apart.
-  const h = createHash('sha256').update(abs).digest('hex').slice(0, 8);
+  const key = service === undefined ? abs : `${abs}\n${service.replace(/\/+$/, '')}`;
+  const h = createHash('sha256').update(key).digest('hex').slice(0, 8);
   return join(outputDir, `.ship-journal-${stem}-${h}.jsonl`);
 }
