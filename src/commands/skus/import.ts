@@ -16,9 +16,12 @@ import { InputError, NotFoundError, UsageError, ValidationError, type InputProbl
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { withoutBom } from '../../shipment-input/read.js';
-import { alreadyHas, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
+import { alreadyHas, CUSTOM_FIELD_PREFIX, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
-import { valuesUnderNoHeader } from '../../csv/headers.js';
+import { closestName, valuesUnderNoHeader } from '../../csv/headers.js';
+import { ruleBroken } from '../../csv/custom-field-rules.js';
+import { unescapeFormula } from '../../skus/escape.js';
+import type { CustomField } from '../../api/schemas.js';
 import type { BulkResult, BulkTask } from '../../bulk/runner.js';
 
 /** Options of `skus import`. */
@@ -150,6 +153,79 @@ export async function validateSkuFile(
   return { header, bindings, rows };
 }
 
+/**
+ * The custom field cells of the file checked against the account's SKU custom fields (GET /custom-fields): a
+ * `custom_fields.KEY` column whose key the account has no SKU field for (a typo, usually), and values the
+ * field's rules refuse (lengths, LIST choices, numbers), each at its row and column. Throws an InputError
+ * listing them, so nothing is sent; it is silent when the definitions cannot be read (the API still checks
+ * each row). Reads the file once more, only when it has custom field columns.
+ */
+async function checkCustomFields(
+  ctx: Ctx,
+  api: Awaited<ReturnType<Ctx['api']>>,
+  file: string,
+  shown: string,
+  bindings: readonly SkuBinding[],
+  encoding: string | CsvEncoding,
+): Promise<void> {
+  const columns = bindings.filter((b) => b.column?.startsWith(CUSTOM_FIELD_PREFIX));
+  if (!columns.length) return;
+  let defs: CustomField[];
+  try {
+    defs = await api.customFields.list({ signal: ctx.signal });
+  } catch {
+    return;
+  }
+  const skuDefs = new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === 'SKU').map((d) => [d.key, d]));
+  const problems: InputProblem[] = [];
+  let more = 0;
+  const push = (p: InputProblem) => (problems.length < MAX_PROBLEMS ? problems.push(p) : more++);
+  const checked: Array<{ index: number; label: string; def: CustomField }> = [];
+  // Columns of keys the account does not have, with the first row that gives one a value (a column left blank
+  // throughout sends nothing, so it is no problem: an old export may keep the column of a field deleted since).
+  const unknown: Array<{ index: number; label: string; key: string; row?: number }> = [];
+  for (const b of columns) {
+    const key = b.column!.slice(CUSTOM_FIELD_PREFIX.length);
+    const def = skuDefs.get(key);
+    if (def) checked.push({ index: b.index, label: b.label, def });
+    else unknown.push({ index: b.index, label: b.label, key });
+  }
+  let first = true;
+  for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted' })) {
+    if (first) {
+      first = false;
+      continue;
+    }
+    for (const u of unknown) if (u.row === undefined && (rec.values[u.index] ?? '') !== '') u.row = rec.row;
+    for (const c of checked) {
+      const raw = rec.values[c.index] ?? '';
+      if (raw === '') continue; // blank: not sent
+      const broken = ruleBroken(c.def, unescapeFormula(raw));
+      if (broken !== undefined) push({ row: rec.row, column: c.label, message: broken });
+    }
+  }
+  const known = [...skuDefs.keys()];
+  // Named first: one wrong header explains more than the values under it.
+  for (const u of unknown.reverse()) {
+    if (u.row === undefined) continue;
+    const near = closestName(u.key, known);
+    problems.unshift({
+      row: u.row,
+      column: u.label,
+      message:
+        `the account has no SKU custom field "${u.key}"` +
+        (near ? `; did you mean ${CUSTOM_FIELD_PREFIX}${near}?` : known.length ? ` (its SKU custom fields: ${known.join(', ')})` : ' (it has no SKU custom fields)'),
+    });
+  }
+  if (more) problems.push({ message: `… and ${more} more problems` });
+  if (problems.length) {
+    const n = problems.length - (more ? 1 : 0) + more;
+    throw new InputError(`${shown}: ${n} custom field problem${n === 1 ? '' : 's'} the service would refuse; nothing was sent`, problems, {
+      hint: "fix the file and run again; `ship custom-fields` lists the account's fields and their rules",
+    });
+  }
+}
+
 /** The tasks of the run, read from the file a second time (constant memory; it was validated just before). */
 async function* readTasks(file: string, bindings: readonly SkuBinding[], encoding: string | CsvEncoding): AsyncGenerator<BulkTask<RowTask>> {
   let first = true;
@@ -203,6 +279,10 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
     else ctx.out.success(`${opts.file}: ${rows} SKU row${rows === 1 ? '' : 's'} valid; nothing sent (--dry-run)`);
     return;
   }
+
+  const api = await ctx.api();
+  // The whole file is checked before anything is sent: its custom field columns and values too, by the account's fields.
+  await checkCustomFields(ctx, api, path, opts.file, bindings, encoding);
   if (opts.replace) {
     const { confirmReplace } = await import('./confirm.js');
     const question = `Replace existing SKUs with the ${rows} rows of ${opts.file}? Attributes missing from the file are reset.`;
@@ -211,8 +291,6 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
       return;
     }
   }
-
-  const api = await ctx.api();
   const { runBulkCommand } = await import('../../bulk/command.js');
   const { failedCsvPathFor } = await import('../../bulk/csv-out.js');
   const { journalPathFor } = await import('../../bulk/journal.js');

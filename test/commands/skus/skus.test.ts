@@ -232,6 +232,31 @@ describe('skus import', () => {
     expect(await allSkus(env)).toEqual(before);
   });
 
+  it("checks custom field columns and values against the account's SKU custom fields before sending anything", async () => {
+    const before = await allSkus(env);
+    // hazard_class: a SKU TEXT field of at most 20 characters; hazrd_class a typo; gone_field blank throughout.
+    const f = file(
+      'cf.csv',
+      'sku,custom_fields.hazrd_class,custom_fields.hazard_class,custom_fields.gone_field\n' +
+        'CFR-1,,UN1263,\n' +
+        'CFR-2,x,ABCDEFGHIJKLMNOPQRSTUVWXYZ,\n',
+    );
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    const problems = JSON.parse(r.stderr.trim().split('\n').pop()!).error.problems;
+    expect(problems).toEqual([
+      { row: 3, column: 'custom_fields.hazrd_class', message: expect.stringMatching(/no SKU custom field "hazrd_class"; did you mean custom_fields.hazard_class/) },
+      { row: 3, column: 'custom_fields.hazard_class', message: expect.stringMatching(/26 characters; custom field hazard_class takes at most 20/) },
+    ]);
+    expect(await allSkus(env)).toEqual(before);
+    // Fixed, the file imports; the blank column of a field the account lacks sends nothing and is no problem.
+    writeFileSync(f, 'sku,custom_fields.hazard_class,custom_fields.gone_field\nCFR-1,UN1263,\nCFR-2,"=ABC",\n');
+    const ok = await ship(['skus', 'import', f, '--json']);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect((await api('GET', '/skus/CFR-2')).body.data.custom_fields).toEqual({ hazard_class: '=ABC' });
+  });
+
   it('a value under a blank header (or past the last) is a problem, not dropped; empty cells there are fine', async () => {
     const f = file('cut.csv', 'sku,product_name,,\nCUT-1,Mug, blue,\nCUT-2,Plate,,\n');
     const r = await ship(['skus', 'import', f, '--dry-run']);
