@@ -94,6 +94,23 @@ function checkRow(bindings: readonly SkuBinding[], values: readonly string[], ro
 
 const isBlank = (values: readonly string[]) => values.every((v) => v.trim() === '');
 
+/** A number a spreadsheet wrote in scientific notation (5.01235E+12; always with the +, so a code like 2E10 is not one). */
+const SCIENTIFIC = /^\s*\d(?:[.,]\d+)?E\+\d+\s*$/i;
+
+/** Code columns a spreadsheet turns into numbers: a barcode or tariff code in scientific notation has lost its digits. */
+const CODE_COLUMNS = new Set(['sku', 'outer_barcode', 'inner_barcode', 'product_code', 'tariff_code', 'part_number']);
+
+/** Rows of each code column whose value a spreadsheet wrote in scientific notation, said once per column (warned, not refused). */
+function scientificWarnings(found: Map<string, { rows: number[]; example: string }>): string[] {
+  return [...found].map(([label, { rows, example }]) => {
+    const shown = rows.slice(0, 10).join(', ') + (rows.length > 10 ? ` and ${rows.length - 10} more` : '');
+    return (
+      `column ${label}, row${rows.length === 1 ? '' : 's'} ${shown}: "${example}" is a number a spreadsheet wrote in scientific notation, ` +
+      'its digits are lost (format the column as text and export again); sent as it is'
+    );
+  });
+}
+
 /**
  * Reads the whole file once and returns its header and number of SKU rows, or throws an InputError listing
  * every problem (row and column in each). Nothing is sent.
@@ -117,6 +134,7 @@ export async function validateSkuFile(
   // A value under a blank header (or past the last one) would otherwise be dropped without a word.
   let checkUnheaded: ReturnType<typeof valuesUnderNoHeader> = () => undefined;
   const unheaded: InputProblem[] = [];
+  const scientific = new Map<string, { rows: number[]; example: string }>();
   for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted' })) {
     if (!header) {
       header = rec.values;
@@ -133,6 +151,13 @@ export async function validateSkuFile(
     unheaded.splice(0).forEach(push);
     const r = checkRow(bindings, rec.values, rec.row);
     r.problems.forEach(push);
+    for (const b of bindings) {
+      const v = rec.values[b.index];
+      if (b.column === null || !CODE_COLUMNS.has(b.column) || v === undefined || !SCIENTIFIC.test(v)) continue;
+      const seen = scientific.get(b.label);
+      if (seen) seen.rows.push(rec.row);
+      else scientific.set(b.label, { rows: [rec.row], example: v.trim() });
+    }
     if (r.sku) {
       const first = seen.get(r.sku);
       if (first !== undefined) {
@@ -141,6 +166,7 @@ export async function validateSkuFile(
       } else seen.set(r.sku, rec.row);
     }
   }
+  for (const w of scientificWarnings(scientific)) ctx.out.warn(w);
   if (!header) throw new InputError(`${shown} is empty`, [{ row: 1, message: 'the file needs a header row and at least one SKU row' }]);
   if (more) problems.push({ message: `… and ${more} more problems` });
   if (problems.length) {

@@ -257,6 +257,23 @@ describe('skus import', () => {
     expect((await api('GET', '/skus/CFR-2')).body.data.custom_fields).toEqual({ hazard_class: '=ABC' });
   });
 
+  it('warns (once per column, with its rows) about codes a spreadsheet wrote in scientific notation', async () => {
+    const f = file(
+      'sci.csv',
+      'sku,Inner Barcode,outer_barcode,tariff_code,product_name\n' +
+        'SCI-1,5.01235E+12,05012345678900,6.91E+09,1.5E+3\n' +
+        'SCI-2,5.01235E+12,,6912002310,x\n' +
+        '2E10,,,,\n',
+    );
+    const r = await ship(['skus', 'import', f, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
+    expect(warnings).toEqual([
+      expect.stringContaining('column Inner Barcode, rows 2, 3: "5.01235E+12" is a number a spreadsheet wrote in scientific notation'),
+      expect.stringContaining('column tariff_code, row 2: "6.91E+09"'),
+    ]);
+  });
+
   it('a value under a blank header (or past the last) is a problem, not dropped; empty cells there are fine', async () => {
     const f = file('cut.csv', 'sku,product_name,,\nCUT-1,Mug, blue,\nCUT-2,Plate,,\n');
     const r = await ship(['skus', 'import', f, '--dry-run']);
