@@ -57,7 +57,7 @@ const SYNONYMS: Record<string, string> = {
 };
 
 // Columns ship itself writes into FILE.failed.csv, ignored when such a file is run again.
-const RESERVED_IGNORED = new Set(['error', 'ship_error']);
+export const RESERVED_IGNORED: ReadonlySet<string> = new Set(['error', 'ship_error']);
 
 /** Edit distance, for suggestions. */
 function distance(a: string, b: string): number {

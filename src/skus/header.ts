@@ -1,7 +1,7 @@
 // Header rows of a SKU import: the same header normalisation and --map file format as `create --csv`
 // (src/csv/headers.ts), checked against the SKU columns instead of the shipment columns.
 import type { InputProblem } from '../errors.js';
-import { closestName, normalizeHeader, parseColumnMapping, unmatchedMapEntries, type HeaderMapping } from '../csv/headers.js';
+import { closestName, normalizeHeader, parseColumnMapping, RESERVED_IGNORED, unmatchedMapEntries, type HeaderMapping } from '../csv/headers.js';
 import { checkSkuHeaders, CUSTOM_FIELD_PREFIX, SKU_COLUMNS, skuColumn } from './columns.js';
 
 /** A parsed --map file: the user's header → SKU column (null: ignore the column). */
@@ -50,6 +50,8 @@ export function resolveSkuHeader(header: readonly string[], mapping?: SkuMapping
     let column: string | null;
     if (exact.has(label)) column = exact.get(label)!;
     else if (norm.has(normalizeHeader(label))) column = norm.get(normalizeHeader(label))!;
+    // `error` (or `ship_error`) is the column FILE.failed.csv adds: a fixed failed file is imported as it is.
+    else if (RESERVED_IGNORED.has(normalizeHeader(label))) column = null;
     else column = normalizeHeader(label);
     if (column === '' ) column = null; // an unnamed column (a trailing comma) carries nothing
     if (column !== null && !isSkuColumn(column) && mapping?.ignoreUnknown) {

@@ -317,6 +317,20 @@ describe('skus import', () => {
     expect(l2[0].previous).toBe('created');
   });
 
+  it('imports its own FILE.failed.csv once fixed, as it is: the error column is ignored', async () => {
+    const f = file('fix.csv', 'sku,product_name,location\nFIX-1,ok,WH1\nFIX-2,bad location,NOPE\n');
+    const r = await ship(['skus', 'import', f]);
+    expect(r.code).toBe(3);
+    const failedPath = join(dir, 'fix.failed.csv');
+    const failed = readFileSync(failedPath, 'utf8');
+    expect(failed.split('\n')[0]).toBe('sku,product_name,location,error');
+    writeFileSync(failedPath, failed.replace('NOPE', 'WH1'));
+    const again = await ship(['skus', 'import', failedPath, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['created']);
+    expect((await api('GET', '/skus/FIX-2')).body.data.location.code).toBe('WH1');
+  });
+
   it('renames headers with --map and imports them', async () => {
     const map = file('map.json', JSON.stringify({ columns: { 'Item No': 'sku', Title: 'product_name', 'Weight (g)': 'gross_weight', Hazard: 'custom_fields.hazard_class', Notes: null } }));
     const f = file('supplier.csv', 'Item No,Title,Weight (g),Hazard,Notes\nSUP-1,Supplied,250,none,ignore me\n');
