@@ -1,7 +1,7 @@
 // The built binary against the sandbox: SKU import (created vs updated, bad rows), list --all, export → import.
 // Requests go through a recording proxy on loopback, so "nothing sent" and "one POST per new SKU" are checked
 // on the wire, not by trusting the client's own report.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,5 +168,27 @@ describe('ship skus (built binary)', () => {
     const after = strip(await allSkus(env));
     const expected = strip(before).map((s) => (s.sku === 'RT-000005' ? { ...s, product_name: 'Product five' } : s));
     expect(after).toEqual(expected);
+  });
+
+  it('export stopped by Ctrl-C or SIGTERM exits 130 and leaves nothing behind: no FILE, no FILE.partial, no spool', async () => {
+    await sb.control('seed/skus', { count: 300, prefix: 'STOP' });
+    const tmp = mkdtempSync(join(tmpdir(), 'ship-e2e-tmp-'));
+    const out = join(dir, 'stopped.csv');
+    await sb.control('faults', { latency_ms: 150 });
+    try {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+        seen.length = 0;
+        const run = ship(['skus', 'export', '-o', out], { env: { ...env, SHIP_BASE_URL: proxyBase, SHIP_CONFIG_DIR: dir, TMPDIR: tmp } });
+        const until = Date.now() + 15_000;
+        while (!seen.some((l) => l.includes('page=')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        run.kill(sig);
+        const r = await run;
+        expect(r.exitCode, String(r.stderr)).toBe(130);
+        expect(readdirSync(dir).filter((n) => n.startsWith('stopped.csv'))).toEqual([]);
+        expect(readdirSync(tmp)).toEqual([]);
+      }
+    } finally {
+      await sb.control('faults', {});
+    }
   });
 });

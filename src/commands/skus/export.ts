@@ -27,6 +27,9 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
     });
   } else out = ctx.io.stdout;
 
+  // Ctrl-C (or a cron job's SIGTERM) stops the walk through ctx.signal instead of exiting on the spot, so the
+  // cleanup below runs: no FILE.partial beside the file, no spool of SKU rows left in the temporary directory.
+  const releaseInterrupts = ctx.holdInterrupts();
   const progress = ctx.mode.interactive && !ctx.mode.json && !ctx.mode.quiet;
   let shown = 0;
   // Its own count of SKUs on stderr says how far it got: no spinner on that line.
@@ -59,6 +62,7 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
     }
     throw err;
   } finally {
+    releaseInterrupts();
     resumeWait();
   }
 }
