@@ -191,4 +191,17 @@ describe('ship skus (built binary)', () => {
       await sb.control('faults', {});
     }
   });
+
+  it('import - stopped by Ctrl-C while stdin is still open exits 130 and removes its copy of stdin', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'ship-e2e-tmp-'));
+    const run = ship(['skus', 'import', '-', '--dry-run'], { stdin: 'pipe', env: { ...env, SHIP_CONFIG_DIR: dir, TMPDIR: tmp } });
+    run.stdin!.write('sku,product_name\nSTDIN-1,One\n');
+    const until = Date.now() + 15_000;
+    while (!readdirSync(tmp).some((n) => n.startsWith('ship-skus-stdin-')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(readdirSync(tmp).length).toBe(1);
+    run.kill('SIGINT');
+    const r = await run;
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
 });

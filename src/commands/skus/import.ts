@@ -145,6 +145,7 @@ export async function validateSkuFile(
       resolved.problems.forEach(push);
       continue;
     }
+    ctx.signal?.throwIfAborted();
     if (isBlank(rec.values)) continue;
     rows++;
     checkUnheaded(rec, unheaded);
@@ -284,13 +285,22 @@ function idOf(v: unknown): string | undefined {
 export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
   if (opts.file !== '-') return importFile(ctx, opts, opts.file);
   // The file is read twice (validation, then the run), so stdin is kept in a temporary file first.
+  // Ctrl-C (or SIGTERM) stops through ctx.signal rather than exiting on the spot, so the copy (the whole file's
+  // data) is removed from the temporary directory before the exit 130.
+  const releaseInterrupts = ctx.holdInterrupts();
   const dir = await mkdtemp(join(tmpdir(), 'ship-skus-stdin-'));
   try {
     const path = join(dir, 'stdin.csv');
-    await pipeline(ctx.io.stdin, createWriteStream(path));
+    try {
+      await pipeline(ctx.io.stdin, createWriteStream(path), { signal: ctx.signal });
+    } catch (err) {
+      ctx.signal?.throwIfAborted();
+      throw err;
+    }
     await importFile(ctx, opts, path);
   } finally {
     await rm(dir, { recursive: true, force: true });
+    releaseInterrupts();
   }
 }
 
