@@ -200,7 +200,8 @@ async function checkCustomFields(
   let defs: CustomField[];
   try {
     defs = await api.customFields.list({ signal: ctx.signal });
-  } catch {
+  } catch (e) {
+    if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
     return;
   }
   const skuDefs = new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === 'SKU').map((d) => [d.key, d]));
