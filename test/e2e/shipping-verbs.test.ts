@@ -39,6 +39,9 @@ async function createShipment(ref: string, parcels = 1): Promise<{ trackingRefs:
   return { trackingRefs: Object.keys(evBody.data) };
 }
 
+/** A printer's answer to ~HS: ready (no paper out, pause or head open). */
+const HS_READY = '\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n';
+
 /** A loopback raw printer: answers ~HS as ready, records the bytes of every other connection. */
 async function rawPrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Promise<void> }> {
   const jobs: Buffer[] = [];
@@ -47,7 +50,7 @@ async function rawPrinter(): Promise<{ url: string; jobs: Buffer[]; close(): Pro
     sock.on('data', (d) => {
       chunks.push(d);
       if (d.toString('latin1').startsWith('~HS')) {
-        sock.end('\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+        sock.end(HS_READY);
       }
     });
     sock.on('close', () => {
@@ -318,7 +321,7 @@ describe('ship print', () => {
       sock.on('data', (d) => {
         chunks.push(d);
         if (d.toString('latin1').startsWith('~HS')) {
-          sock.end('\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n');
+          sock.end(HS_READY);
         } else if (chunks.length === 1 && ++labelConnections > 1) {
           sock.resetAndDestroy();
         }

@@ -5,7 +5,7 @@ import { countryCodeOf, countryObject, isCountryCode } from '../../src/sandbox/c
 import { Faults } from '../../src/sandbox/faults.js';
 import { addBusinessDays, dayOfYear, fmtDateTime, money, parseDateTime } from '../../src/sandbox/format.js';
 import { Router } from '../../src/sandbox/router.js';
-import { compileRegex, parseOptions } from '../../src/sandbox/routes/custom-fields.js';
+import { compileRegex } from '../../src/sandbox/routes/custom-fields.js';
 import { normaliseItemHandling } from '../../src/sandbox/routes/skus.js';
 import { Errors, checkForbidden, label } from '../../src/sandbox/validation.js';
 
@@ -23,12 +23,7 @@ describe('validation wording (Errors: Validation failure)', () => {
 });
 
 describe('custom field helpers (Validation Rules: options, regex)', () => {
-  it('parses comma-separated, quote-encapsulated, escaped option lists', () => {
-    expect(parseOptions('"a","b, c","say ""hi"""')).toEqual(['a', 'b, c', 'say "hi"']);
-    expect(parseOptions('red, green ,blue')).toEqual(['red', 'green', 'blue']);
-    expect(parseOptions('')).toEqual([]);
-  });
-
+  // Option lists: test/util/list-options.test.ts (the sandbox's parseOptions is that parser).
   it('compiles PCRE-style expressions with or without delimiters', () => {
     expect(compileRegex('/^[a-z]+$/i')!.test('ABC')).toBe(true);
     expect(compileRegex('[0-9]{3}')!.test('a123')).toBe(true);
