@@ -5,6 +5,8 @@ export default defineConfig({
     // CI machines have 2 cores; e2e tests spawn processes and servers of their own.
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // One temporary directory per run, removed at its end (test/helpers/global-tmp.ts).
+    globalSetup: ['test/helpers/global-tmp.ts'],
     projects: [
       {
         extends: true,
