@@ -236,7 +236,7 @@ export function writeFileInPlace(path: string, data: Uint8Array | string, dir = 
 /** Writes a file atomically like writeFileAtomic, off the event loop (the thread pool does the disk work). */
 export async function writeFileAtomicAsync(path: string, data: Uint8Array | string): Promise<void> {
   if (isSpecialFile(path)) return writeFile(path, data);
-  await ensureDir(dirname(path));
+  ensureDirSync(dirname(path));
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   try {
     try {
@@ -244,7 +244,7 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array | stri
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       knownDirs.delete(dirname(path));
-      await ensureDir(dirname(path));
+      ensureDirSync(dirname(path));
       await writeFile(tmp, data);
     }
     await rename(tmp, path);
@@ -258,12 +258,6 @@ export async function writeFileAtomicAsync(path: string, data: Uint8Array | stri
 const knownDirs = new Set<string>();
 
 function ensureDirSync(dir: string): void {
-  if (knownDirs.has(dir)) return;
-  makeDirSync(dir);
-  knownDirs.add(dir);
-}
-
-async function ensureDir(dir: string): Promise<void> {
   if (knownDirs.has(dir)) return;
   makeDirSync(dir);
   knownDirs.add(dir);
@@ -322,7 +316,7 @@ function dirPrefix(dir: string): string {
  * Names are assigned in parcel order first, so they are the same as writeLabels would give.
  */
 export async function writeLabelsAsync(labels: ReadonlyArray<LabelContent | string | Uint8Array>, opts: WriteLabelsOptions): Promise<string[]> {
-  await ensureDir(opts.dir);
+  ensureDirSync(opts.dir);
   const jobs = labels.map((l, i) => {
     const content = typeof l === 'string' || l instanceof Uint8Array ? l : l.content;
     const name = opts.namer

@@ -55,17 +55,27 @@ export function wrapHelpText(text: string, columns: number): string {
  * `quoted`, a "quoted argument" of a command counts as one word.
  */
 function layout(prefix: string, line: string, hang: number, width: number, quoted = false): string[] {
-  const out: string[] = [];
-  let current = prefix;
-  let empty = true;
   const rest = line.slice(prefix.length);
-  for (const word of quoted ? (rest.match(/(?:"[^"]*"|\S)+/g) ?? []) : rest.split(/ +/).filter(Boolean)) {
-    if (!empty && displayWidth(current) + 1 + displayWidth(word) > width) {
-      out.push(current);
-      current = ' '.repeat(hang) + word;
-    } else current = empty ? current + word : `${current} ${word}`;
-    empty = false;
+  const words = quoted ? (rest.match(/(?:"[^"]*"|\S)+/g) ?? []) : rest.split(/ +/).filter(Boolean);
+  const lines = fillWords(words, width - hang, width - displayWidth(prefix));
+  if (lines.length === 0) return [prefix];
+  return lines.map((l, k) => (k === 0 ? prefix : ' '.repeat(hang)) + l);
+}
+
+/**
+ * Words as lines of at most `width` terminal cells (the first line `first`), broken between words; a word
+ * longer than a line keeps a line of its own.
+ */
+export function fillWords(words: readonly string[], width: number, first = width): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of words) {
+    const room = lines.length ? width : first;
+    if (line && displayWidth(line) + 1 + displayWidth(word) > room) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
   }
-  out.push(current);
-  return out;
+  if (line) lines.push(line);
+  return lines;
 }

@@ -556,8 +556,11 @@ function reportExcluded(ctx: Ctx, excluded: ExcludedShipment[]): void {
  * user's own column.
  */
 export function locateField(r: Result, path: string, labelFor: (column: string) => string): { row?: number; column: string } {
-  return locateApiPath({ rows: r.task.rows, rowParcels: r.task.input.rowParcels, itemRows: r.task.input.itemRows }, path, labelFor);
+  return locateApiPath(rowsOf(r), path, labelFor);
 }
+
+/** A task's rows and which parcel and item each made, as locateApiPath reads them. */
+const rowsOf = (r: Result): ShipmentRows => ({ reference: r.task.key, rows: r.task.rows, rowParcels: r.task.input.rowParcels, itemRows: r.task.input.itemRows });
 
 /** The API's field messages placed in the shipment's rows and the user's columns: "row N, column C: message; …". */
 function placedFieldErrors(fields: Record<string, string[]>, where: Parameters<typeof locateApiPath>[0], labelFor: (column: string) => string): string {
@@ -573,7 +576,7 @@ function placedFieldErrors(fields: Record<string, string[]>, where: Parameters<t
 function failureText(r: Result, labelFor: (column: string) => string): string {
   const err = r.error;
   if (err instanceof ValidationError && Object.keys(err.fields).length) {
-    return placedFieldErrors(err.fields, { rows: r.task.rows, rowParcels: r.task.input.rowParcels, itemRows: r.task.input.itemRows }, labelFor);
+    return placedFieldErrors(err.fields, rowsOf(r), labelFor);
   }
   // The journal has it as an unknown outcome: the next run finds the shipment and writes its labels.
   if (err instanceof LabelsNotWritten) return `${err.message}; run the same command again to write it (the shipment is not created twice)`;

@@ -11,6 +11,7 @@ import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
+import { resendRestHint } from '../shared/printer-flag.js';
 import { makeDirSync } from '../../util/mkdir.js';
 
 /** Creates one shipment and prints its parcels (table), tracking references (--quiet) or JSON (--json). */
@@ -73,7 +74,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
     // (one label file per parcel, in parcel order), as the bulk run does.
     const rest = sent > 0 && created.tracking_references.length === created.labels.length ? created.tracking_references.slice(sent) : [];
     const resend = rest.length
-      ? `send only the parcels not sent: ${rest.map((t) => `\`ship label ${t} --printer ${name}\``).join(', ')} (\`ship print ${ref}\` would send the first ${sent === 1 ? 'one' : sent} again)`
+      ? `send only the parcels not sent: ${resendRestHint(ref, name, rest, sent)}`
       : `\`ship print ${ref} --printer ${name}\``;
     throw new ShipError(
       `shipment ${ref} was created, but ${sent === 0 ? 'its labels were' : `${created.labels.length - sent} of its ${created.labels.length} labels were`} not sent to printer ${name}: ${printFailed instanceof Error ? printFailed.message : String(printFailed)}`,

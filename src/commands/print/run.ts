@@ -4,6 +4,7 @@ import type { Ctx } from '../../context.js';
 import { ApiError, ShipError, ValidationError } from '../../errors.js';
 import { preflight as checkPrinter, PrinterError, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
+import { resendRestHint } from '../shared/printer-flag.js';
 
 /** Options of `ship print`. */
 export interface PrintOptions {
@@ -91,7 +92,7 @@ function partlySent(ref: string, name: string, all: readonly string[], sent: rea
   return new PrinterError(
     `${sent.length} of the ${all.length} labels of ${ref} were sent (${sent.join(', ')}), then the printer failed: ${why}; not sent: ${rest.join(', ')}`,
     {
-      hint: `when the printer is back, send only those: ${rest.map((r) => `\`ship label ${r} --printer ${name}\``).join(', ')} (\`ship print ${ref}\` would send the first ${sent.length === 1 ? 'one' : sent.length} again)`,
+      hint: `when the printer is back, send only those: ${resendRestHint(ref, name, rest, sent.length)}`,
       cause,
     },
   );

@@ -12,3 +12,11 @@ export function printerFlag(v: PrinterFlag): string | undefined {
 
 /** How --printer's help ends: what it means alone. */
 export const PRINTER_ALONE = "alone: the profile's printer";
+
+/**
+ * The way to send only the parcels whose labels did not go out after a printer failed partway through a
+ * shipment: `ship print REF` would send every label again, `ship label PARCEL` sends one parcel's.
+ */
+export function resendRestHint(ref: string, printerName: string, notSent: readonly string[], sentCount: number): string {
+  return `${notSent.map((t) => `\`ship label ${t} --printer ${printerName}\``).join(', ')} (\`ship print ${ref}\` would send the first ${sentCount === 1 ? 'one' : sentCount} again)`;
+}

@@ -2,6 +2,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { TrackingEvent } from '../../api/index.js';
 import { displayWidth } from '../../output/width.js';
+import { fillWords } from '../../output/wrap.js';
 
 /** One parcel's events, oldest first. */
 export interface ParcelTimeline {
@@ -95,14 +96,5 @@ const MIN_TEXT = 24;
 export function wrapWords(text: string, width: number): string[] {
   // Terminal cells, not UTF-16 units: a carrier's description in Chinese or Japanese takes two per character.
   if (width < 10 || displayWidth(text) <= width) return [text];
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && displayWidth(line) + 1 + displayWidth(word) > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
+  return fillWords(text.split(/\s+/).filter(Boolean), width);
 }
