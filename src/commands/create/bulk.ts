@@ -103,8 +103,17 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
 
   const api = await ctx.api();
+  const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
+  // What earlier runs created is skipped, not sent: neither checked again nor counted in the question (read
+  // only when needed: the runner reads the journal anyway).
+  let toSendMemo: CompactShipment[] | undefined;
+  const toSend = (): CompactShipment[] => {
+    if (toSendMemo) return toSendMemo;
+    const created = createdEarlier(journalPath);
+    return (toSendMemo = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact);
+  };
   // The whole file is checked before anything is sent: the custom field values too, by the account's rules.
-  if (loaded.compact.some((c) => c.json.includes('"custom_fields"'))) {
+  if (loaded.compact.some((c) => c.json.includes('"custom_fields"')) && toSend().length) {
     let defs: Awaited<ReturnType<typeof api.customFields.list>> | undefined;
     try {
       defs = await api.customFields.list({ signal: ctx.signal });
@@ -112,21 +121,20 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
       // Not readable now (a user without access, a slow service): the API still checks each shipment as it comes.
     }
-    const problems = defs ? customFieldProblems(defs, loaded.compact, (c) => loaded.labelFor(c)) : [];
+    const problems = defs ? customFieldProblems(defs, toSend(), (c) => loaded.labelFor(c)) : [];
     if (problems.length) {
       throw new InputError(`${csvPath}: ${problems.length} custom field value${problems.length === 1 ? '' : 's'} the service would refuse; nothing was sent`, problems, {
         hint: 'fix the file and run again; `ship custom-fields KEY` shows a field\'s rules',
       });
     }
   }
-  const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
   if (mode.interactive && !o.yes) {
     const settings = await ctx.settings();
     // A rerun asks about what it will create, not about what an earlier run created (skipped, not sent).
-    const earlier = earlierCreated(journalPath, loaded.compact);
-    const toCreate = count - earlier.shipments;
-    const toParcels = parcels - earlier.parcels;
-    const skippedNote = earlier.shipments ? ` (${earlier.shipments} created by an earlier run ${earlier.shipments === 1 ? 'is' : 'are'} skipped)` : '';
+    const toCreate = toSend().length;
+    const toParcels = toSend().reduce((n, c) => n + c.parcels, 0);
+    const skipped = count - toCreate;
+    const skippedNote = skipped ? ` (${skipped} created by an earlier run ${skipped === 1 ? 'is' : 'are'} skipped)` : '';
     if (toCreate > 0) {
       const ok = await ctx.prompt.confirm({
         message: `Create ${toCreate} shipment${toCreate === 1 ? '' : 's'} (${toParcels} parcel${toParcels === 1 ? '' : 's'}) on ${settings.baseUrl.value}?${skippedNote}`,
@@ -429,22 +437,17 @@ export function fingerprint(text: string): string {
 /** A shipment's reference, its rows, and which parcel and item each row made (to place its errors). */
 type ShipmentRows = Pick<CompactShipment, 'reference' | 'rows' | 'rowParcels' | 'itemRows'>;
 
-/** How many of the file's shipments (and their parcels) an earlier run on this journal created. */
-function earlierCreated(journalPath: string, shipments: ReadonlyArray<{ reference: string; parcels: number }>): { shipments: number; parcels: number } {
-  const n = { shipments: 0, parcels: 0 };
+/** The references an earlier run on this journal created (none when there is no journal yet). */
+function createdEarlier(journalPath: string): Set<string> {
+  const created = new Set<string>();
   let entries: Map<string, JournalEntry>;
   try {
     entries = Journal.readEntries(journalPath);
   } catch {
-    return n; // the run itself reports a journal it cannot read
+    return created; // the run itself reports a journal it cannot read
   }
-  if (entries.size === 0) return n;
-  for (const s of shipments) {
-    if (entries.get(s.reference)?.state !== 'done') continue;
-    n.shipments++;
-    n.parcels += s.parcels;
-  }
-  return n;
+  for (const [key, e] of entries) if (e.state === 'done') created.add(key);
+  return created;
 }
 
 /**

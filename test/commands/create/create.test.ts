@@ -438,6 +438,38 @@ describe('ship create --csv', () => {
     expect(proxy.creates()).toEqual([]);
   });
 
+  it('checks only what a rerun will send against the custom field rules: a shipment created earlier is skipped, not refused', async () => {
+    const defined = await ship(['custom-fields', 'create', '--name', 'Dock note', '--key', 'dock_note', '--entity', 'SHIPMENT', '--data-type', 'TEXT', '--source', 'DIRECT', '--max-length', '20']);
+    expect(defined.code, defined.stderr).toBe(0);
+    const csv = join(work, 'custom-rerun.csv');
+    const dir = join(work, 'labels-cf-rerun');
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,custom_fields.dock_note',
+        'CFX-1,Ann,1 High St,London,E1 1AA,GB,1000,RM_TRACKED_48,gate 2',
+        'CFX-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,NO_SUCH_SERVICE,short',
+      ].join('\n') + '\n',
+    );
+    const first = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(first.code, first.stderr).toBe(3); // CFX-1 created, CFX-2 refused by the API (its service)
+    // Fixing CFX-2, the user also spoils CFX-1's note, which an earlier run already sent: CFX-1 is skipped (with
+    // a warning that its rows changed), so its value is not the run's problem.
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('NO_SUCH_SERVICE', 'RM_TRACKED_48').replace('gate 2', 'n'.repeat(30)));
+    proxy.requests.length = 0;
+    const rerun = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stdout.trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['skipped', 'created']);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['CFX-2']);
+    // A row still to be sent is checked as before.
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace(',short', `,${'s'.repeat(21)}`).replace('CFX-2', 'CFX-3'));
+    const third = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(third.code).toBe(2);
+    expect(JSON.parse(third.stderr.trim().split('\n').at(-1)!).error.problems).toEqual([
+      { row: 3, column: 'custom_fields.dock_note', message: '21 characters; custom field dock_note takes at most 20' },
+    ]);
+  });
+
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
     const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run', '--json']);
     expect(r.code).toBe(0);
