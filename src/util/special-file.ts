@@ -19,3 +19,22 @@ export function isSpecialFile(path: string): boolean {
   }
   return !link.isFile() && !link.isDirectory();
 }
+
+/**
+ * `output` as `-` when it names this process's own stdout (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, the
+ * terminal or file stdout goes to), so such a path behaves exactly like `-o -`: the document alone on stdout,
+ * no saved path printed after it (`ship label X -o /dev/stdout > x.zpl` appended "/dev/stdout" to the label),
+ * refused with --json. Anything else is returned unchanged.
+ */
+export function stdoutAlias<T extends string | undefined>(output: T, stdoutFd = 1): T | '-' {
+  if (output === undefined || output === '-') return output;
+  try {
+    const target = fs.statSync(output, { throwIfNoEntry: false });
+    if (target === undefined || target.isDirectory()) return output;
+    const stdout = fs.fstatSync(stdoutFd);
+    // ino 0: a platform without inode numbers for this kind of file (Windows consoles); cannot tell.
+    return stdout.ino !== 0 && target.dev === stdout.dev && target.ino === stdout.ino ? '-' : output;
+  } catch {
+    return output; // stdout closed, or the path unreadable: the write itself reports what is wrong
+  }
+}

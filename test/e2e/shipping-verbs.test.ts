@@ -254,6 +254,13 @@ describe('ship label', () => {
 
     const raw = await ship(['label', trk, '-o', '-'], { env, encoding: 'buffer', stripFinalNewline: false } as any);
     expect(Buffer.from(raw.stdout as unknown as Uint8Array).equals(Buffer.from(apiZpl, 'utf8'))).toBe(true);
+    // /dev/stdout is stdout itself: the label alone there, as with -o - (its path once followed it), and --json refused.
+    const devStdout = await ship(['label', trk, '-o', '/dev/stdout'], { env, encoding: 'buffer', stripFinalNewline: false } as any);
+    expect(devStdout.exitCode).toBe(0);
+    expect(Buffer.from(devStdout.stdout as unknown as Uint8Array).equals(Buffer.from(apiZpl, 'utf8'))).toBe(true);
+    const devStdoutJson = await ship(['label', trk, '-o', '/dev/stdout', '--json'], { env });
+    expect(devStdoutJson.exitCode).toBe(2);
+    expect(String(devStdoutJson.stdout)).toBe('');
   });
 
   it('--printer sends the ZPL to a raw socket printer unchanged', async () => {

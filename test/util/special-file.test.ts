@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic, writeFileAtomicAsync } from '../../src/labels/index.js';
 import { ResultsWriter } from '../../src/bulk/csv-out.js';
-import { isSpecialFile } from '../../src/util/special-file.js';
+import { isSpecialFile, stdoutAlias } from '../../src/util/special-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-special-'));
 
@@ -76,5 +76,25 @@ describe('writing to a device or a pipe', () => {
     writeFileAtomic(dangling, '^XA');
     expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(dir, 'not-yet.zpl'), 'utf8')).toBe('^XA');
+  });
+
+  it('stdoutAlias: a path that is the same file as stdout reads as -, anything else unchanged', async () => {
+    const { openSync, closeSync } = await import('node:fs');
+    const file = join(dir, 'as-stdout.txt');
+    writeFileSync(file, '');
+    const fd = openSync(file, 'w');
+    try {
+      expect(stdoutAlias(file, fd)).toBe('-');
+      const link = join(dir, 'link-to-stdout');
+      symlinkSync(file, link);
+      expect(stdoutAlias(link, fd)).toBe('-');
+      expect(stdoutAlias(join(dir, 'plain.zpl'), fd)).toBe(join(dir, 'plain.zpl'));
+      expect(stdoutAlias(join(dir, 'missing.zpl'), fd)).toBe(join(dir, 'missing.zpl'));
+      expect(stdoutAlias(dir, fd)).toBe(dir);
+      expect(stdoutAlias('-', fd)).toBe('-');
+      expect(stdoutAlias(undefined, fd)).toBeUndefined();
+    } finally {
+      closeSync(fd);
+    }
   });
 });

@@ -9,6 +9,7 @@ import { formatGrams, formatMinor, limitPair, mapFieldsToFlags } from './format.
 import { readyPrinter, sendZpl } from './print.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { makeDirSync } from '../../util/mkdir.js';
+import { stdoutAlias } from '../../util/special-file.js';
 
 /** Flags of `containers create`. */
 export interface CreateContainerOptions {
@@ -193,6 +194,7 @@ function bytesOf(doc: DocumentResult, format: 'ZPL' | 'PDF', what: string): Buff
 
 /** `containers label REF`. */
 export async function containerLabel(ctx: Ctx, opts: { ref: string } & LabelTarget): Promise<void> {
+  opts = { ...opts, output: stdoutAlias(opts.output) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label to stdout; it cannot be combined with --json');
   const target = opts.printer !== undefined ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
   const done = await deliverLabel(ctx, opts.ref, { ...opts, target });
@@ -360,6 +362,7 @@ export function documentFiles(doc: DocumentResult, ref: string): Array<{ label: 
 
 /** `containers invoice REF -o FILE.pdf`. */
 export async function containerInvoice(ctx: Ctx, opts: { ref: string; output?: string }): Promise<void> {
+  opts = { ...opts, output: stdoutAlias(opts.output) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the PDF to stdout; it cannot be combined with --json');
   const api = await ctx.api();
   const doc = await api.containers.commercialInvoice(opts.ref, { signal: ctx.signal }).catch((e: unknown) => {

@@ -4,6 +4,7 @@ import { ApiError, UsageError } from '../../errors.js';
 import { documentBytes } from '../../api/index.js';
 import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
 import { outputPath, writeStdout } from '../label/run.js';
+import { stdoutAlias } from '../../util/special-file.js';
 
 /** Options of `ship invoice`. */
 export interface InvoiceOptions {
@@ -13,6 +14,7 @@ export interface InvoiceOptions {
 
 /** Saves the shipment's commercial invoice PDF (or writes it to stdout with -o -). */
 export async function run(ctx: Ctx, opts: InvoiceOptions): Promise<void> {
+  opts = { ...opts, output: stdoutAlias(opts.output) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the PDF itself to stdout; it cannot be combined with --json');
   const api = await ctx.api();
   const doc = await api.shipments.commercialInvoice(opts.ref, { signal: ctx.signal });

@@ -7,6 +7,7 @@ import { documentBytes, toDocumentResult } from '../../api/index.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
 import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { defaultLabelFormat, formatOfPath } from '../shared/label-format.js';
+import { stdoutAlias } from '../../util/special-file.js';
 
 /** Options of `ship label`. */
 export interface LabelOptions {
@@ -20,6 +21,7 @@ export interface LabelOptions {
 
 /** Fetches one parcel's label and saves, prints to stdout, or sends it to a printer. */
 export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
+  opts = { ...opts, output: stdoutAlias(opts.output) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label itself to stdout; it cannot be combined with --json');
   let format: LabelFormat | undefined;
   if (opts.format !== undefined) {

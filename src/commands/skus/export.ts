@@ -9,10 +9,11 @@ import { UsageError } from '../../errors.js';
 import { writeSkuCsv } from '../../skus/export.js';
 import { walkSkuPages } from '../../skus/pages.js';
 import { skuPageSource } from './list.js';
-import { isSpecialFile } from '../../util/special-file.js';
+import { isSpecialFile, stdoutAlias } from '../../util/special-file.js';
 
 /** Exports every SKU; a file is written to FILE.partial and renamed when complete, so it is never half there. */
 export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: number }): Promise<void> {
+  opts = { ...opts, output: stdoutAlias(opts.output) };
   const toStdout = opts.output === '-';
   if (toStdout && ctx.mode.json) throw new UsageError('-o - writes the CSV to stdout; it cannot be combined with --json');
   const src = await skuPageSource(ctx);
