@@ -1,6 +1,7 @@
 // Declares `ship doctor`: checks the local setup without creating anything.
 import type { Command } from 'commander';
 import type { Ctx } from '../../context.js';
+import { parseSeconds } from '../label/index.js';
 
 /** Registers `ship doctor`. */
 export function registerDoctor(program: Command, ctx: Ctx): void {
@@ -19,10 +20,9 @@ Examples:
   ship doctor --test --json`,
     )
     .action(async (flags: { printerTimeout: string }) => {
-      const { UsageError } = await import('../../errors.js');
-      const secs = Number(flags.printerTimeout);
-      if (!Number.isFinite(secs) || secs <= 0 || secs > 60) throw new UsageError(`--printer-timeout must be a number of seconds from 0 to 60, not "${flags.printerTimeout}"`);
+      // The same rule and message as every other command's --printer-timeout.
+      const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
       const { run } = await import('./run.js');
-      await run(ctx, { printerTimeoutMs: Math.round(secs * 1000) });
+      await run(ctx, { printerTimeoutMs });
     });
 }

@@ -171,4 +171,10 @@ describe('ship doctor over https', () => {
     expect(byName(doc.checks, 'TLS')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/not trusted: .*SELF_SIGNED/i) });
     expect(byName(doc.checks, 'reachable')?.status).toBe('fail');
   });
+
+  it('--printer-timeout takes what every other command\'s does (a positive number of seconds), and says so', async () => {
+    const zero = await runShip(['doctor', '--printer-timeout', '0'], { env: { SHIP_CONFIG_DIR: tempConfigDir() } });
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--printer-timeout: "0" must be a positive number of seconds');
+  });
 });
