@@ -5,7 +5,7 @@
 export type ColumnLevel = 'shipment' | 'parcel' | 'item';
 
 /** How a cell is converted before it is sent. */
-export type CellType = 'text' | 'int' | 'decimal' | 'country' | 'origin-country' | 'datetime';
+export type CellType = 'text' | 'int' | 'decimal' | 'country' | 'origin-country' | 'datetime' | 'currency' | 'duty-method' | 'export-purpose';
 
 /** One column of the contract. */
 export interface ColumnDef {
@@ -31,6 +31,19 @@ export const COLUMNS: readonly ColumnDef[] = [
   def('recipient_eori_number', 'shipment', 'recipient_eori_number'),
   def('recipient_ukims_number', 'shipment', 'recipient_ukims_number'),
   def('container_reference', 'shipment', 'container_reference'),
+  // The customs declaration (api-spec "Customs Declaration"), under the API's own field names.
+  def('duty_method', 'shipment', 'customs_declaration.duty_method', 'duty-method'),
+  def('currency_code', 'shipment', 'customs_declaration.currency_code', 'currency'),
+  def('commercial_invoice_number', 'shipment', 'customs_declaration.commercial_invoice_number'),
+  def('insurance_value', 'shipment', 'customs_declaration.insurance_value', 'decimal'),
+  def('freight_value', 'shipment', 'customs_declaration.freight_value', 'decimal'),
+  def('packing_value', 'shipment', 'customs_declaration.packing_value', 'decimal'),
+  def('handling_value', 'shipment', 'customs_declaration.handling_value', 'decimal'),
+  def('other_value', 'shipment', 'customs_declaration.other_value', 'decimal'),
+  def('export_license_number', 'shipment', 'customs_declaration.export_license_number'),
+  def('export_certificate_number', 'shipment', 'customs_declaration.export_certificate_number'),
+  def('other_export_comments', 'shipment', 'customs_declaration.other_export_comments'),
+  def('export_purpose', 'shipment', 'customs_declaration.export_purpose', 'export-purpose'),
   def('to_name', 'shipment', 'to_address.name'),
   def('to_company_name', 'shipment', 'to_address.company_name'),
   def('to_telephone', 'shipment', 'to_address.telephone'),

@@ -76,7 +76,45 @@ export function convertCell(def: ColumnDef, raw: string): { ok: true; value: unk
     }
     return { ok: false, message: `must be a date as YYYY-MM-DD or YYYY-MM-DD HH:MM:SS, not "${raw}"` };
   }
+  if (def.type === 'duty-method') {
+    const u = v.toUpperCase();
+    return u === 'DAP' || u === 'DDP' ? { ok: true, value: u } : { ok: false, message: `must be DAP or DDP, not "${raw}"` };
+  }
+  if (def.type === 'currency') {
+    return /^[A-Za-z]{3}$/.test(v) ? { ok: true, value: v.toUpperCase() } : { ok: false, message: `must be a three-letter ISO 4217 currency code such as GBP or EUR, not "${raw}"` };
+  }
+  if (def.type === 'export-purpose') return exportPurpose(v, raw);
   return textValue(raw);
+}
+
+/** The flags of the API's Export Purpose object, as written in an `export_purpose` value. */
+const PURPOSES = ['gift', 'documents', 'sale_of_goods', 'commercial_sample', 'returned_goods'] as const;
+
+/**
+ * An Export Purpose object from `gift`, `sale_of_goods,documents` or `other=Repair and return` (any case, spaces
+ * or hyphens as underscores): each named purpose is true; `other=TEXT` (last, as its text may hold commas) is
+ * the purpose the flags do not cover.
+ */
+function exportPurpose(v: string, raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  const out: Record<string, unknown> = {};
+  const other = /(?:^|,)\s*other\s*[=:]/i.exec(v);
+  const flags = other ? v.slice(0, other.index) : v;
+  if (other) {
+    const text = v.slice(other.index + other[0].length).trim();
+    if (text === '') return { ok: false, message: 'other= needs the purpose, e.g. other=Repair and return' };
+    const t = textValue(text);
+    if (!t.ok) return t;
+    out.other = text;
+  }
+  for (const word of flags.split(',').map((w) => w.trim()).filter(Boolean)) {
+    const key = word.toLowerCase().replace(/[\s-]+/g, '_');
+    if (!(PURPOSES as readonly string[]).includes(key)) {
+      return { ok: false, message: `"${word}" is not an export purpose: use ${PURPOSES.join(', ')} (several separated by commas), or other=TEXT` };
+    }
+    out[key] = true;
+  }
+  if (Object.keys(out).length === 0) return { ok: false, message: `must name an export purpose (${PURPOSES.join(', ')}, or other=TEXT), not "${raw}"` };
+  return { ok: true, value: out };
 }
 
 function textValue(v: string): { ok: true; value: unknown } | { ok: false; message: string } {

@@ -28,6 +28,18 @@ export interface ShipmentInputOptions {
   vatNumber?: string;
   eoriNumber?: string;
   ukimsNumber?: string;
+  dutyMethod?: string;
+  currency?: string;
+  invoiceNumber?: string;
+  insuranceValue?: string;
+  freightValue?: string;
+  packingValue?: string;
+  handlingValue?: string;
+  otherValue?: string;
+  exportLicenseNumber?: string;
+  exportCertificateNumber?: string;
+  exportComments?: string;
+  exportPurpose?: string;
   toName?: string;
   toCompany?: string;
   toLine1?: string;
@@ -68,6 +80,18 @@ export const SHIPMENT_FLAGS: ReadonlyArray<readonly [keyof ShipmentInputOptions,
   ['vatNumber', '--vat-number', 'recipient_vat_number'],
   ['eoriNumber', '--eori-number', 'recipient_eori_number'],
   ['ukimsNumber', '--ukims-number', 'recipient_ukims_number'],
+  ['dutyMethod', '--duty-method', 'duty_method'],
+  ['currency', '--currency', 'currency_code'],
+  ['invoiceNumber', '--invoice-number', 'commercial_invoice_number'],
+  ['insuranceValue', '--insurance-value', 'insurance_value'],
+  ['freightValue', '--freight-value', 'freight_value'],
+  ['packingValue', '--packing-value', 'packing_value'],
+  ['handlingValue', '--handling-value', 'handling_value'],
+  ['otherValue', '--other-value', 'other_value'],
+  ['exportLicenseNumber', '--export-license-number', 'export_license_number'],
+  ['exportCertificateNumber', '--export-certificate-number', 'export_certificate_number'],
+  ['exportComments', '--export-comments', 'other_export_comments'],
+  ['exportPurpose', '--export-purpose', 'export_purpose'],
   ['toName', '--to-name', 'to_name'],
   ['toCompany', '--to-company', 'to_company_name'],
   ['toPhone', '--to-phone', 'to_telephone'],
@@ -117,6 +141,18 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
     .option('--vat-number <n>', 'recipient_vat_number')
     .option('--eori-number <n>', 'recipient_eori_number')
     .option('--ukims-number <n>', 'recipient_ukims_number')
+    .option('--duty-method <method>', 'customs declaration: DAP or DDP (default: the account\'s)')
+    .option('--currency <code>', 'customs declaration: currency_code of the values, e.g. EUR (default: the account\'s)')
+    .option('--invoice-number <n>', 'customs declaration: commercial_invoice_number (default: the order reference)')
+    .option('--insurance-value <amount>', 'customs declaration: insurance_value, e.g. 5.00')
+    .option('--freight-value <amount>', 'customs declaration: freight_value, e.g. 4.95')
+    .option('--packing-value <amount>', 'customs declaration: packing_value')
+    .option('--handling-value <amount>', 'customs declaration: handling_value')
+    .option('--other-value <amount>', 'customs declaration: other_value (negative for a discount, e.g. -3.00)')
+    .option('--export-license-number <n>', 'customs declaration: export_license_number')
+    .option('--export-certificate-number <n>', 'customs declaration: export_certificate_number')
+    .option('--export-comments <text>', 'customs declaration: other_export_comments (up to 1,000 characters)')
+    .option('--export-purpose <purpose>', 'customs declaration: gift, documents, sale_of_goods, commercial_sample, returned_goods (several: comma-separated), or other=TEXT')
     .option('--to-name <name>', 'recipient name (required)')
     .option('--to-company <name>', 'recipient company name')
     .option('--to-line1 <text>', 'address line 1 (required)')

@@ -96,6 +96,35 @@ describe('ship create --csv (binary)', () => {
     expect(String(bad.stderr)).toMatch(/--parcel #1 custom_fields\.declared_value: .*10000/);
   });
 
+  it('from flags: the customs declaration (duty method, currency, values, export purpose) reaches the API; its problems name the flags', async () => {
+    const abroad = ['--to-name', 'Jean', '--to-line1', '1 Rue de Rivoli', '--to-city', 'Paris', '--to-postcode', '75001', '--to-country', 'FR', '--weight', '1200',
+      '--item', 'description=Mug,full_description=Ceramic mug,origin=GB,hs=691200,weight=300,value=4.50,quantity=2'];
+    const customs = ['--duty-method', 'ddp', '--currency', 'eur', '--invoice-number', 'INV-7', '--insurance-value', '1.00', '--freight-value', '4.95',
+      '--packing-value', '0.50', '--handling-value', '0.25', '--other-value', '-3.00', '--export-license-number', 'L-1', '--export-certificate-number', 'C-1',
+      '--export-comments', 'Sample, not for resale', '--export-purpose', 'gift,Sale of goods,other=Repair, then return'];
+    const r = await ship(['create', '--reference', 'CD-1', ...abroad, ...customs, '-o', join(work, 'labels'), '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(proxy.creates().find((b) => b.shipment_reference === 'CD-1').customs_declaration).toEqual({
+      duty_method: 'DDP', currency_code: 'EUR', commercial_invoice_number: 'INV-7', insurance_value: 1, freight_value: 4.95, packing_value: 0.5,
+      handling_value: 0.25, other_value: -3, export_license_number: 'L-1', export_certificate_number: 'C-1', other_export_comments: 'Sample, not for resale',
+      export_purpose: { gift: true, sale_of_goods: true, other: 'Repair, then return' },
+    });
+    // Quote takes the same flags.
+    const q = await ship(['quote', ...abroad, '--duty-method', 'DAP', '--json'], { env });
+    expect(q.exitCode, String(q.stderr)).toBe(0);
+    expect(proxy.requests.filter((x) => x.path.endsWith('/get-services')).at(-1)?.body.customs_declaration).toEqual({ duty_method: 'DAP' });
+
+    const sentBefore = proxy.creates().length;
+    const bad = await ship(['create', '--reference', 'CD-2', ...abroad, '--duty-method', 'EXW', '--currency', 'euro', '--freight-value', '-1', '--export-purpose', 'gfit', '-o', join(work, 'labels')], { env });
+    expect(bad.exitCode).toBe(2);
+    const err = String(bad.stderr);
+    expect(err).toMatch(/^ {2}--duty-method: must be DAP or DDP, not "EXW"$/m);
+    expect(err).toMatch(/^ {2}--currency: must be a three-letter ISO 4217 currency code/m);
+    expect(err).toMatch(/^ {2}--freight-value: must not be negative$/m);
+    expect(err).toMatch(/^ {2}--export-purpose: "gfit" is not an export purpose/m);
+    expect(proxy.creates()).toHaveLength(sentBefore);
+  });
+
   it('a despatch_date before today in every row: one warning naming the rows, not one a row; still valid', async () => {
     const rows = [2, 3, 4, 5, 6, 7, 8].map((n) => `PAST-${n},Ann,1 St,Leeds,LS1 1AA,GB,500,2020-01-0${n}`);
     const csv = file('past.csv', ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,despatch_date', ...rows].join('\n') + '\n');

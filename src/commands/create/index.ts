@@ -29,6 +29,10 @@ CSV files (--csv FILE):
     parcel     parcel_reference packaging_type_key weight (g) length width depth (cm) value
     item       item_sku item_line_id item_short_description item_full_description item_country_of_origin
                item_harmonised_code item_weight item_value item_quantity
+    customs    duty_method (DAP or DDP) currency_code commercial_invoice_number insurance_value freight_value
+               packing_value handling_value other_value export_license_number export_certificate_number
+               other_export_comments export_purpose (gift, documents, sale_of_goods, commercial_sample,
+               returned_goods, comma-separated, or other=TEXT): the shipment's customs declaration
     custom     custom_fields.KEY (shipment) parcel_custom_fields.KEY (parcel)
   A shipment- or parcel-level value may be left blank on later rows, but must not differ.
   Unknown columns are refused with a "did you mean"; --map FILE.json renames headers (a null target ignores
