@@ -318,6 +318,25 @@ describe('ship print', () => {
     }
   });
 
+  it('--printer takes a parcel\'s tracking reference as the desktop print does (a scanned label): its whole shipment is sent', async () => {
+    const { trackingRefs } = await createShipment('PRN-SCAN', 2);
+    const printer = await rawPrinter();
+    try {
+      const r = await ship(['print', trackingRefs[1], '--printer', printer.url, '--json'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(JSON.parse(String(r.stdout))).toMatchObject({ shipment_reference: 'PRN-SCAN', status: 'sent', labels: trackingRefs });
+      await new Promise((res) => setTimeout(res, 50));
+      expect(printer.jobs).toHaveLength(2);
+      // Neither a shipment nor a parcel: 404, and what --printer can find labels by.
+      const none = await ship(['print', 'NO-SUCH-REF', '--printer', printer.url], { env });
+      expect(none.exitCode).toBe(5);
+      expect(String(none.stderr)).toContain('no shipment or parcel "NO-SUCH-REF"');
+      expect(String(none.stderr)).toMatch(/hint: with --printer, give the shipment reference or ID, or a parcel's tracking reference/);
+    } finally {
+      await printer.close();
+    }
+  });
+
   it('a printer that fails partway names the labels sent and those not, and how to send only the rest', async () => {
     const { trackingRefs } = await createShipment('PRN-CUT', 3);
     // Answers ~HS as ready, takes the first label, then resets every later connection.

@@ -1,7 +1,8 @@
 // `ship print`: PUT /shipments/:ref/print (desktop application), or fetch each parcel's ZPL label and send
 // them to a thermal printer over a raw socket, in parcel order.
 import type { Ctx } from '../../context.js';
-import { ApiError, ShipError, ValidationError } from '../../errors.js';
+import type { Api } from '../../api/index.js';
+import { ApiError, NotFoundError, ShipError, ValidationError } from '../../errors.js';
 import { preflight as checkPrinter, PrinterError, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
 import { resendRestHint } from '../shared/printer-flag.js';
@@ -44,10 +45,9 @@ export async function run(ctx: Ctx, opts: PrintOptions): Promise<void> {
 async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
   const printer = (await resolvePrinter(ctx, opts.printer))!;
   const api = await ctx.api();
-  // The events response is keyed by each parcel's carrier tracking reference: that is how we find the parcels.
-  const events = await api.shipments.events(opts.ref);
-  const trackingRefs = Object.keys(events);
-  if (trackingRefs.length === 0) throw new ApiError(`shipment ${opts.ref} has no parcels to print`);
+  // A parcel's tracking reference names its shipment: messages and JSON say the shipment.
+  const { ref: shipment, trackingRefs } = await parcelsOf(api, opts.ref);
+  if (trackingRefs.length === 0) throw new ApiError(`shipment ${shipment} has no parcels to print`);
   if (opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs });
   // Fetch every label first: a failure halfway must not leave half a shipment printed.
   const labels: Array<{ ref: string; bytes: Buffer }> = [];
@@ -62,12 +62,12 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
     try {
       await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs });
     } catch (e) {
-      throw partlySent(opts.ref, printer.name ?? printer.url, labels.map((x) => x.ref), sent, e);
+      throw partlySent(shipment, printer.name ?? printer.url, labels.map((x) => x.ref), sent, e);
     }
     sent.push(l.ref);
   }
   if (ctx.mode.json) {
-    ctx.out.json({ shipment_reference: opts.ref, via: 'raw', printer: { url: printer.url, name: printer.name ?? null }, status: 'sent', labels: sent });
+    ctx.out.json({ shipment_reference: shipment, via: 'raw', printer: { url: printer.url, name: printer.name ?? null }, status: 'sent', labels: sent });
     return;
   }
   if (ctx.mode.quiet) {
@@ -75,7 +75,32 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
     return;
   }
   for (const r of sent) ctx.out.line(`sent\t${r}`);
-  ctx.out.success(`${sent.length} label${sent.length === 1 ? '' : 's'} of ${opts.ref} sent to printer ${where}`);
+  ctx.out.success(`${sent.length} label${sent.length === 1 ? '' : 's'} of ${shipment} sent to printer ${where}`);
+}
+
+/**
+ * The carrier tracking references of a shipment's parcels, in parcel order (the keys of its events). PUT
+ * /shipments/:ref/print takes a parcel's tracking reference as well as the shipment's reference or ID, and so
+ * does `--printer`: a scanned label's reference is looked up through its label, which names its shipment.
+ */
+async function parcelsOf(api: Api, ref: string): Promise<{ ref: string; trackingRefs: string[] }> {
+  try {
+    return { ref, trackingRefs: Object.keys(await api.shipments.events(ref)) };
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+    let shipment: string | undefined;
+    try {
+      shipment = (await api.parcels.label(ref, { format: 'ZPL' }))[0]?.shipment_reference ?? undefined;
+    } catch (notParcel) {
+      if (!(notParcel instanceof NotFoundError)) throw notParcel;
+    }
+    if (!shipment) {
+      throw new NotFoundError(`no shipment or parcel ${JSON.stringify(ref)}: not found`, e.http, {
+        hint: "with --printer, give the shipment reference or ID, or a parcel's tracking reference (an order reference or the service's own tracking reference works only without --printer)",
+      });
+    }
+    return { ref: shipment, trackingRefs: Object.keys(await api.shipments.events(shipment)) };
+  }
 }
 
 /**
