@@ -206,6 +206,12 @@ describe('ship track', () => {
     expect(String(two.stdout)).toMatch(/^TRK-OK\n/);
     expect(String(two.stdout)).not.toMatch(/NOPE-T|error/);
     expect(String(two.stderr)).toMatch(/error: NOPE-T: .*not found/);
+    // Watched off a terminal too: which reference failed is said on stderr, not only how many.
+    await sb.control('tracking/advance', { shipment_reference: 'TRK-OK', to: 'DELIVERED' });
+    const watched = await ship(['track', 'NOPE-T', 'TRK-OK', '--watch', '--interval', '0.2'], { env });
+    expect(watched.exitCode).toBe(3);
+    expect(String(watched.stdout)).not.toMatch(/NOPE-T/);
+    expect(String(watched.stderr).match(/error: NOPE-T: .*not found/g)).toHaveLength(1);
   });
 
   it('among several references, credentials refused exit 4 and an unreachable API exits 1 (the command failed, not some references)', async () => {

@@ -57,6 +57,12 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       drawnLines = screenRows(text, ctx.io.columns);
     } else {
       for (const line of newEventLines(state, seen)) ctx.out.line(line);
+      // As without --watch: a reference that cannot be tracked is said on stderr (once), naming it.
+      for (const s of state) {
+        if (!s.error || seen.has(`\u0001${s.reference}`)) continue;
+        seen.add(`\u0001${s.reference}`);
+        ctx.io.stderr.write(`${ctx.out.c.red('error:')} ${s.reference}: ${errorMessage(s.error)}\n`);
+      }
     }
   };
   show();
