@@ -466,4 +466,12 @@ describe('ship invoice', () => {
     expect(existsSync(path)).toBe(true);
     expect(readFileSync(path).subarray(0, 5).toString()).toBe('%PDF-');
   });
+
+  it('--json names the shipment\'s own reference when REF is a tracking reference', async () => {
+    const { trackingRefs } = await createShipment('INV-2');
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inv-'));
+    const r = await ship(['invoice', trackingRefs[0], '--json'], { env, cwd: dir });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(JSON.parse(String(r.stdout))).toMatchObject({ shipment_reference: 'INV-2' });
+  });
 });

@@ -31,9 +31,17 @@ export async function run(ctx: Ctx, opts: InvoiceOptions): Promise<void> {
   const path = outputPath(opts.output, `${safeFileStem(`${opts.ref}-invoice`)}.pdf`);
   writeFileAtomic(path, bytes);
   if (ctx.mode.json) {
-    ctx.out.json({ shipment_reference: opts.ref, path, bytes: bytes.length });
+    // REF may be an order or tracking reference: the shipment's own reference is the one the invoice names.
+    ctx.out.json({ shipment_reference: shipmentReferenceOf(doc.raw) ?? opts.ref, path, bytes: bytes.length });
     return;
   }
   ctx.out.line(path);
   ctx.out.success(`saved the commercial invoice of ${opts.ref} (${bytes.length} bytes)`);
+}
+
+/** The `shipment_reference` an invoice response names (in `data`, or its one element), if any. */
+function shipmentReferenceOf(raw: unknown): string | undefined {
+  const one: unknown = Array.isArray(raw) ? raw[0] : raw;
+  const ref = one !== null && typeof one === 'object' ? (one as { shipment_reference?: unknown }).shipment_reference : undefined;
+  return typeof ref === 'string' && ref !== '' ? ref : undefined;
 }
