@@ -99,6 +99,8 @@ export function columnDef(name: string): ColumnDef | undefined {
  */
 export function columnForPath(level: ColumnLevel, relPath: string): string | undefined {
   for (const c of COLUMNS) if (c.level === level && c.path === relPath) return c.name;
+  // A field inside a column's object (customs_declaration.export_purpose.gift): that column.
+  for (const c of COLUMNS) if (c.level === level && c.type === 'export-purpose' && relPath.startsWith(`${c.path}.`)) return c.name;
   if (relPath.startsWith('custom_fields.')) {
     return level === 'parcel' ? PARCEL_CUSTOM_PREFIX + relPath.slice('custom_fields.'.length) : level === 'shipment' ? relPath : undefined;
   }

@@ -1,6 +1,6 @@
 // Converting the customs declaration's cells (flags or CSV columns) to what the API takes.
 import { describe, expect, it } from 'vitest';
-import { columnDef } from '../../src/csv/columns.js';
+import { columnDef, columnForPath } from '../../src/csv/columns.js';
 import { convertCell } from '../../src/shipment-input/build.js';
 
 const convert = (column: string, raw: string) => convertCell(columnDef(column)!, raw);
@@ -24,5 +24,7 @@ describe('customs declaration cells', () => {
     expect(convert('export_purpose', 'gfit')).toMatchObject({ ok: false, message: expect.stringMatching(/^"gfit" is not an export purpose/) });
     expect(convert('export_purpose', 'other=')).toMatchObject({ ok: false });
     expect(convert('export_purpose', 'other=a^b')).toMatchObject({ ok: false, message: expect.stringMatching(/caret/) });
+    // The API's message about one of its fields is about the export_purpose column (or flag).
+    expect(columnForPath('shipment', 'customs_declaration.export_purpose.other')).toBe('export_purpose');
   });
 });
