@@ -63,6 +63,13 @@ export interface BulkHooks<I, R> {
    * sending the new values is what the edit asks for, and never makes a second object).
    */
   redoChanged?: boolean;
+  /**
+   * A task an earlier run did (skipped from the journal): brings its stored summary up to date for this run
+   * (e.g. its labels fetched again in the format this run asks for, or when their files are gone). Undefined:
+   * the stored summary stands. A new summary replaces the stored one in the journal. Failures are the hook's
+   * to report inside R; a throw keeps the stored summary.
+   */
+  refresh?(task: BulkTask<I>, stored: R, signal: AbortSignal): Promise<R | undefined>;
   /** Called once per task, in the order chosen by `order`; awaited (backpressure: printing, writing files). */
   onResult?(r: BulkResult<I, R>): void | Promise<void>;
   /** The status a task done by this run counts under in `byStatus` (e.g. 'created' or 'updated'; default 'created'). */
@@ -317,8 +324,14 @@ export async function runBulk<I, R>(
     if (entry?.state === 'done') {
       const changed = fp !== undefined && entry.fp !== undefined && fp !== entry.fp;
       if (!(changed && hooks.redoChanged)) {
-        const r: BulkResult<I, R> = { task, index, status: 'skipped', result: entry.result as R, skipReason: 'journal', attempts: 0 };
+        let result = entry.result as R;
+        let fresh: R | undefined;
+        if (hooks.refresh) fresh = await hooks.refresh(task, result, workSignal).catch(() => undefined);
+        if (fresh !== undefined) result = fresh;
+        const r: BulkResult<I, R> = { task, index, status: 'skipped', result, skipReason: 'journal', attempts: 0 };
         if (changed) r.changed = true;
+        // Still the values that created it: a later run still tells a changed row.
+        if (fresh !== undefined && journal) durable.set(r, journal.append({ key: task.key, state: 'done', result: fresh, fp: entry.fp }));
         return r;
       }
     }

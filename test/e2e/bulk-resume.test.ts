@@ -2,7 +2,7 @@
 // points (always with requests in flight) and rerun until done; another run goes through sandbox faults
 // (503s, resets, latency) plus a proxy that loses responses AFTER the sandbox created the shipment.
 // Every reference must be created exactly once, and the journal must stay readable after every kill.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -320,6 +320,44 @@ describe('Ctrl-C and the journal lock', () => {
       assertExactlyOnce(p.created, p.resentAfterCreated, 'STL', 30);
     } finally {
       await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+});
+
+describe('a rerun with other label options', () => {
+  it('another --format: skipped shipments are not "changed"; their labels come in the new format (and --merge reads them); removed label files come back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-refmt-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'FMT', 3);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
+    try {
+      expect((await ship([...args, '--format', 'ZPL'], { env })).exitCode).toBe(0);
+      const merged = join(dir, 'all.pdf');
+      const r = await ship([...args, '--format', 'PDF', '--merge', merged], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(r.stderr).not.toMatch(/different values/);
+      const lines = finalLines(r.stdout);
+      expect(lines.map((l) => l.status)).toEqual(['skipped', 'skipped', 'skipped']);
+      for (const l of lines) {
+        expect((l as { changed?: boolean }).changed).toBeUndefined();
+        expect(l.labels).toHaveLength(1);
+        expect(l.labels![0]).toMatch(/\.pdf$/);
+        expect(readFileSync(l.labels![0]).subarray(0, 5).toString()).toBe('%PDF-');
+      }
+      expect(readFileSync(merged).subarray(0, 5).toString()).toBe('%PDF-');
+
+      // The labels moved away since: a rerun reports files that are there, not paths to nothing.
+      rmSync(lines[1].labels![0]);
+      const again = await ship([...args, '--format', 'PDF'], { env });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      const second = finalLines(again.stdout)[1];
+      expect(second.status).toBe('skipped');
+      expect(readFileSync(second.labels![0]).subarray(0, 5).toString()).toBe('%PDF-');
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'FMT', 3);
+    } finally {
       await p.close();
     }
   }, 60_000);

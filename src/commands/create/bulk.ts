@@ -7,7 +7,8 @@
 // Rerunning the same command (same CSV path, same --output-dir, same API) resumes: shipments created before are
 // reported as skipped, failed ones are tried again. The base URL is part of the name so that a run against the
 // test API never makes a later run against the live one skip anything. A shipment whose rows changed since it
-// was created is still skipped, with a warning.
+// was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
+// label files are gone, is skipped with its labels fetched again in this run's format.
 import type { Ctx } from '../../context.js';
 import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, ValidationError } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
@@ -30,7 +31,7 @@ import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
 import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
-import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
+import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
 
 /** What each bulk task carries. */
@@ -75,7 +76,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     for (const e of extra) setPath(body, e.path, e.value);
     return body;
   };
-  const extraKey = JSON.stringify(extra.map((e) => [e.path, e.value]));
+  // The label format is not part of the shipment: a rerun with another --format fetches the labels in it
+  // (refresh below) rather than calling the shipment changed.
+  const extraKey = JSON.stringify(extra.filter((e) => e.path !== 'format').map((e) => [e.path, e.value]));
   const withExtrasText = extrasAppender(extra);
   for (const n of loaded.notes) out.info(n);
   for (const line of groupedProblemLines(loaded.warnings)) out.warn(line);
@@ -235,6 +238,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           }
           return found;
         },
+        // Done by an earlier run: its labels in this run's format (--format may differ), or again if their files are gone.
+        refresh: (task, stored, signal) => refreshLabels(api, task.key, stored, policy, signal),
         isAlreadyDone: isDuplicateReference,
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
         onResult: async (r) => {

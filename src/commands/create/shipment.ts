@@ -3,9 +3,9 @@
 // whether the shipment exists (and fetching its labels) instead of creating it twice.
 import type { Api, ShipmentResponse } from '../../api/index.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
-import { LabelNamer, writeLabels, type LabelFormat } from '../../labels/index.js';
+import { labelExtension, LabelNamer, writeLabels, type LabelFormat } from '../../labels/index.js';
 import type { ShipmentBody } from '../../shipment-input/build.js';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The small JSON summary of a created shipment (kept in the resume journal; no label bytes). */
@@ -186,15 +186,7 @@ export async function findShipment(
   if (tracking[0]) result.tracking_reference = tracking[0];
   if (policy.write && tracking.length) {
     try {
-      const contents: string[] = [];
-      let format = policy.format;
-      for (const t of tracking) {
-        const labels = await api.parcels.label(t, { format: policy.format }, { signal });
-        const got = labelsOf(labels as unknown as ShipmentResponse[], policy.format);
-        format = got.format;
-        contents.push(...got.contents);
-      }
-      if (contents.length) result.labels = writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: policy.inPlace });
+      result.labels = await fetchLabels(api, ref, tracking, policy, signal);
     } catch (e) {
       result.label_error = `labels not fetched: ${(e as Error).message}`;
       // An earlier attempt killed while writing a label in place may have left it torn, and it is not
@@ -203,6 +195,37 @@ export async function findShipment(
     }
   }
   return { status: 'done', result };
+}
+
+/** Fetches the labels of a shipment's parcels (GET /parcels/:ref/label) in the policy's format and writes them. */
+async function fetchLabels(api: Api, ref: string, tracking: readonly string[], policy: LabelPolicy, signal?: AbortSignal): Promise<string[]> {
+  const contents: string[] = [];
+  let format = policy.format;
+  for (const t of tracking) {
+    const labels = await api.parcels.label(t, { format: policy.format }, { signal });
+    const got = labelsOf(labels as unknown as ShipmentResponse[], policy.format);
+    format = got.format;
+    contents.push(...got.contents);
+  }
+  return contents.length ? writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: policy.inPlace }) : [];
+}
+
+/**
+ * A shipment an earlier run created, for a rerun that wants its labels: undefined when its label files are
+ * there in the format asked for; otherwise its labels fetched again in that format (the earlier run used
+ * another --format or --no-labels, or the files were removed since), or why they could not be.
+ */
+export async function refreshLabels(api: Api, ref: string, stored: Created, policy: LabelPolicy, signal?: AbortSignal): Promise<Created | undefined> {
+  if (!policy.write || !stored.tracking_references?.length) return undefined;
+  const ext = `.${labelExtension(policy.format)}`;
+  if (stored.labels?.length && stored.labels.every((p) => p.toLowerCase().endsWith(ext) && existsSync(p))) return undefined;
+  const rest: Created = { ...stored };
+  delete rest.label_error;
+  try {
+    return { ...rest, labels: await fetchLabels(api, ref, stored.tracking_references, policy, signal) };
+  } catch (e) {
+    return { ...rest, labels: [], label_error: `labels not fetched: ${(e as Error).message}` };
+  }
 }
 
 /** Removes the label files a shipment's parcels would have (any format); missing ones are fine. */
