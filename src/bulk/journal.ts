@@ -62,6 +62,19 @@ export interface JournalOpenOptions {
   onWarning?: (message: string) => void;
 }
 
+/**
+ * The journal could not be written (disk full, quota, I/O error): the run stops (exit 1). Every record that
+ * is not on disk leaves its task to be settled by the next run, so rerunning is safe; the message names the file.
+ */
+export class JournalWriteError extends ShipError {
+  constructor(path: string, cause: unknown) {
+    super(`could not write the resume journal ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, 1, {
+      hint: 'make room on that disk (or fix its permissions), then rerun the same command: what was created is skipped, nothing is created twice',
+      cause,
+    });
+  }
+}
+
 /** A second run on the same journal while the first one is alive (exit 1). */
 export class JournalLockedError extends ShipError {
   constructor(message: string, hint: string) {
@@ -191,15 +204,20 @@ export class Journal {
     if (this.closed) return;
     while (this.flushing || this.queue.length) await new Promise((r) => setImmediate(r));
     this.closed = true;
-    if (this.fd !== undefined) {
-      try {
-        if (this.sync) fs.fsyncSync(this.fd);
-      } finally {
-        fs.closeSync(this.fd);
-        this.fd = undefined;
+    try {
+      if (this.fd !== undefined) {
+        try {
+          if (this.sync) fs.fsyncSync(this.fd);
+        } catch (e) {
+          throw new JournalWriteError(this.path, e);
+        } finally {
+          fs.closeSync(this.fd);
+          this.fd = undefined;
+        }
       }
+    } finally {
+      this.lock?.release();
     }
-    this.lock?.release();
   }
 
   private schedule(): void {
@@ -229,6 +247,7 @@ export class Journal {
 
   private finish(batch: Pending[], err?: unknown): void {
     this.commits++;
+    if (err) err = new JournalWriteError(this.path, err);
     for (const p of batch) (err ? p.reject(err) : p.resolve());
     if (this.queue.length) this.schedule();
     else this.flushing = false;

@@ -394,6 +394,20 @@ describe('Journal', () => {
     await j2.close();
   });
 
+  it('a record that cannot be written (disk full) stops the run with an error naming the journal; the lock is released', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    // Writes on a descriptor open for reading fail as a full disk's do (EBADF in place of ENOSPC).
+    const { closeSync, existsSync, openSync } = await import('node:fs');
+    const inner = j as unknown as { fd: number };
+    closeSync(inner.fd);
+    inner.fd = openSync(path, 'r');
+    const run = runBulk(tasks(3), { execute: async () => ({}) }, { concurrency: 2, journal: j, signal: never });
+    await expect(run).rejects.toMatchObject({ name: 'JournalWriteError', exitCode: 1, message: expect.stringContaining(`could not write the resume journal ${path}: `) });
+    await expect(j.close()).resolves.toBeUndefined();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
   it('group-commits records appended in the same tick', async () => {
     const path = join(tmp(), 'j.jsonl');
     const j = await Journal.open(path);
