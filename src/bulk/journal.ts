@@ -372,7 +372,11 @@ export class LockFile {
   /** Takes the lock or throws JournalLockedError naming the running owner. */
   static acquire(path: string, onWarning?: (m: string) => void): LockFile {
     const me: LockInfo = { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString() };
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // A takeover guard left by a run killed inside it is cleared after GUARD_STALE_MS: wait for that rather
+    // than refuse (a rerun right after such a kill would otherwise fail with "try again" for ten seconds).
+    const deadline = Date.now() + GUARD_STALE_MS + 2_000;
+    for (let attempt = 0; attempt < 5 || Date.now() < deadline; attempt++) {
+      if (attempt >= 5) pause(25);
       if (tryCreate(path, me)) return new LockFile(path);
       const owner = readLock(path);
       if (owner === 'missing') continue;
@@ -474,6 +478,14 @@ function lockAge(path: string): number | undefined {
   }
 }
 
+/** Age after which a takeover guard is someone's leftover, not a takeover going on (it lives microseconds). */
+const GUARD_STALE_MS = 10_000;
+
+/** Blocks the thread for a moment (lock acquisition is synchronous and happens once, before any request). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 /**
  * Removes a lock judged stale, if it still is. Two runs may judge the same stale lock at once; without a
  * guard the slower one would remove the lock the faster one has just taken (both would then run). So the
@@ -488,7 +500,7 @@ export function takeOver(path: string, stillStale: (now: ReturnType<typeof readL
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     // A guard left by a run killed inside the few microseconds it exists.
     const age = lockAge(guard);
-    if (age !== undefined && age > 10_000) fs.rmSync(guard, { recursive: true, force: true });
+    if (age !== undefined && age > GUARD_STALE_MS) fs.rmSync(guard, { recursive: true, force: true });
     return false;
   }
   try {

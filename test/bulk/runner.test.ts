@@ -480,6 +480,21 @@ describe('Journal', () => {
     expect(existsSync(`${path}.takeover`)).toBe(false);
   });
 
+  it('a takeover guard left by a run killed inside it: the next run waits it out instead of failing with "try again"', async () => {
+    const { hostname } = await import('node:os');
+    const { mkdirSync, utimesSync } = await import('node:fs');
+    const path = join(tmp(), 'j.jsonl');
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), started_at: 'earlier' }));
+    mkdirSync(`${path}.lock.takeover`);
+    // Killed 9.5 s ago, inside the takeover.
+    const then = (Date.now() - 9_500) / 1000;
+    utimesSync(`${path}.lock.takeover`, then, then);
+    const warnings: string[] = [];
+    const j = await Journal.open(path, { onWarning: (m) => warnings.push(m) });
+    expect(warnings.join('\n')).toMatch(/took over the journal lock of process 4206649/);
+    await j.close();
+  });
+
   it('a lock held on another host is refused with a hint to delete it', async () => {
     const path = join(tmp(), 'j.jsonl');
     writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, hostname: 'some-other-host', started_at: 'earlier' }));
