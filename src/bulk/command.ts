@@ -170,6 +170,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   if (summary.authStop) throw summary.authStop;
   // Exit 1 with the network error's own message and hint ("check the base URL…").
   if (summary.unreachable) throw summary.unreachable;
+  // The local failure's own message and hint ("make room…").
+  if (summary.localStop) throw summary.localStop;
   if (summary.interrupted) {
     throw new Interrupted(
       `interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled; rerun the same command to continue`,
@@ -202,6 +204,8 @@ function printSummary<I, R>(
     : [[created, s.created]];
   const stoppedForAuth = s.authStop !== undefined;
   const unreachable = !stoppedForAuth && s.unreachable !== undefined;
+  const localStop = !stoppedForAuth && !unreachable ? s.localStop : undefined;
+  const stoppedEarly = s.interrupted || stoppedForAuth || unreachable || localStop !== undefined;
   if (mode.json) {
     // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
     const line: Record<string, unknown> = {
@@ -215,6 +219,8 @@ function printSummary<I, R>(
       });
     } else if (unreachable) {
       Object.assign(line.summary as Record<string, unknown>, { stopped: 'unreachable', not_started: opts.total !== undefined ? s.notStarted : null });
+    } else if (localStop) {
+      Object.assign(line.summary as Record<string, unknown>, { stopped: 'local_error', not_started: opts.total !== undefined ? s.notStarted : null });
     }
     if (files.failedPath) (line.summary as Record<string, unknown>).failed_csv = files.failedPath;
     if (files.resultsPath) (line.summary as Record<string, unknown>).results_csv = files.resultsPath;
@@ -225,7 +231,7 @@ function printSummary<I, R>(
   const c = out.c;
   const lines: string[] = [];
   const head =
-    `${s.interrupted || stoppedForAuth || unreachable ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS, { tenths: true })}` +
+    `${stoppedEarly ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS, { tenths: true })}` +
     (rate > 0 && s.created + s.failed >= 20 ? ` (${rate.toFixed(1)}/s)` : '');
   lines.push(c.bold(head));
   const rows: Array<[string, number, (t: string) => string]> = doneCounts.map(([k, v]) => [k, v, c.green]);
@@ -233,7 +239,7 @@ function printSummary<I, R>(
   if (files.journalPath || s.skipped) rows.push(['skipped', s.skipped, c.dim]);
   rows.push(['failed', s.failed, s.failed ? c.red : c.dim]);
   if (s.rejected) rows.push(['refused', s.rejected, c.yellow]);
-  if ((s.interrupted || stoppedForAuth || unreachable) && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
+  if (stoppedEarly && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
   for (const [k, v, color] of rows) lines.push(`  ${k.padEnd(12)}${color(String(v).padStart(7))}`);
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).
@@ -267,6 +273,9 @@ function printSummary<I, R>(
           : 'Check the base URL and that the service is up, then run the command again for the ones not done.',
       ),
     );
+  } else if (localStop) {
+    lines.push(c.yellow(`Stopped: ${localStop.message}.`));
+    lines.push(c.yellow(files.journalPath ? 'Fix that, then rerun the same command to continue: nothing is created twice.' : 'Fix that, then run the command again for the ones not done.'));
   } else if (s.interrupted) lines.push(c.yellow('Rerun the same command to continue: nothing is created twice.'));
   io.stderr.write(lines.join('\n') + '\n');
 }

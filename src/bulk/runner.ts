@@ -22,6 +22,9 @@
 // the task's retries): every other task would wait out the same retries only to fail the same way (a
 // 10,000-row run against a wrong base URL would take half an hour), so the run stops the same way. Such a
 // request never left, so the task's record is a known failure and a rerun simply sends it (`unreachable`).
+//
+// A local failure every later task would meet too (hooks.stopsRun: the disk holding the labels is full): the
+// run stops the same way rather than go on creating shipments whose labels cannot be kept (`localStop`).
 import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { abortableSleep } from '../util/sleep.js';
@@ -52,6 +55,11 @@ export interface BulkHooks<I, R> {
    * Without settle, a task with an unknown outcome is resent only when `idempotent` is true.
    */
   settle?(task: BulkTask<I>, signal: AbortSignal, sent: { bySelf: boolean }): Promise<Outcome<R>>;
+  /**
+   * A failed task's error that every later task would meet too (a full disk): the error to stop the run with
+   * (no new task starts; those in flight finish), or undefined to go on.
+   */
+  stopsRun?(err: unknown): ShipError | undefined;
   /** An error meaning "this already exists" (duplicate reference): settle() then fetches it and the task is done. */
   isAlreadyDone?(err: unknown): boolean;
   /** Repeating execute() is harmless (e.g. a GET); unknown outcomes are then resent without settle(). */
@@ -135,13 +143,15 @@ export interface BulkSummary {
   byStatus: Record<string, number>;
   /** Tasks whose request was refused for its credentials (401/403): not in `failed`; sent again on a rerun. */
   rejected: number;
-  /** Tasks never started because the run was interrupted or stopped by `authStop` or `unreachable`. */
+  /** Tasks never started because the run was interrupted or stopped by `authStop`, `unreachable` or `localStop`. */
   notStarted: number;
   interrupted: boolean;
   /** The first AuthError of the run: it stopped the run early (see the header comment). */
   authStop?: AuthError;
   /** The API could not be reached (refused, unknown host) after a task's retries: the run stopped early. */
   unreachable?: NetworkError;
+  /** A local failure every later task would meet (hooks.stopsRun): the run stopped early. */
+  localStop?: ShipError;
   /** Seconds from start to end. */
   elapsedS: number;
   /** The first failures (at most 20), for the summary table. */
@@ -269,8 +279,8 @@ export async function runBulk<I, R>(
     w?.();
   };
 
-  // Credentials refused or the API unreachable: nothing new starts (see the header comment).
-  const stopped = () => summary.authStop !== undefined || summary.unreachable !== undefined;
+  // Credentials refused, the API unreachable or a local stop: nothing new starts (see the header comment).
+  const stopped = () => summary.authStop !== undefined || summary.unreachable !== undefined || summary.localStop !== undefined;
   const report = () =>
     progress?.update({ created: summary.created, skipped: summary.skipped, failed: summary.failed, active: active.size });
 
@@ -298,6 +308,7 @@ export async function runBulk<I, R>(
       summary.authStop ??= r.error;
     } else summary[r.status]++;
     if (r.status === 'failed' && isUnreachable(r.error)) summary.unreachable ??= r.error;
+    if (r.status === 'failed' && hooks.stopsRun && summary.localStop === undefined) summary.localStop = hooks.stopsRun(r.error);
     if (r.status === 'created') {
       const st = r.result !== undefined && hooks.statusOf ? hooks.statusOf(r.result) : 'created';
       summary.byStatus[st] = (summary.byStatus[st] ?? 0) + 1;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
-import { AuthError, ValidationError } from '../../src/errors.js';
+import { AuthError, ShipError, ValidationError } from '../../src/errors.js';
 import { runBulkCommand } from '../../src/bulk/command.js';
 import { failedCsvPathFor } from '../../src/bulk/csv-out.js';
 import { Journal, journalPathFor } from '../../src/bulk/journal.js';
@@ -231,5 +231,62 @@ describe('runBulkCommand: counts per status', () => {
     const summary = JSON.parse(io.err().trim()).summary;
     expect(summary).toMatchObject({ created: 10 });
     expect(summary).not.toHaveProperty('updated');
+  });
+});
+
+describe('runBulkCommand: a local failure every later task would meet (hooks.stopsRun)', () => {
+  class DiskFull extends Error {}
+  const stop = new ShipError('the disk of ./labels is full (ENOSPC): labels cannot be written, so no more shipments are created', 1, { hint: 'make room' });
+
+  it('starts nothing after it, lets in-flight tasks finish, summarises the stop and throws its error', async () => {
+    for (const json of [true, false]) {
+      const dir = tmp();
+      const csv = join(dir, 'orders.csv');
+      const { ctx, io } = ctxWith(json);
+      const started: number[] = [];
+      const err = await runBulkCommand(ctx, {
+        noun: 'shipments',
+        tasks: tasks(30),
+        total: 30,
+        hooks: {
+          async execute(t: BulkTask<number>) {
+            started.push(t.input);
+            await delay(t.input === 2 ? 20 : 1);
+            if (t.input === 3) throw new DiskFull('ENOSPC: no space left on device');
+            return { id: `id-${t.input}` };
+          },
+          stopsRun: (e: unknown) => (e instanceof DiskFull ? stop : undefined),
+        },
+        concurrency: 2,
+        journalPath: journalPathFor(dir, csv),
+        failedCsv: { path: failedCsvPathFor(csv), header: ['ref', 'n'] },
+        jsonLine: (r) => ({ ref: r.task.key, status: r.status }),
+        textLine: (r) => `${r.status}\t${r.task.key}`,
+      }).catch((e) => e);
+      expect(err).toBe(stop);
+      // K2 was in flight when K3 failed: it finished; nothing new started after K3's failure.
+      expect(Math.max(...started)).toBeLessThanOrEqual(4);
+      const handled = started.length;
+      if (json) {
+        expect(JSON.parse(io.err().trim().split('\n').pop()!).summary).toMatchObject({ total: handled, failed: 1, stopped: 'local_error', not_started: 30 - handled });
+      } else {
+        expect(io.err()).toMatch(/^Stopped: \d+ shipments/m);
+        expect(io.err()).toMatch(new RegExp(`not started\\s+${30 - handled}\\n`));
+        expect(io.err()).toContain('Stopped: the disk of ./labels is full (ENOSPC)');
+        expect(io.err()).toContain('rerun the same command to continue: nothing is created twice');
+      }
+      // A rerun (room made) does the rest, each once.
+      const again = await runBulkCommand(ctxWith(true).ctx, {
+        noun: 'shipments',
+        tasks: tasks(30),
+        total: 30,
+        // The stopped task's outcome was unknown (its label, not its creation, failed): settled, found absent here.
+        hooks: { execute: async (t: BulkTask<number>) => ({ id: `id-${t.input}` }), settle: async () => ({ status: 'absent' as const }) },
+        concurrency: 2,
+        journalPath: journalPathFor(dir, csv),
+        jsonLine: (r) => ({ ref: r.task.key, status: r.status }),
+      });
+      expect(again).toMatchObject({ created: 30 - handled + 1, skipped: handled - 1, failed: 0 });
+    }
   });
 });

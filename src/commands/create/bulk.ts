@@ -241,6 +241,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         // Done by an earlier run: its labels in this run's format (--format may differ), or again if their files are gone.
         refresh: (task, stored, signal) => refreshLabels(api, task.key, stored, policy, signal),
         isAlreadyDone: isDuplicateReference,
+        // A full (or read-only) disk for the labels: every later shipment would be created without its labels.
+        stopsRun: (err) => labelDiskStop(err, o.outputDir),
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
         onResult: async (r) => {
           if (r.status === 'skipped' && r.skipReason === 'exists') existedBefore.push(r.task.key);
@@ -278,7 +280,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       // Stopped before the end (Ctrl-C, credentials refused, service unreachable): the shipments it never reached
       // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
       rowFiles: async (s) => {
-        if (s.interrupted || s.authStop !== undefined || s.unreachable !== undefined) {
+        if (s.interrupted || s.authStop !== undefined || s.unreachable !== undefined || s.localStop !== undefined) {
           addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, { withResults: o.results !== undefined, labelFor: loaded.labelFor });
         }
         const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
@@ -441,6 +443,23 @@ export function fingerprint(text: string): string {
 
 /** A shipment's reference, its rows, and which parcel and item each row made (to place its errors). */
 type ShipmentRows = Pick<CompactShipment, 'reference' | 'rows' | 'rowParcels' | 'itemRows'>;
+
+/** Errors of the disk itself, which every later label would meet too. */
+const DISK_ERRORS: Record<string, string> = { ENOSPC: 'is full', EDQUOT: 'is over its quota', EROFS: 'is read-only' };
+
+/**
+ * The error to stop a bulk run with when a created shipment's labels could not be written because of the disk
+ * (full, over quota, read-only), or undefined (any other label error stays that shipment's own).
+ */
+export function labelDiskStop(err: unknown, outputDir: string): ShipError | undefined {
+  if (!(err instanceof LabelsNotWritten)) return undefined;
+  const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const what = code ? DISK_ERRORS[code] : undefined;
+  if (!what) return undefined;
+  return new ShipError(`the disk of ${outputDir} ${what} (${code}): labels cannot be written, so no more shipments are created`, ExitCode.Failure, {
+    hint: 'make room (or pick another --output-dir for a new run), then rerun the same command: the labels of the shipments already created are fetched again, and nothing is created twice',
+  });
+}
 
 /** The references an earlier run on this journal created (none when there is no journal yet). */
 function createdEarlier(journalPath: string): Set<string> {

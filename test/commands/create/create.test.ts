@@ -1,6 +1,6 @@
 // `ship create` in-process against the sandbox, behind a recording proxy: what is sent, what is printed,
 // what lands on disk.
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -468,6 +468,33 @@ describe('ship create --csv', () => {
     expect(JSON.parse(third.stderr.trim().split('\n').at(-1)!).error.problems).toEqual([
       { row: 3, column: 'custom_fields.dock_note', message: '21 characters; custom field dock_note takes at most 20' },
     ]);
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('stops at a full disk for the labels instead of creating shipments without them; a rerun finishes, each once', async () => {
+    const csv = join(work, 'disk-full.csv');
+    const dir = join(work, 'labels-full');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      csv,
+      ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight', ...[1, 2, 3, 4, 5, 6].map((i) => `DF-${i},Ann,${i} High St,London,E1 1AA,GB,1000`)].join('\n') + '\n',
+    );
+    // DF-2's label file leads to /dev/full: writing it fails with ENOSPC, as on a disk with no room left.
+    symlinkSync('/dev/full', join(dir, 'DF-2_1.zpl'));
+    proxy.requests.length = 0;
+    const r = await ship(['create', '--csv', csv, '-o', dir, '--json', '--concurrency', '1']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['DF-1', 'DF-2']);
+    const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
+    expect(summary).toMatchObject({ created: 1, failed: 1, stopped: 'local_error', not_started: 4 });
+    const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+    expect(error.message).toBe(`the disk of ${dir} is full (ENOSPC): labels cannot be written, so no more shipments are created`);
+    expect(error.hint).toMatch(/rerun the same command/);
+    rmSync(join(dir, 'DF-2_1.zpl'), { force: true }); // (the failed write removed the link already)
+    proxy.requests.length = 0;
+    const again = await ship(['create', '--csv', csv, '-o', dir, '--json', '--concurrency', '1']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['DF-3', 'DF-4', 'DF-5', 'DF-6']);
+    expect(readFileSync(join(dir, 'DF-2_1.zpl'), 'utf8')).toMatch(/\^XA/);
   });
 
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
