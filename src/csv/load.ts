@@ -287,7 +287,9 @@ async function* walk(
     const f = finish(draft);
     if (f) yield f;
   }
-  rowProblems.push(...grouper.problems);
+  // One by one: a spread of every row's problem (one per row of a 200,000-row file with a wrong column) exceeds
+  // the call stack's room for arguments.
+  for (const p of grouper.problems) rowProblems.push(p);
   if (counter) counter.rows = grouper.rowCount;
 }
 
@@ -362,14 +364,14 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const counter = { rows: 0 };
   let onlyRows: Set<number> | undefined;
   for await (const f of walk(records, layout, opts, lastRow, true, problems, counter)) {
-    warnings.push(...f.warnings);
+    for (const w of f.warnings) warnings.push(w);
     if (f.kind === 'excluded') {
       excluded.push(f.excluded);
       continue;
     }
     if (opts.only !== undefined) onlyRows = new Set(f.kind === 'shipment' ? f.shipment.rows : f.rows);
     if (f.kind === 'invalid') {
-      problems.push(...f.problems);
+      for (const p of f.problems) problems.push(p);
       continue;
     }
     counts.shipments++;

@@ -247,6 +247,23 @@ describe('problems name the row and the user\'s column', () => {
     expect(e).toBeInstanceOf(InputError);
     expect(e.problems[0].row).toBe(3);
   });
+
+  it('lists every problem of a large file, one per row, and of a shipment of many rows (no call stack overflow)', async () => {
+    // 150,000 rows whose to_name differs from their shipment's first row: one problem each, more than a spread
+    // of them as arguments fits on the call stack.
+    const rows = [`shipment_reference,${ADDR}`, 'S0,Ann,1 St,London,E1 1AA,GB'];
+    for (let i = 1; i <= 150_000; i++) rows.push(`S0,Ann ${i},,,,`);
+    const p = await problems(rows.join('\n'));
+    expect(p).toHaveLength(150_000);
+    expect(p[0]).toMatchObject({ row: 3, column: 'to_name' });
+    expect(p[149_999]).toMatchObject({ row: 150_002, column: 'to_name' });
+    // One shipment of as many parcels, each with a weight that is not a number.
+    const parcels = [`shipment_reference,${ADDR},weight`, 'S0,Ann,1 St,London,E1 1AA,GB,1kg'];
+    for (let i = 1; i < 150_000; i++) parcels.push('S0,,,,,,1kg');
+    const q = (await problems(parcels.join('\n'))).filter((x) => x.column === 'weight');
+    expect(q).toHaveLength(150_000);
+    expect(q[149_999]).toMatchObject({ row: 150_001, message: 'must be a whole number of grammes, not "1kg"' });
+  }, 60_000);
 });
 
 describe('values under no header', () => {
