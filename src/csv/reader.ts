@@ -1,8 +1,9 @@
 // Streams a CSV file record by record (never the whole file in memory), numbering rows as a spreadsheet does.
-// Files are UTF-8 unless they say or show otherwise: a UTF-16 byte-order mark (Excel's "Unicode Text"), or bytes
-// that are not UTF-8 at all, which are read as Windows-1252 (Excel's "CSV (Comma delimited)" on Windows) rather
-// than sent to the carrier as "Zo� Br�nte"; a file with both, UTF-8 accents and other bytes, is refused (no one
-// reading is right for it). `--encoding` overrides the guess.
+// Files are UTF-8 unless they say or show otherwise: a UTF-16 byte-order mark (Excel's "Unicode Text"), a header
+// in UTF-16 written without one (every other byte zero), or bytes that are not UTF-8 at all, which are read as
+// Windows-1252 (Excel's "CSV (Comma delimited)" on Windows) rather than sent to the carrier as "Zo� Br�nte"; a
+// file with both, UTF-8 accents and other bytes, is refused (no one reading is right for it). `--encoding`
+// overrides the guess.
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -91,7 +92,8 @@ async function openOrExplain(path: string) {
 }
 
 /**
- * The encoding of a CSV file: its byte-order mark if it has one, else UTF-8 when every byte of it is valid
+ * The encoding of a CSV file: its byte-order mark if it has one, else UTF-16 when its first line is UTF-16
+ * without a mark (utf16WithoutBom), else UTF-8 when every byte of it is valid
  * UTF-8 (read in 1 MB steps; a character cut by a step is completed by the next), else Windows-1252, guessed.
  * A file with both, well-formed UTF-8 characters and bytes that are not UTF-8 (a row pasted from another
  * program), has no one reading that is right: an InputError names the row of the first bad byte.
@@ -115,6 +117,8 @@ export async function detectCsvEncoding(path: string, opts: { name?: string; del
         if (end >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return { encoding: 'utf-16le', bom: true };
         if (end >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return { encoding: 'utf-16be', bom: true };
         if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) bom = true;
+        const unmarked = utf16WithoutBom(buf.subarray(0, end));
+        if (unmarked) return { encoding: unmarked };
       }
       // At the end, a cut character left over is itself invalid.
       const tail = bytesRead === 0 ? 0 : incompleteUtf8Tail(buf.subarray(0, end));
@@ -137,6 +141,30 @@ export async function detectCsvEncoding(path: string, opts: { name?: string; del
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The UTF-16 byte order of text written without a byte-order mark (.NET's Encoding.Unicode, some exporters):
+ * its ASCII characters, a header's at least, are each a byte and a zero byte. Text in any other encoding a
+ * CSV file comes in has no zero bytes, and UTF-8 takes them for characters ("s\0h\0i\0p\0…"). Decided
+ * from the first line (at most 1 KB): a zero byte on one side of every character, and none on the other.
+ */
+export function utf16WithoutBom(b: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const end = Math.min(b.length, 1024) & ~1;
+  if (end < 4) return undefined;
+  let zeroEven = 0;
+  let zeroOdd = 0;
+  let units = 0;
+  for (let i = 0; i < end; i += 2) {
+    units++;
+    if (b[i] === 0) zeroEven++;
+    if (b[i + 1] === 0) zeroOdd++;
+    // The end of the first line (\n in either byte order) is enough to decide on.
+    if ((b[i] === 0x0a && b[i + 1] === 0) || (b[i] === 0 && b[i + 1] === 0x0a)) break;
+  }
+  if (zeroOdd === units && zeroEven === 0) return 'utf-16le';
+  if (zeroEven === units && zeroOdd === 0) return 'utf-16be';
+  return undefined;
 }
 
 // A character the UTF-8 decoder made of two or more bytes: neither ASCII nor its replacement for invalid bytes.

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
-import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, hasMultiByteUtf8, incompleteUtf8Tail, readCsv, writeBackWithBom } from '../../src/csv/reader.js';
+import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, hasMultiByteUtf8, incompleteUtf8Tail, readCsv, utf16WithoutBom, writeBackWithBom } from '../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-csv-enc-'));
 function file(name: string, bytes: Buffer): string {
@@ -42,6 +42,22 @@ describe('CSV encodings', () => {
     const be = file('u16be.txt', Buffer.concat([Buffer.from([0xfe, 0xff]), swapped]));
     expect(await detectCsvEncoding(be)).toEqual({ encoding: 'utf-16be', bom: true });
     expect((await records(be))[1]).toEqual(['U-1', 'Łukasz Żółć 😀']);
+  });
+
+  it('reads UTF-16 written without a byte-order mark, found from the zero bytes of its header', async () => {
+    const text = 'shipment_reference,to_name,to_country\r\nU-1,Zoë Brönte,GB\r\nU-2,Łukasz,PL\r\n';
+    const le = file('u16le-nobom.csv', Buffer.from(text, 'utf16le'));
+    expect(await detectCsvEncoding(le)).toEqual({ encoding: 'utf-16le' });
+    expect(await records(le)).toEqual([['shipment_reference', 'to_name', 'to_country'], ['U-1', 'Zoë Brönte', 'GB'], ['U-2', 'Łukasz', 'PL']]);
+    const be = file('u16be-nobom.csv', Buffer.from(text, 'utf16le').swap16());
+    expect(await detectCsvEncoding(be)).toEqual({ encoding: 'utf-16be' });
+    expect((await records(be))[1]).toEqual(['U-1', 'Zoë Brönte', 'GB']);
+    const r = await loadCsv({ source: { path: le }, layout: contractLayout({}) });
+    expect(r.header).toEqual(['shipment_reference', 'to_name', 'to_country']);
+    // Text with no zero bytes, or only some (a header in Cyrillic, say), is not taken for UTF-16.
+    expect(utf16WithoutBom(Buffer.from('shipment_reference,to_name\n'))).toBeUndefined();
+    expect(utf16WithoutBom(Buffer.from('Имя,shipment_reference\n', 'utf16le'))).toBeUndefined();
+    expect(utf16WithoutBom(Buffer.from('a,'))).toBeUndefined();
   });
 
   it('keeps UTF-8 (with or without BOM) as UTF-8, also when a character straddles the 1 MB read steps', async () => {

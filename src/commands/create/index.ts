@@ -12,9 +12,10 @@ import type { CreateOptions } from './run.js';
 export const CSV_HELP = `
 CSV files (--csv FILE):
   A header row is required; names match case-insensitively, spaces and hyphens count as underscores.
-  UTF-8, or UTF-16 with a byte-order mark; a file that is not UTF-8 is read as Windows-1252 (Excel's
-  "CSV (Comma delimited)") with a warning, and --encoding names any other. A UTF-8 file with bytes that are
-  not UTF-8 in some row (pasted from another program) is refused, naming the row. The delimiter (, ; or tab)
+  UTF-8, or UTF-16 (with a byte-order mark, or without: found from the header); a file that is not UTF-8
+  is read as Windows-1252 (Excel's "CSV (Comma delimited)") with a warning, and --encoding names any other.
+  A UTF-8 file with bytes that are not UTF-8 in some row (pasted from another program) is refused, naming
+  the row. The delimiter (, ; or tab)
   is detected from the header, or given by Excel's first line sep=X (rows are then numbered as Excel shows them).
   A value under a blank header or beyond the last header is refused: it is usually a cell cut at a comma
   that was not in quotes. Empty cells there are fine.
