@@ -23,6 +23,8 @@ export interface HeaderMapping {
   columns: Record<string, string | null>;
   /** Ignore (with a warning) any column neither known nor mapped, instead of refusing the file. */
   ignoreUnknown?: boolean;
+  /** The map file as messages name it (`--map NAME`), when it came from one. */
+  source?: string;
 }
 
 /** Where each column of the file goes. */
@@ -134,6 +136,36 @@ export function parseColumnMapping(json: unknown, set: ColumnSet): HeaderMapping
   return { columns, ignoreUnknown: nested && obj.ignore_unknown === true };
 }
 
+/**
+ * The keys that one object of a JSON text gives twice, each once, in order. JSON.parse keeps the last value
+ * without a word: in a --map file that drops a mapping. `text` is valid JSON (JSON.parse took it).
+ */
+export function duplicateJsonKeys(text: string): string[] {
+  const found: string[] = [];
+  // Per open object or array: the keys seen so far (undefined for an array).
+  const open: Array<Set<string> | undefined> = [];
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '{') open.push(new Set());
+    else if (ch === '[') open.push(undefined);
+    else if (ch === '}' || ch === ']') open.pop();
+    else if (ch === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      let next = end + 1;
+      while (/\s/.test(text[next] ?? '')) next++;
+      const keys = open.at(-1);
+      if (text[next] === ':' && keys) {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        if (keys.has(key) && !found.includes(key)) found.push(key);
+        keys.add(key);
+      }
+      i = end;
+    }
+  }
+  return found;
+}
+
 /** Reads and checks a --map file for `create --csv` against the contract's columns. */
 export function parseMapping(json: unknown): HeaderMapping {
   return parseColumnMapping(json, { has: (name) => Boolean(columnDef(name)), suggest: suggestColumn, noun: 'a column' });
@@ -147,6 +179,8 @@ export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping;
   const labels = new Map<string, string>();
   const mapExact = new Map<string, string | null>();
   const mapNorm = new Map<string, string | null>();
+  // Contract columns a --map entry gave a header: a clash of two headers is then the map's doing.
+  const mapped = new Set<string>();
   for (const [from, to] of Object.entries(opts.mapping?.columns ?? {})) {
     mapExact.set(from.trim(), to);
     mapNorm.set(normalizeHeader(from), to);
@@ -157,9 +191,11 @@ export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping;
   header.forEach((raw, index) => {
     const label = raw.replace(/^\uFEFF/, '').trim();
     let column: string | null | undefined;
+    let viaMap = true;
     if (mapExact.has(label)) column = mapExact.get(label);
     else if (mapNorm.has(normalizeHeader(label))) column = mapNorm.get(normalizeHeader(label));
     else {
+      viaMap = false;
       const n = normalizeHeader(label);
       if (columnDef(n)) column = n;
     }
@@ -180,9 +216,17 @@ export function resolveHeader(header: string[], opts: { mapping?: HeaderMapping;
     if (column) {
       const first = labels.get(column);
       if (first !== undefined) {
-        problems.push({ row: 1, column: label, message: `is the same column as "${first}" (${column}); keep one of them` });
+        const map = `--map${opts.mapping?.source ? ` ${opts.mapping.source}` : ''}`;
+        const message =
+          viaMap || mapped.has(column)
+            ? `is the same column as "${first}" (${column}) by ${map}: map one of them to another column, or to null`
+            : `is the same column as "${first}" (${column}); keep one of them`;
+        problems.push({ row: 1, column: label, message });
         column = null;
-      } else labels.set(column, label);
+      } else {
+        labels.set(column, label);
+        if (viaMap) mapped.add(column);
+      }
     }
     bindings.push({ index, label, column });
   });

@@ -2,7 +2,7 @@
 // loadCsv() call (streamed, fully validated before anything is sent).
 import type { Ctx } from '../context.js';
 import { UsageError } from '../errors.js';
-import { parseMapping } from '../csv/headers.js';
+import { duplicateJsonKeys, parseMapping } from '../csv/headers.js';
 import { loadCustomsTable } from '../csv/customs.js';
 import { loadCsv, type LoadedCsv, type LoadProgress } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
@@ -22,9 +22,13 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
     const text = await readInputText(ctx, o.map, '--map');
     let mapping;
     try {
-      mapping = parseMapping(JSON.parse(text));
+      mapping = { ...parseMapping(JSON.parse(text)), source: o.map };
     } catch (e) {
       throw new UsageError(`--map ${o.map}: ${(e as Error).message}`, { hint: 'see examples/mapping.json' });
+    }
+    const twice = duplicateJsonKeys(text);
+    if (twice.length) {
+      throw new UsageError(`--map ${o.map}: ${twice.map((k) => `"${k}"`).join(', ')} ${twice.length === 1 ? 'is' : 'are'} given twice (only the last would count): keep one of each`, { hint: 'see examples/mapping.json' });
     }
     return contractLayout({ mapping, allowUnknown: o.allowUnknownColumns });
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeHeader, parseMapping, resolveHeader, suggestColumn } from '../../src/csv/headers.js';
+import { duplicateJsonKeys, normalizeHeader, parseMapping, resolveHeader, suggestColumn } from '../../src/csv/headers.js';
 
 describe('normalizeHeader', () => {
   it('matches case-insensitively with spaces and hyphens as underscores', () => {
@@ -33,6 +33,14 @@ describe('resolveHeader', () => {
   it('refuses two headers that mean the same column', () => {
     const r = resolveHeader(['shipment_reference', 'To Name', 'to-name']);
     expect(r.problems).toEqual([{ row: 1, column: 'to-name', message: 'is the same column as "To Name" (to_name); keep one of them' }]);
+  });
+  it('says a clash of two headers is the --map file\'s doing, naming it, when the map sends one there', () => {
+    const mapping = { ...parseMapping({ Ref: 'shipment_reference', Addr: 'to_line_1', Town: 'to_line_1', Name: 'to_name' }), source: 'cols.json' };
+    const r = resolveHeader(['Ref', 'Addr', 'Town', 'Name', 'to_name'], { mapping });
+    expect(r.problems).toEqual([
+      { row: 1, column: 'Town', message: 'is the same column as "Addr" (to_line_1) by --map cols.json: map one of them to another column, or to null' },
+      { row: 1, column: 'to_name', message: 'is the same column as "Name" (to_name) by --map cols.json: map one of them to another column, or to null' },
+    ]);
   });
   it('ignores unknown columns with a warning when asked to', () => {
     const r = resolveHeader(['shipment_reference', 'colour', ''], { allowUnknown: true });
@@ -99,5 +107,14 @@ describe('parseMapping', () => {
     expect(suggestColumn('Zip')).toBe('to_postcode');
     expect(suggestColumn('to_line1')).toBe('to_line_1');
     expect(suggestColumn('completely different')).toBeUndefined();
+  });
+});
+
+describe('duplicateJsonKeys', () => {
+  it('finds a key given twice in one object (JSON.parse keeps the last), in any object, escapes and all', () => {
+    expect(duplicateJsonKeys('{"Ref": "shipment_reference", "Name": "to_name", "Ref" : "order_reference"}')).toEqual(['Ref']);
+    expect(duplicateJsonKeys('{"columns": {"A\\"b": "x", "A\\u0022b": null}, "ignore_unknown": true}')).toEqual(['A"b']);
+    // The same key in two objects, a value equal to a key, and strings in arrays are not duplicates.
+    expect(duplicateJsonKeys('{"a": {"x": "a"}, "b": {"x": ["a", "a"]}, "c": "a:"}')).toEqual([]);
   });
 });

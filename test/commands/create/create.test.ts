@@ -268,6 +268,23 @@ describe('JSON files saved by Windows Notepad (a UTF-8 byte-order mark first)', 
     expect(r.stderr).toContain('--map: "Carton Weight" matches no column of the file (did you mean "Carton Weight (g)"?)');
     expect(proxy.requests).toEqual([]);
   });
+
+  it('a --map file that gives a header twice, or two headers one column, is refused naming the map and the entries', async () => {
+    const csv = join(work, 'orders.csv');
+    writeFileSync(csv, 'Ref,Name,Addr,Town,Zip,Country,Kg\nM-1,Ann,1 High St,London,E1 1AA,GB,800\n');
+    const map = join(work, 'map.json');
+    const entries = '"Ref": "shipment_reference", "Addr": "to_line_1", "Town": "to_city", "Zip": "to_postcode", "Country": "to_country", "Kg": "weight"';
+    // JSON.parse would keep the second "Name" alone: the recipient name lost without a word.
+    writeFileSync(map, `{${entries}, "Name": "to_name", "Name": "to_company_name"}`);
+    const twice = await ship(['create', '--csv', csv, '--map', map, '--dry-run']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`--map ${map}: "Name" is given twice (only the last would count): keep one of each`);
+    writeFileSync(map, `{${entries.replace('"to_city"', '"to_line_1"')}, "Name": "to_name"}`);
+    const clash = await ship(['create', '--csv', csv, '--map', map, '--dry-run']);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain(`row 1, column Town: is the same column as "Addr" (to_line_1) by --map ${map}: map one of them to another column, or to null`);
+    expect(proxy.requests).toEqual([]);
+  });
 });
 
 describe('ship create --csv', () => {
