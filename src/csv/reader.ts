@@ -119,6 +119,8 @@ export async function detectCsvEncoding(path: string, opts: { name?: string; del
         if (end >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) bom = true;
         const unmarked = utf16WithoutBom(buf.subarray(0, end));
         if (unmarked) return { encoding: unmarked };
+        const kind = notText(buf.subarray(0, end));
+        if (kind) throw new UsageError(`${opts.name ?? path} is not a CSV file: ${kind.what}`, kind.hint ? { hint: kind.hint } : undefined);
       }
       // At the end, a cut character left over is itself invalid.
       const tail = bytesRead === 0 ? 0 : incompleteUtf8Tail(buf.subarray(0, end));
@@ -164,6 +166,26 @@ export function utf16WithoutBom(b: Uint8Array): 'utf-16le' | 'utf-16be' | undefi
   }
   if (zeroOdd === units && zeroEven === 0) return 'utf-16le';
   if (zeroEven === units && zeroOdd === 0) return 'utf-16be';
+  return undefined;
+}
+
+// What files that are often given for a CSV by mistake start with (their "magic numbers").
+const SAVE_AS_CSV = 'open it in your spreadsheet program and save it as "CSV UTF-8 (Comma delimited)", then give that file';
+const SIGNATURES: Array<{ magic: number[]; what: string; hint?: string }> = [
+  { magic: [0x50, 0x4b, 0x03, 0x04], what: 'it is a ZIP archive (an Excel .xlsx or a .ods workbook?)', hint: SAVE_AS_CSV },
+  { magic: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], what: 'it is an Excel 97-2003 workbook (.xls)', hint: SAVE_AS_CSV },
+  { magic: [0x1f, 0x8b], what: 'it is compressed (gzip): unpack it first' },
+  { magic: [0x25, 0x50, 0x44, 0x46, 0x2d], what: 'it is a PDF document' },
+];
+
+/**
+ * What a file is when its first bytes show it is not text at all (a spreadsheet workbook given for its CSV
+ * export, say): read as text, its header would be pages of "unknown column" garbage. Zero bytes are in no
+ * text a CSV comes in but UTF-16, which has been looked for before this.
+ */
+export function notText(head: Uint8Array): { what: string; hint?: string } | undefined {
+  for (const sig of SIGNATURES) if (sig.magic.every((b, i) => head[i] === b)) return sig;
+  if (head.subarray(0, 4096).includes(0)) return { what: 'it holds zero bytes, as binary files do', hint: 'if it is UTF-16 text, give --encoding utf-16le' };
   return undefined;
 }
 

@@ -60,6 +60,20 @@ describe('CSV encodings', () => {
     expect(utf16WithoutBom(Buffer.from('a,'))).toBeUndefined();
   });
 
+  it('refuses a file that is not text at all (a workbook given for its CSV export) by what it is, not as garbage headers', async () => {
+    const xlsx = file('orders.xlsx', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.from('[Content_Types].xml<Types/>')]));
+    const err = await detectCsvEncoding(xlsx, { name: 'orders.xlsx' }).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe('orders.xlsx is not a CSV file: it is a ZIP archive (an Excel .xlsx or a .ods workbook?)');
+    expect(err.hint).toMatch(/save it as "CSV UTF-8/);
+    const xls = file('orders.xls', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0]));
+    await expect(loadCsv({ source: { path: xls }, layout: contractLayout({}), name: 'orders.xls' })).rejects.toThrow('orders.xls is not a CSV file: it is an Excel 97-2003 workbook (.xls)');
+    await expect(detectCsvEncoding(file('o.csv.gz', Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x41])))).rejects.toThrow(/it is compressed \(gzip\)/);
+    await expect(detectCsvEncoding(file('nul.csv', Buffer.from('a,b\0\n1,2\n')))).rejects.toThrow(/holds zero bytes/);
+    // UTF-16 (zero bytes and all) is text.
+    expect(await detectCsvEncoding(file('u16-text.csv', Buffer.from('a,b\n1,2\n', 'utf16le')))).toEqual({ encoding: 'utf-16le' });
+  });
+
   it('keeps UTF-8 (with or without BOM) as UTF-8, also when a character straddles the 1 MB read steps', async () => {
     // '€' (3 bytes) placed so that it is cut by the first 1 MB read: lines of 100 bytes, then one that ends there.
     const lines = `${'x'.repeat(99)}\n`.repeat(10_000);
