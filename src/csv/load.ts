@@ -316,6 +316,13 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const keep = opts.keep ?? true;
   const pass = await openRecords(opts, name);
   const header = pass.header;
+  if (header.every((h) => h.replace(/^\uFEFF/, '').trim() === '')) {
+    // Otherwise every column would be "missing", though the header is there, a row or two further down.
+    await pass.records.return(undefined);
+    throw new InputError(`${name}: the first row is blank, where the header row must be`, [{ row: 1, message: 'blank: the header row must be the first row of the file' }], {
+      hint: 'delete the blank rows above the header',
+    });
+  }
   const layout = opts.layout.bind(header);
   if (layout.problems.length) {
     await pass.records.return(undefined);

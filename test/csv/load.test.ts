@@ -243,6 +243,13 @@ describe('problems name the row and the user\'s column', () => {
 
   it('refuses a file without a header and a malformed quote with its row', async () => {
     await expect(load('')).rejects.toMatchObject({ problems: [{ row: 1, message: 'missing header row' }] });
+    // A blank first row (a spreadsheet's empty row 1, commas and all) is not a header missing every column.
+    for (const top of ['\n', ',,,\r\n', '\n\n']) {
+      await expect(load(`${top}shipment_reference,${ADDR}\nA,Ann,1 St,London,E1 1AA,GB\n`)).rejects.toMatchObject({
+        problems: [{ row: 1, message: 'blank: the header row must be the first row of the file' }],
+        hint: 'delete the blank rows above the header',
+      });
+    }
     const e = await load(`shipment_reference,${ADDR}\nA,Ann,1 St,London,E1 1AA,GB\nB,"Bo"x,2 St,Leeds,LS1 1AA,GB\n`).catch((x) => x);
     expect(e).toBeInstanceOf(InputError);
     expect(e.problems[0].row).toBe(3);
