@@ -369,16 +369,26 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const excluded: ExcludedShipment[] = [];
   const counts = { shipments: 0, parcels: 0, items: 0 };
   const counter = { rows: 0 };
+  // A problem or warning of no row is a flag's (--default-weight 0, a --despatch-date in the past): the same for
+  // every shipment that takes the value, it is said once.
+  const rowless = new Set<string>();
+  const once = (p: InputProblem) => {
+    if (p.row !== undefined) return true;
+    const key = `${p.column}\u0000${p.message}`;
+    if (rowless.has(key)) return false;
+    rowless.add(key);
+    return true;
+  };
   let onlyRows: Set<number> | undefined;
   for await (const f of walk(records, layout, opts, lastRow, true, problems, counter)) {
-    for (const w of f.warnings) warnings.push(w);
+    for (const w of f.warnings) if (once(w)) warnings.push(w);
     if (f.kind === 'excluded') {
       excluded.push(f.excluded);
       continue;
     }
     if (opts.only !== undefined) onlyRows = new Set(f.kind === 'shipment' ? f.shipment.rows : f.rows);
     if (f.kind === 'invalid') {
-      for (const p of f.problems) problems.push(p);
+      for (const p of f.problems) if (once(p)) problems.push(p);
       continue;
     }
     counts.shipments++;
@@ -391,7 +401,8 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   let kept = problems;
   if (opts.only !== undefined) {
     const rows = onlyRows ?? new Set<number>();
-    kept = problems.filter((p) => p.row !== undefined && rows.has(p.row));
+    // Problems of no row come from finishing a shipment, which only the one asked for is: they are its own.
+    kept = problems.filter((p) => p.row === undefined || rows.has(p.row));
   }
   if (kept.length) {
     // Row by row, and within a row in the file's column order, as the user reads the file.
@@ -400,10 +411,11 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     const position = (column: string) => Number(/^(\d+) \(no header\)$/.exec(column)?.[1] ?? 1e6 + 1) - 1;
     const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? position(p.column)) : -1);
     kept.sort((a, b) => byRow(a, b) || colOf(a) - colOf(b));
-    const rows = new Set(kept.map((p) => p.row)).size;
+    // (A flag's problem is in no row.)
+    const rows = new Set(kept.flatMap((p) => (p.row === undefined ? [] : [p.row]))).size;
     const customsMissing = kept.some((p) => p.message.includes('outside mainland UK'));
     throw new InputError(
-      `${name}: ${kept.length} problem${kept.length === 1 ? '' : 's'} in ${rows} row${rows === 1 ? '' : 's'}; nothing was sent`,
+      `${name}: ${kept.length} problem${kept.length === 1 ? '' : 's'}${rows ? ` in ${rows} row${rows === 1 ? '' : 's'}` : ''}; nothing was sent`,
       kept,
       customsMissing ? { hint: opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)' } : undefined,
     );

@@ -1,12 +1,14 @@
 // The CSV input of create and quote: turns --csv/--map/--preset/--delimiter and the blank-filling flags into a
 // loadCsv() call (streamed, fully validated before anything is sent).
 import type { Ctx } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError, type InputProblem } from '../errors.js';
+import { columnDef } from '../csv/columns.js';
 import { duplicateJsonKeys, parseMapping } from '../csv/headers.js';
 import { loadCustomsTable } from '../csv/customs.js';
 import { loadCsv, type LoadedCsv, type LoadProgress } from '../csv/load.js';
 import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } from '../csv/presets/index.js';
 import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
+import { convertCell, type Defaults } from './build.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText, refuseTerminalStdin } from './read.js';
 import type { ShipmentInputOptions } from './options.js';
@@ -70,6 +72,8 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);
   const name = path === '-' ? 'stdin' : path;
+  const defaults = csvDefaultsFromFlags(o);
+  checkDefaults(defaults);
   // Said before any problem the file has, which a wrong guess could explain.
   const { encoding, warning } = await csvEncodingFor(source.path, o.encoding, name, delimiter);
   if (warning) ctx.out.warn(warning);
@@ -80,7 +84,7 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
     return await loadCsv({
       source,
       layout: await layoutFor(ctx, o),
-      defaults: csvDefaultsFromFlags(o),
+      defaults,
       customs,
       validate: await apiChecker(),
       delimiter,
@@ -94,6 +98,19 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   } finally {
     done();
   }
+}
+
+/**
+ * Refuses a blank-filling flag whose value the API cannot take (--default-weight 1kg), once, before the file is
+ * read: checked with each shipment that uses it, it was one identical problem per shipment of the file.
+ */
+function checkDefaults(defaults: Defaults): void {
+  const problems: InputProblem[] = [];
+  for (const [column, cell] of defaults) {
+    const r = convertCell(columnDef(column)!, cell.value);
+    if (!r.ok) problems.push({ column: cell.column, message: r.message });
+  }
+  if (problems.length) throw new InputError(`${problems.length === 1 ? 'a flag that fills blank cells has a problem' : 'flags that fill blank cells have problems'}; nothing was sent`, problems);
 }
 
 /** The spinner's text while a file is read and checked. */

@@ -255,6 +255,27 @@ describe('problems name the row and the user\'s column', () => {
     expect(e.problems[0].row).toBe(3);
   });
 
+  it('says a problem or warning of a blank-filling flag once, not once per shipment, and of the one shipment asked for', async () => {
+    const text = [`shipment_reference,${ADDR},weight`, 'A,Ann,1 St,London,E1 1AA,GB,', 'B,Bob,2 St,Leeds,LS1 1AA,GB,', 'C,Cy,3 St,York,YO1 1AA,GB,'].join('\n');
+    const validate = await apiValidator();
+    const run = (defaults: Array<[string, string, string]>, only?: string) =>
+      loadCsv({
+        source: { path: csv(text) },
+        layout: contractLayout({}),
+        validate,
+        defaults: new Map(defaults.map(([col, value, flag]) => [col, { value, column: flag }])),
+        today: '2026-11-21',
+        only,
+      });
+    const e = await run([['weight', '0', '--default-weight']]).catch((x) => x);
+    expect(e.message).toMatch(/: 1 problem; nothing was sent$/);
+    expect(e.problems).toEqual([{ column: '--default-weight', message: 'must be greater than 0' }]);
+    // Picked with `only` (quote --shipment), the shipment is refused for it rather than found missing.
+    await expect(run([['weight', '0', '--default-weight']], 'B')).rejects.toMatchObject({ problems: [{ column: '--default-weight', message: 'must be greater than 0' }] });
+    const r = await run([['weight', '500', '--default-weight'], ['despatch_date', '2026-01-01', '--despatch-date']]);
+    expect(r.warnings).toEqual([{ column: '--despatch-date', message: '2026-01-01 is in the past (today is 2026-11-21); sent as it is' }]);
+  });
+
   it('lists every problem of a large file, one per row, and of a shipment of many rows (no call stack overflow)', async () => {
     // 150,000 rows whose to_name differs from their shipment's first row: one problem each, more than a spread
     // of them as arguments fits on the call stack.

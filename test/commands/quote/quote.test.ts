@@ -110,4 +110,17 @@ describe('ship quote', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('row 3, column weight: must be a whole number of grammes, not "heavy"');
   });
+
+  it('a blank-filling flag the API refuses is said of the shipment picked with --shipment, once (not "no shipment Q-2")', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-quote-'));
+    const two = join(dir, 'two.csv');
+    writeFileSync(two, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nQ-1,Ann,1 St,Leeds,LS1 1AA,GB,900\nQ-2,Bob,2 St,York,YO1 1AA,GB,\n');
+    const r = await ship(['quote', '--csv', two, '--shipment', 'Q-2', '--default-weight', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${two}: 1 problem; nothing was sent\n  --default-weight: must be greater than 0\n`);
+    // A value that is not a weight at all is refused before the file is read.
+    const kg = await ship(['quote', '--csv', two, '--shipment', 'Q-2', '--default-weight', '1kg']);
+    expect(kg.code).toBe(2);
+    expect(kg.stderr).toContain('a flag that fills blank cells has a problem; nothing was sent\n  --default-weight: must be a whole number of grammes, not "1kg"\n');
+  });
 });
