@@ -107,14 +107,24 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   const api = await ctx.api();
   const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
-  // What earlier runs created is skipped, not sent: neither checked again nor counted in the question (read
-  // only when needed: the runner reads the journal anyway).
+  // What earlier runs created is skipped, not sent: neither checked again nor counted in the question.
+  const created = createdEarlier(journalPath);
   let toSendMemo: CompactShipment[] | undefined;
-  const toSend = (): CompactShipment[] => {
-    if (toSendMemo) return toSendMemo;
-    const created = createdEarlier(journalPath);
-    return (toSendMemo = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact);
-  };
+  const toSend = (): CompactShipment[] => (toSendMemo ??= created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact);
+  // A reference renamed or a row removed since an earlier run created it: that shipment is still on the service,
+  // and this run will never mention it again. (Runs from stdin share one journal per directory: not said there.)
+  if (created.size && csvPath !== '-') {
+    const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
+    for (const e of loaded.excluded) inFile.add(e.reference);
+    const gone = [...created].filter((ref) => !inFile.has(ref));
+    if (gone.length) {
+      const shown = gone.length > 5 ? `${gone.slice(0, 5).join(', ')} and ${gone.length - 5} more` : gone.join(', ');
+      out.warn(
+        `${gone.length} shipment${gone.length === 1 ? '' : 's'} an earlier run of ${csvPath} created ${gone.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${shown}; ` +
+          `still on the service (\`ship cancel ${gone.length === 1 ? gone[0] : 'REF…'}\` if ${gone.length === 1 ? 'it' : 'they'} should not be)`,
+      );
+    }
+  }
   // The whole file is checked before anything is sent: the custom field values too, by the account's rules.
   if (loaded.compact.some((c) => c.json.includes('"custom_fields"')) && toSend().length) {
     let defs: Awaited<ReturnType<typeof api.customFields.list>> | undefined;

@@ -514,6 +514,23 @@ describe('ship create --csv', () => {
     expect(readFileSync(join(dir, 'DF-2_1.zpl'), 'utf8')).toMatch(/\^XA/);
   });
 
+  it('a rerun says which shipments an earlier run created are no longer in the file (renamed or removed): still on the service', async () => {
+    const csv = join(work, 'renamed.csv');
+    const dir = join(work, 'labels-renamed');
+    const rows = (refs: string[]) => ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight', ...refs.map((r) => `${r},Ann,1 High St,London,E1 1AA,GB,1000`)].join('\n') + '\n';
+    writeFileSync(csv, rows(['RN-A', 'RN-B', 'RN-C']));
+    expect((await ship(['create', '--csv', csv, '-o', dir, '--json'])).code).toBe(0);
+    writeFileSync(csv, rows(['RN-A', 'RN-B2']));
+    proxy.requests.length = 0;
+    const again = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['RN-B2']);
+    expect(again.stderr).toContain(`2 shipments an earlier run of ${csv} created are no longer in it (reference changed or row removed): RN-B, RN-C; still on the service`);
+    // Said on each rerun while it holds, and not at all on a first run.
+    const first = await ship(['create', '--csv', csv, '-o', join(work, 'labels-renamed-2'), '--json']);
+    expect(first.stderr).not.toContain('no longer in it');
+  });
+
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
     const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run', '--json']);
     expect(r.code).toBe(0);
