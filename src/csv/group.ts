@@ -3,6 +3,7 @@
 import type { InputProblem } from '../errors.js';
 import { newDraft, type Cell, type ParcelDraft, type ShipmentDraft } from '../shipment-input/draft.js';
 import { columnDef } from './columns.js';
+import { resolveCountry } from './countries.js';
 
 /** One CSV row translated to contract columns (only non-blank cells), ready to be grouped. */
 export interface CanonicalRow {
@@ -77,11 +78,19 @@ export class ShipmentGrouper {
       cells.set(col, cell);
       return;
     }
-    if (prev.value === cell.value) return;
+    if (prev.value === cell.value || sameCountry(col, prev.value, cell.value)) return;
     this.problems.push({
       row: cell.row,
       column: cell.column,
       message: `"${cell.value}" differs from "${prev.value}" in row ${prev.row} of the same ${level} (leave it blank on later rows, or make them agree)`,
     });
   }
+}
+
+/** Two spellings of one country in a country column ("GB" and "UK", "United Kingdom"): the same value, as sent. */
+function sameCountry(col: string, a: string, b: string): boolean {
+  if (columnDef(col)?.type !== 'country') return false;
+  const x = resolveCountry(a);
+  const y = resolveCountry(b);
+  return x.ok && y.ok && x.code === y.code;
 }

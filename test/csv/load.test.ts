@@ -115,6 +115,19 @@ describe('grouping', () => {
     ]);
   });
 
+  it('takes two spellings of one country on rows of a shipment as the same value; two countries still differ', async () => {
+    const p = await problems(
+      [
+        `shipment_reference,${ADDR},parcel_reference,weight`,
+        'S1,Ann,1 High St,London,E1 1AA,GB,P1,100',
+        'S1,,,,,UK,P2,100',
+        'S1,,,,,united kingdom,P3,100',
+        'S1,,,,,IE,P4,100',
+      ].join('\n'),
+    );
+    expect(p).toEqual([{ row: 5, column: 'to_country', message: '"IE" differs from "GB" in row 2 of the same shipment (leave it blank on later rows, or make them agree)' }]);
+  });
+
   it('requires shipment_reference on every row', async () => {
     expect(await problems(`shipment_reference,${ADDR}\n,Ann,1 High St,London,E1 1AA,GB\n`)).toEqual([
       { row: 2, column: 'shipment_reference', message: 'is required (it groups rows into shipments)' },
