@@ -213,12 +213,33 @@ export async function openConfig(input: {
   return store;
 }
 
-function unreadable(path: string, err: unknown): ShipError {
-  const why = err instanceof Error ? err.message : String(err);
+function unreadable(path: string, err: unknown, text?: string): ShipError {
+  const why = err instanceof SyntaxError ? jsonProblem(err, text) : err instanceof Error ? err.message : String(err);
   return new UsageError(`cannot read the config file ${path}: ${why}`, {
     hint: 'fix the JSON by hand, or move the file away to start afresh',
     cause: err,
   });
+}
+
+/**
+ * What is wrong with a file that is not JSON, without quoting it: V8's messages show a stretch of the text
+ * (`Unexpected token 'o', ..."token": tok0cdf5f75"... is not valid JSON`), which in this file is a token or a key.
+ * Says where instead: the line and column when the message gives a position, else the line of the quoted stretch.
+ */
+export function jsonProblem(err: SyntaxError, text?: string): string {
+  const at = /at position (\d+)/.exec(err.message);
+  if (at && text !== undefined) {
+    const before = text.slice(0, Number(at[1])).split('\n');
+    return `not valid JSON (line ${before.length}, column ${before[before.length - 1].length + 1})`;
+  }
+  // V8 quotes up to 10 characters either side of the problem, with "..." where it cut the text.
+  const quoted = /, (\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(err.message);
+  const start = quoted && text !== undefined ? text.indexOf(quoted[2]) : -1;
+  if (quoted && start >= 0) {
+    const line = text!.slice(0, start + (quoted[1] ? Math.min(10, quoted[2].length) : 0)).split('\n').length;
+    return `not valid JSON (near line ${line})`;
+  }
+  return 'not valid JSON';
 }
 
 /** A config file from an older run or another tool may be group/world readable; secrets must not be. */
@@ -282,7 +303,7 @@ class FileStore implements ConfigStore {
     try {
       return Object.assign(Object.create(null) as FileShape, JSON.parse(text));
     } catch (err) {
-      throw unreadable(this.path, err);
+      throw unreadable(this.path, err, text);
     }
   }
 

@@ -181,6 +181,27 @@ describe('config store', () => {
     }
   });
 
+  it('a corrupt file is reported by line, never by quoting it: the quoted text may be a token', async () => {
+    const dir = tmp();
+    const token = 'tok0cdf5f75e426440baf7d217cc44b1118';
+    // V8 would say: Unexpected token 'o', ..."token": tok0cdf5f75"... is not valid JSON
+    for (const [text, where] of [
+      [`{"profiles": {\n  "default": {\n    "token": ${token}\n  }\n}}`, /not valid JSON \(near line 3\)/],
+      [`{"profiles": {"default": {"token": '${token}'}}}`, /not valid JSON \(near line 1\)/],
+      [`${token} oops`, /not valid JSON/],
+      [`{"profiles": {"default": {"token": "${token}" "api_key": "k"}}}`, /not valid JSON \(line 1, column \d+\)/],
+    ] as const) {
+      writeFileSync(join(dir, 'config.json'), text);
+      const err = await open(dir).then(
+        () => undefined,
+        (e: unknown) => e as UsageError,
+      );
+      expect(err).toBeInstanceOf(UsageError);
+      expect(err!.message).toMatch(where);
+      expect(err!.message).not.toMatch(/tok0|cdf5|\.\.\./);
+    }
+  });
+
   it('turns a corrupt file into a usage error naming the file', async () => {
     const dir = tmp();
     writeFileSync(join(dir, 'config.json'), '{ not json');
