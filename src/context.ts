@@ -217,6 +217,9 @@ export function createContext(init: CtxInit): Ctx {
               hint: 'run `ship login`, or set SHIP_TOKEN',
             });
           }
+          const { checkCredential } = await import('./config/settings.js');
+          checkCredential(s.apiKey, s.profile.value);
+          if (needToken && s.token) checkCredential(s.token, s.profile.value);
           const { createApi } = await loadApi();
           return createApi({
             baseUrl: s.baseUrl.value,

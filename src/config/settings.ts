@@ -2,7 +2,7 @@
 import type { GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ConfigStore, Profile } from './store.js';
-import { type LabelFormat, normalizeBaseUrl, parseLabelFormat, parseTimeoutSeconds } from './validate.js';
+import { credentialProblem, type LabelFormat, normalizeBaseUrl, parseLabelFormat, parseTimeoutSeconds } from './validate.js';
 
 /** Where a setting came from, highest precedence first. */
 export type Source = 'flag' | 'env' | 'profile' | 'default';
@@ -111,6 +111,27 @@ export function resolveSecret(
   const stored = profile[key];
   if (typeof stored === 'string' && stored) return { value: stored, source: 'profile', origin: key };
   return undefined;
+}
+
+/**
+ * Throws a UsageError when a credential cannot be sent (see credentialProblem), naming where it came from and how
+ * to replace it. Checked when a request is about to be made, not on resolving: `ship login` and `ship logout`
+ * must still work to replace a stored one that is broken.
+ */
+export function checkCredential(r: Resolved<string>, profileName: string): void {
+  const problem = credentialProblem(r.value);
+  if (!problem) return;
+  const key = r.origin === 'token' || r.origin === 'SHIP_TOKEN' ? 'token' : 'api_key';
+  const where = r.source === 'profile' ? `${r.origin ?? key} of profile ${profileName}` : (r.origin ?? key);
+  const hint =
+    r.source === 'env'
+      ? `set ${r.origin} again without it`
+      : r.source === 'profile'
+        ? key === 'token'
+          ? 'run `ship login` to store a new token'
+          : 'store it again: `ship config set api_key -` (reads stdin), or `ship login --api-key KEY`'
+        : undefined;
+  throw new UsageError(`${where}: ${problem}`, { hint });
 }
 
 /** Resolves every setting for this run. Throws UsageError for values that cannot be used. */

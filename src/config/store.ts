@@ -15,6 +15,7 @@ import type { GlobalOptions } from '../context.js';
 import { ShipError, UsageError } from '../errors.js';
 import type { Source } from './settings.js';
 import {
+  credentialProblem,
   type LabelFormat,
   normalizeBaseUrl,
   parseLabelFormat,
@@ -146,7 +147,9 @@ export function normalizeValue(key: string, value: string, opts: { insecure?: bo
     case 'api_key':
     case 'token': {
       const v = value.trim();
-      if (!v || /\s/.test(v)) throw new UsageError(`${k}: must be non-empty and without spaces`);
+      if (!v) throw new UsageError(`${k}: must not be empty`);
+      const problem = credentialProblem(v);
+      if (problem) throw new UsageError(`${k}: ${problem}`);
       return v;
     }
     case 'label_format':

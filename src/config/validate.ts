@@ -101,3 +101,22 @@ export function validateName(raw: string, what: string): string {
   }
   return raw;
 }
+
+/**
+ * Where a credential has a character an HTTP header cannot carry as it is: anything but visible ASCII (what API
+ * keys and tokens are made of). A space, a line break or a zero-width space pasted with the key would otherwise
+ * fail every request as a network error. Returns the problem in words (naming the character, never the
+ * secret), or undefined when the value can be sent.
+ */
+export function credentialProblem(value: string): string | undefined {
+  let i = 0;
+  for (const ch of value) {
+    i++;
+    if (ch < '!' || ch > '~') {
+      const code = `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      const name = ch === ' ' ? 'a space' : ch === '\n' || ch === '\r' ? 'a line break' : ch === '\t' ? 'a tab' : `the character ${code}`;
+      return `has ${name} at position ${i}; only visible ASCII characters can be sent in an HTTP header`;
+    }
+  }
+  return undefined;
+}

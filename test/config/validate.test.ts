@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import {
+  credentialProblem,
   isLoopbackHost,
   normalizeBaseUrl,
   parseLabelFormat,
@@ -80,5 +81,17 @@ describe('small parsers', () => {
   it('names are safe as config keys', () => {
     expect(validateName('work-2_b', 'profile')).toBe('work-2_b');
     for (const bad of ['a.b', '', '-x', 'a b', 'x'.repeat(65)]) expect(() => validateName(bad, 'profile')).toThrow(UsageError);
+  });
+});
+
+describe('credentialProblem', () => {
+  it('accepts visible ASCII and names the first other character by position and code point, never quoting the value', () => {
+    expect(credentialProblem('0cdf5f75e426440b-_.~!$')).toBeUndefined();
+    expect(credentialProblem('abc def')).toBe('has a space at position 4; only visible ASCII characters can be sent in an HTTP header');
+    expect(credentialProblem('abc\r\n')).toMatch(/^has a line break at position 4;/);
+    expect(credentialProblem('ab\tc')).toMatch(/^has a tab at position 3;/);
+    expect(credentialProblem('key\u200b')).toMatch(/^has the character U\+200B at position 4;/);
+    expect(credentialProblem('k\u{1F511}ey')).toMatch(/^has the character U\+1F511 at position 2;/);
+    expect(credentialProblem('clé')).not.toContain('cl');
   });
 });

@@ -32,6 +32,11 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
     settings.apiKey?.value ??
     (await ctx.prompt.password({ message: 'API key', supplyWith: '--api-key or SHIP_API_KEY' })).trim();
   if (!apiKey) throw new UsageError('an API key is required', { hint: 'pass --api-key KEY or set SHIP_API_KEY' });
+  const { checkCredential } = await import('../../config/settings.js');
+  checkCredential(
+    opts.apiKey !== undefined ? { value: apiKey, source: 'flag', origin: '--api-key' } : (settings.apiKey ?? { value: apiKey, source: 'flag', origin: 'the API key typed' }),
+    profile,
+  );
 
   const username =
     nonEmpty(opts.username, '--username') ??

@@ -17,8 +17,13 @@ export async function run(ctx: Ctx): Promise<void> {
   }
 
   let revoked = false;
+  const { credentialProblem } = await import('../../config/validate.js');
+  const unsendable = [settings.apiKey, token].find((r) => r && credentialProblem(r.value));
   if (!settings.apiKey) {
     ctx.out.warn('no API key configured, so the token cannot be revoked on the server; forgetting it here only');
+  } else if (unsendable) {
+    // A broken credential would fail the request before it left; no server could have issued that token.
+    ctx.out.warn(`the ${unsendable === token ? 'token' : 'API key'} (${unsendable.origin}) ${credentialProblem(unsendable.value)}: it cannot be revoked on the server; forgetting it here only`);
   } else {
     const api = await ctx.api();
     try {

@@ -227,6 +227,36 @@ describe('ship whoami', () => {
   });
 });
 
+describe('credentials an HTTP header cannot carry', () => {
+  it('an env or stored credential with a line break or a zero-width space: exit 2 naming where it came from, nothing sent', async () => {
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: API_KEY, token: `${TOKEN}\u200b` } } }));
+    const stored = await ship(['services']);
+    expect(stored.code).toBe(2);
+    expect(stored.stderr).toMatch(/token of profile default: has the character U\+200B at position 29/);
+    expect(stored.stderr).toMatch(/hint: run `ship login`/);
+    const env = await ship(['users', '--json'], { env: { SHIP_TOKEN: 'tok-SECRET-1\ntok-SECRET-2' } });
+    expect(env.code).toBe(2);
+    expect(JSON.parse(env.stderr).error).toMatchObject({ type: 'UsageError', message: expect.stringMatching(/^SHIP_TOKEN: has a line break at position 13/), hint: 'set SHIP_TOKEN again without it' });
+    expect(stub.requests).toHaveLength(0);
+    noSecrets(stored);
+    for (const r of [stored, env]) expect(r.stdout + r.stderr).not.toContain('SECRET');
+  });
+
+  it('login refuses such an --api-key before sending; logout forgets such a token without a request', async () => {
+    const r = await ship(['login', '--api-key', `${API_KEY}\u200b`, '--username', USER.email, '--password-stdin'], { stdin: `${PASSWORD}\n` });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--api-key: has the character U\+200B at position 25/);
+    expect(stub.requests).toHaveLength(0);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: API_KEY, token: `${TOKEN}\u0001` } } }));
+    const out = await ship(['logout']);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/warning: the token \(token\) has the character U\+0001 .*forgetting it here only/);
+    expect(stub.requests).toHaveLength(0);
+    expect(file().profiles.default).toEqual({ api_key: API_KEY });
+    noSecrets(out);
+  });
+});
+
 describe('ship logout', () => {
   it('revokes the token on the server and forgets it, keeping the API key', async () => {
     await login();

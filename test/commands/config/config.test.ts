@@ -107,6 +107,18 @@ describe('ship config', () => {
     expect(() => file()).toThrow(/ENOENT/);
   });
 
+  it('a secret read from stdin must be sendable in an HTTP header: a space or a zero-width space is refused', async () => {
+    const { ship, file } = setup();
+    const inner = await ship(['config', 'set', 'api_key', '-'], { stdin: 'abc def-SECRET\n' });
+    expect(inner.code).toBe(2);
+    expect(inner.stderr).toMatch(/api_key: has a space at position 4/);
+    const zwsp = await ship(['config', 'set', 'token', '-'], { stdin: `${TOKEN}\u200b` });
+    expect(zwsp.code).toBe(2);
+    expect(zwsp.stderr).toMatch(/token: has the character U\+200B at position 27/);
+    for (const r of [inner, zwsp]) expect(r.stderr).not.toContain('SECRET');
+    expect(() => file()).toThrow(/ENOENT/);
+  });
+
   it('a secret left out is prompted for only on a terminal; otherwise the error names how to supply it', async () => {
     const { ship } = setup();
     const r = await ship(['config', 'set', 'api_key']);
