@@ -248,13 +248,9 @@ async function refuseUnknownProfile(ctx: Ctx): Promise<void> {
   } catch {
     return;
   }
-  const { name, source, origin } = store.selected;
-  if (source !== 'flag' && source !== 'env') return;
-  const names = store.profileNames();
-  if (names.includes(name)) return;
-  throw new UsageError(`${origin}: no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)'}`, {
-    hint: `to start one: ship login --profile ${name}`,
-  });
+  const { unknownProfile } = await import('./config/store.js');
+  const err = unknownProfile(store);
+  if (err) throw err;
 }
 
 /** The spinner shown while a request to the service is out (a person at a terminal only; see output/wait.ts). */

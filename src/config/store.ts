@@ -137,6 +137,21 @@ export function selectProfile(
   return { name: 'default', source: 'default' };
 }
 
+/**
+ * The error to give when the profile named by --profile or SHIP_PROFILE is not in the config file (a typo, most
+ * likely: every value would silently fall back to its default); undefined when it exists, or was not named.
+ * `default` is never unknown: it is what a fresh install uses.
+ */
+export function unknownProfile(store: Pick<ConfigStore, 'selected' | 'profileNames'>): UsageError | undefined {
+  const { name, source, origin } = store.selected;
+  if ((source !== 'flag' && source !== 'env') || name === 'default') return undefined;
+  const names = store.profileNames();
+  if (names.includes(name)) return undefined;
+  return new UsageError(`${origin}: no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)'}`, {
+    hint: `to start one: ship login --profile ${name}, or ship --profile ${name} config set KEY VALUE`,
+  });
+}
+
 /** Validates a value for a settable key and returns what to store. */
 export function normalizeValue(key: string, value: string, opts: { insecure?: boolean } = {}): string | number {
   const k = checkKey(key);

@@ -13,6 +13,12 @@ export async function run(ctx: Ctx): Promise<void> {
   const store = await ctx.config();
   const profile = s.profile.value;
   const user = store.profile(profile).user;
+  if (!s.apiKey || !s.token) {
+    // "No API key" would send a person to `ship login` for a profile whose name they mistyped.
+    const { unknownProfile } = await import('../../config/store.js');
+    const err = unknownProfile(store);
+    if (err) throw err;
+  }
 
   let status: TokenStatus = 'missing';
   let failure: Error | undefined;

@@ -1,7 +1,7 @@
 // `ship config …`: read and change the config file. Secrets are masked in everything printed.
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { checkKey, SECRET_KEYS, type Profile } from '../../config/store.js';
+import { checkKey, SECRET_KEYS, unknownProfile, type ConfigStore, type Profile } from '../../config/store.js';
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, describeSource, type Source } from '../../config/settings.js';
 import { shownUrl, validateName } from '../../config/validate.js';
 import { mask } from '../../output/redact.js';
@@ -71,9 +71,17 @@ export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
   return rows;
 }
 
+/** Throws when --profile or SHIP_PROFILE names a profile the file does not have: reading or removing from it is a typo. */
+function existingProfile(store: ConfigStore): string {
+  const err = unknownProfile(store);
+  if (err) throw err;
+  return store.selected.name;
+}
+
 /** `config list`: every setting in effect for the profile, with its source. */
 export async function list(ctx: Ctx): Promise<void> {
   const store = await ctx.config();
+  existingProfile(store);
   const sel = store.selected;
   const rows = configRows(ctx, store.profile(sel.name));
   if (ctx.mode.json) {
@@ -108,7 +116,7 @@ function checkReadableKey(key: string): string {
 export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = checkReadableKey(opts.key);
   const store = await ctx.config();
-  const profile = store.selected.name;
+  const profile = existingProfile(store);
   const raw = store.get(key, profile);
   const value = SECRET_KEYS.has(key) ? maskAny(raw) : raw;
   if (ctx.mode.json) {
@@ -141,6 +149,7 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   }
   if (value === undefined) throw new UsageError(`config set ${key}: missing VALUE`, { hint: `ship config set ${key} VALUE` });
 
+  const isNew = !store.profileNames().includes(profile);
   const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure) });
   const shown = secret ? mask(String(stored)) : stored;
 
@@ -151,7 +160,7 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   if (key === 'printer' && typeof stored === 'string' && !stored.startsWith('tcp://') && store.get(`printers.${stored}`, profile) === undefined) {
     ctx.out.warn(`no printers.${stored} entry yet: add one with \`ship config set printers.${stored} tcp://HOST:PORT\``);
   }
-  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}`);
+  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}${isNew ? ' (a new profile)' : ''}`);
   if (ctx.mode.json) ctx.out.json({ profile, key, value: shown });
 }
 
@@ -159,7 +168,7 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
 export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = opts.key === 'user' ? 'user' : checkKey(opts.key);
   const store = await ctx.config({ write: true });
-  const profile = store.selected.name;
+  const profile = existingProfile(store);
   const removed = store.unset(key, profile);
   if (removed) ctx.out.success(`Removed ${key} from profile ${profile}`);
   else ctx.out.info(`${key} was not set in profile ${profile}`);

@@ -57,7 +57,15 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   if (!settings) return finish(ctx, checks);
 
   const srcOf = (r: { source: string; origin?: string }) => (r.origin ? `${r.source} ${r.origin}` : r.source);
-  add({ name: 'profile', status: 'ok', detail: settings.profile.value, source: srcOf(settings.profile) });
+  {
+    const { unknownProfile } = await import('../../config/store.js');
+    const unknown = unknownProfile(await ctx.config());
+    add(
+      unknown
+        ? { name: 'profile', status: 'warn', detail: `${settings.profile.value}: not in the config file${unknown.message.replace(/^[^(]*/, ' ')}`, source: srcOf(settings.profile) }
+        : { name: 'profile', status: 'ok', detail: settings.profile.value, source: srcOf(settings.profile) },
+    );
+  }
   add({
     name: 'base URL',
     status: 'ok',

@@ -183,6 +183,30 @@ describe('ship config', () => {
     expect(file().current_profile).toBe('eu');
   });
 
+  it('get, list, unset and whoami under a --profile or SHIP_PROFILE no profile has: exit 2 naming the profile, not "not set"', async () => {
+    const { ship, file } = setup();
+    await ship(['--profile', 'staging', 'config', 'set', 'timeout', '5']);
+    for (const args of [['config', 'get', 'base_url'], ['config', 'list'], ['config', 'unset', 'timeout'], ['whoami']]) {
+      const r = await ship(['--profile', 'stagign', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain('--profile: no profile "stagign" (profiles: staging)');
+      expect(r.stdout).toBe('');
+      const env = await ship(['--json', ...args], { env: { SHIP_PROFILE: 'prod' } });
+      expect(env.code, args.join(' ')).toBe(2);
+      expect(JSON.parse(env.stderr).error.message).toBe('SHIP_PROFILE: no profile "prod" (profiles: staging)');
+    }
+    // Credentials from the environment need no profile: whoami still works under an unknown name.
+    expect((await ship(['--profile', 'stagign', 'whoami', '--json'], { env: { SHIP_API_KEY: API_KEY, SHIP_TOKEN: TOKEN, SHIP_BASE_URL: 'http://127.0.0.1:9/v1.2' } })).code).toBe(1);
+    // "default" is what a fresh install uses: never unknown.
+    expect((await ship(['--profile', 'default', 'config', 'get', 'base_url'])).code).toBe(0);
+    // set is how a profile starts: it says so.
+    const created = await ship(['--profile', 'eu', 'config', 'set', 'timeout', '9']);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toContain('Set timeout = 9 in profile eu (a new profile)');
+    expect((await ship(['--profile', 'eu', 'config', 'set', 'timeout', '8'])).stderr).not.toContain('new profile');
+    expect(file().profiles).toEqual({ staging: { timeout: 5 }, eu: { timeout: 8 } });
+  });
+
   it('unset removes a key; path prints the file path', async () => {
     const { dir, ship, file } = setup();
     await ship(['config', 'set', 'printer', 'tcp://10.0.0.50:9100']);

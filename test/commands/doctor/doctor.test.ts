@@ -92,6 +92,15 @@ describe('ship doctor', () => {
     expect(byName(doc.checks, 'config file')?.status).toBe('warn');
   });
 
+  it('warns when --profile names a profile the config file does not have', async () => {
+    const dir = tempConfigDir();
+    writeConfig(dir, { base_url: sb.baseUrl });
+    const r = await runShip(['--profile', 'defualt', 'doctor', '--json'], { env: { SHIP_BASE_URL: sb.baseUrl, SHIP_CONFIG_DIR: dir } });
+    expect(r.code).toBe(4);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    expect(byName(doc.checks, 'profile')).toMatchObject({ status: 'warn', detail: 'defualt: not in the config file (profiles: default)', source: 'flag --profile' });
+  });
+
   it('exits 1 when the base URL is unreachable', async () => {
     const port = await freePort();
     const r = await runShip(['doctor', '--json'], {
