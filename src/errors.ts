@@ -129,6 +129,9 @@ export class ValidationError extends ApiError {
   }
 }
 
+/** The hint of a 401 (main.ts names the env vars when they, not the profile, supplied the credentials). */
+export const REJECTED_CREDENTIALS_HINT = 'the API key or token was rejected; run `ship login`';
+
 /** No credentials, 401 or 403 (exit 4). */
 export class AuthError extends ApiError {
   constructor(message: string, http: HttpErrorInfo = {}, options?: { hint?: string; cause?: unknown }) {

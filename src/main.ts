@@ -2,7 +2,7 @@
 // This is the only place that decides exit codes and prints errors.
 import { CommanderError } from 'commander';
 import { createContext, type Ctx } from './context.js';
-import { ExitCode, exitCodeOf, InputError, Interrupted, ShipError, ValidationError, ApiError, problemLocation } from './errors.js';
+import { AuthError, ExitCode, exitCodeOf, InputError, Interrupted, REJECTED_CREDENTIALS_HINT, ShipError, ValidationError, ApiError, problemLocation } from './errors.js';
 import { processIO, type IO } from './output/io.js';
 import { redact } from './output/redact.js';
 import { buildProgram, USAGE_HINT, VERSION } from './program.js';
@@ -128,6 +128,7 @@ function asksVersionAsJson(argv: readonly string[]): boolean {
 /** Prints an error to stderr: message, API field messages or input problems, and a hint. Secrets redacted. */
 export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   const secrets = await knownSecrets(ctx);
+  if (err instanceof AuthError && err.hint === REJECTED_CREDENTIALS_HINT) err.hint = (await rejectedFromEnv(ctx)) ?? err.hint;
   const clean = (s: string) => redact(s, secrets);
   const { stderr } = ctx.io;
   let mode;
@@ -205,6 +206,17 @@ export function systemErrorMessage(e: Error): string | undefined {
   // writeFileAtomic's temporary name: PATH.PID.RANDOM.tmp
   const path = err.path.replace(/\.\d+\.[a-z0-9]+\.tmp$/, '');
   return `${path}: ${what}${err.syscall ? ` (${err.syscall})` : ''}`;
+}
+
+/** A 401's hint when SHIP_API_KEY or SHIP_TOKEN supplied the credentials: `ship login` would not help. */
+async function rejectedFromEnv(ctx: Ctx): Promise<string | undefined> {
+  try {
+    // Resolved already: the request that was rejected used them.
+    const [s, { rejectedFromEnvHint }] = await Promise.all([ctx.settings(), import('./config/settings.js')]);
+    return rejectedFromEnvHint(s);
+  } catch {
+    return undefined;
+  }
 }
 
 async function knownSecrets(ctx: Ctx): Promise<string[]> {

@@ -3,7 +3,7 @@
 import type { Dispatcher } from 'undici';
 import type { ApiOptions } from './index.js';
 import { Agent, exchange, headerValue } from './undici-lite.js';
-import { ApiError, AuthError, NetworkError, NotFoundError, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
+import { ApiError, AuthError, NetworkError, NotFoundError, REJECTED_CREDENTIALS_HINT, UsageError, ValidationError, type HttpErrorInfo } from '../errors.js';
 import { mask, redact, redactDeep } from '../output/redact.js';
 import { abortableSleep } from '../util/sleep.js';
 
@@ -410,7 +410,7 @@ export class HttpClient {
 
     if (status === 401) {
       return new AuthError(`unauthorised (401)${apiMessage ? `: ${apiMessage}` : ''}`, http, {
-        hint: spec.authHint ?? 'the API key or token was rejected; run `ship login`',
+        hint: spec.authHint ?? REJECTED_CREDENTIALS_HINT,
       });
     }
     if (status === 403) {

@@ -134,6 +134,22 @@ export function checkCredential(r: Resolved<string>, profileName: string): void 
   throw new UsageError(`${where}: ${problem}`, { hint });
 }
 
+/**
+ * The env vars among SHIP_API_KEY and SHIP_TOKEN that supplied this run's credentials: they win over what
+ * `ship login` stores, so a rejected one is not mended by logging in again.
+ */
+export function credentialsFromEnv(s: Pick<Settings, 'apiKey' | 'token'>): string[] {
+  return [s.apiKey, s.token].filter((r) => r?.source === 'env').map((r) => r!.origin!);
+}
+
+/** The hint for rejected credentials when env vars supplied them (see credentialsFromEnv); undefined otherwise. */
+export function rejectedFromEnvHint(s: Pick<Settings, 'apiKey' | 'token'>): string | undefined {
+  const names = credentialsFromEnv(s);
+  if (names.length === 0) return undefined;
+  const them = names.length > 1 ? 'them' : 'it';
+  return `${names.join(' and ')} ${names.length > 1 ? 'are' : 'is'} set in the environment and ${names.length > 1 ? 'win' : 'wins'} over the profile, so \`ship login\` does not replace ${them}: set ${them} anew, or unset ${them} to use the profile's`;
+}
+
 /** Resolves every setting for this run. Throws UsageError for values that cannot be used. */
 export function resolveSettings(input: {
   env: Record<string, string | undefined>;

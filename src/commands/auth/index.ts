@@ -17,6 +17,7 @@ The password comes from --password-stdin, else SHIP_PASSWORD, else a prompt on a
 taken from argv. Without a terminal, a missing value is an error naming the flag that supplies it (exit 2).
 The token, API key and user are stored in the selected profile (config file mode 0600). A --base-url given
 to login is stored in the profile too (as test_base_url with --test), so later commands use the same server.
+SHIP_API_KEY and SHIP_TOKEN, when set, still win over what login stores (it warns): unset them to use it.
 
 Examples:
   ship login

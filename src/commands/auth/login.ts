@@ -80,6 +80,12 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
   if (settings.apiKey?.source === 'env' && !opts.apiKey) {
     ctx.out.info(`(the API key from SHIP_API_KEY is now stored in profile ${profile} too)`);
   }
+  // The environment wins over the profile: later commands would send these, not what was just stored.
+  const { credentialsFromEnv } = await import('../../config/settings.js');
+  const overriding = credentialsFromEnv({ apiKey: settings.apiKey?.value === apiKey ? undefined : settings.apiKey, token: settings.token });
+  if (overriding.length) {
+    ctx.out.warn(`${overriding.join(' and ')} ${overriding.length > 1 ? 'are' : 'is'} set in the environment and ${overriding.length > 1 ? 'win' : 'wins'} over what was just stored: unset ${overriding.join(' ')} for later commands to use this login`);
+  }
   if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, user: shown });
 }
 

@@ -31,7 +31,8 @@ export async function run(ctx: Ctx): Promise<void> {
       const api = await ctx.api();
       status = (await api.tokens.check({ signal: ctx.signal })) ? 'valid' : 'invalid';
       if (status === 'invalid') {
-        failure = new AuthError('the server rejected the token (401)', { status: 401 }, { hint: 'run `ship login` to get a new one' });
+        const { rejectedFromEnvHint } = await import('../../config/settings.js');
+        failure = new AuthError('the server rejected the token (401)', { status: 401 }, { hint: rejectedFromEnvHint(s) ?? 'run `ship login` to get a new one' });
       }
     } catch (err) {
       if (err instanceof AuthError) {

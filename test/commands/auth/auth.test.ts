@@ -227,6 +227,37 @@ describe('ship whoami', () => {
   });
 });
 
+describe('credentials from the environment win over the profile', () => {
+  it('login warns that SHIP_TOKEN (and a different SHIP_API_KEY) will be used instead of what it stored', async () => {
+    const r = await login([], { env: { SHIP_TOKEN: 'stale-token-SECRET-0000' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: SHIP_TOKEN is set in the environment and wins over what was just stored: unset SHIP_TOKEN');
+    expect(r.stderr).not.toContain('stale-token-SECRET');
+    const both = await login([], { env: { SHIP_TOKEN: 'stale-token-SECRET-0000', SHIP_API_KEY: 'other-key-SECRET-2222' } });
+    expect(both.stderr).toContain('warning: SHIP_API_KEY and SHIP_TOKEN are set in the environment and win over what was just stored: unset SHIP_API_KEY SHIP_TOKEN');
+    // The same key in the environment as on the command line overrides nothing.
+    const same = await login([], { env: { SHIP_API_KEY: API_KEY } });
+    expect(same.stderr).not.toContain('warning');
+    noSecrets(same);
+  });
+
+  it('a rejected SHIP_TOKEN is not mended by `ship login`: whoami and other commands say to set or unset it', async () => {
+    await login();
+    const env = { SHIP_TOKEN: 'stale-token-SECRET-0000' };
+    const who = await ship(['whoami'], { env });
+    expect(who.code).toBe(4);
+    expect(who.stderr).toContain("hint: SHIP_TOKEN is set in the environment and wins over the profile, so `ship login` does not replace it: set it anew, or unset it to use the profile's");
+    stub.on('GET /users', { status: 401, body: { message: 'Unauthenticated', data: null } });
+    const users = await ship(['users', '--json'], { env });
+    expect(users.code).toBe(4);
+    expect(JSON.parse(users.stderr).error.hint).toMatch(/^SHIP_TOKEN is set in the environment/);
+    // From the profile, the hint stays: log in again.
+    const stored = await ship(['users']);
+    expect(stored.code).toBe(4);
+    expect(stored.stderr).toContain('hint: the API key or token was rejected; run `ship login`');
+  });
+});
+
 describe('credentials an HTTP header cannot carry', () => {
   it('an env or stored credential with a line break or a zero-width space: exit 2 naming where it came from, nothing sent', async () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: API_KEY, token: `${TOKEN}\u200b` } } }));
