@@ -53,11 +53,14 @@ export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: 
 }
 
 /**
- * A URL as it may be shown: a password in it (`//user:secret@`) and its query (which may carry a key) replaced
- * by `****`. Works on text that does not parse as a URL too.
+ * A URL as it may be shown: a password in it (`//user:secret@`), a user name standing alone (`//sk_live_…@`,
+ * how keys are often passed) and its query (which may carry a key) replaced by `****`. Works on text that does
+ * not parse as a URL too.
  */
 export function shownUrl(text: string): string {
-  return text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/, '$1****@').replace(/\?[^#\s]+/, '?****');
+  return text
+    .replace(/(\/\/)([^/\s@?#]*)@/, (_m, slashes: string, info: string) => `${slashes}${info.includes(':') ? info.slice(0, info.indexOf(':') + 1) : ''}****@`)
+    .replace(/\?[^#\s]+/, '?****');
 }
 
 /** A printer address `tcp://HOST:PORT`, parsed. */

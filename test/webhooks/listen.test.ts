@@ -128,6 +128,19 @@ describe('webhooks listen (in-process)', () => {
     expect(l.io.err()).toMatch(/unreachable \(connection refused\)/);
   });
 
+  it('never prints a key in the --forward-to address (user part or query)', async () => {
+    const l = await startListen({ forwardTo: 'http://hook-SECRET@127.0.0.1:1/in?key=SECRET', authToken: 'whsec-SECRET-9999' });
+    await postJson(l.url, examplePayload('SHIPMENT_CREATED', { request_token: 'x', auth_token: 'whsec-SECRET-9999' }));
+    await waitFor(() => l.lines().some((x) => x.type === 'event') && /retrying/.test(l.io.err()));
+    await l.stop();
+    expect(l.lines()[0]).toMatchObject({ type: 'listening', forward_to: 'http://****@127.0.0.1:1/in?****' });
+    expect(l.io.out() + l.io.err()).not.toContain('SECRET');
+    expect(l.io.err()).toContain('handler http://****@127.0.0.1:1/in?****');
+    const bad = await runShip(['webhooks', 'listen', '--forward-to', 'ftp://u:SECRET@x/?k=SECRET']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).not.toContain('SECRET');
+  });
+
   it('warns about events left undelivered at stop', async () => {
     const l = await startListen({ forwardTo: 'http://127.0.0.1:1/' });
     await postJson(l.url, examplePayload('SHIPMENT_CREATED', { request_token: 'x' }));
@@ -187,6 +200,30 @@ describe('webhooks trigger (in-process)', () => {
     const p = new URLSearchParams(h.got[0].body);
     expect(p.get('order_reference')).toBe('O-7');
     expect(p.get('parcel_references[0]')).toBe('P-7');
+  });
+
+  it('a handler that echoes the request: the auth token is masked on stdout and in traces, and a key in --to is not printed', async () => {
+    const TOKEN = 'whsec-SECRET-4242';
+    const s = createServer((req, res) => {
+      let b = '';
+      req.on('data', (c) => (b += c));
+      // Echoes the form body as it came: auth_token=whsec-SECRET-4242&…
+      req.on('end', () => res.writeHead(400, { 'content-type': 'text/plain' }).end(`bad request: ${b}`));
+    });
+    servers.push(s);
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const to = `http://hook-KEY-SECRET@127.0.0.1:${(s.address() as AddressInfo).port}/hook?key=SECRET-q`;
+    for (const extra of [['--json'], ['--verbose']]) {
+      const r = await runShip(['webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', to, '--auth-token', TOKEN, '--format', 'form', ...extra]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout + r.stderr).not.toContain('SECRET');
+      expect(r.stdout + r.stderr).toContain('****4242');
+      if (extra[0] === '--json') expect(JSON.parse(r.stdout).url).toMatch(/^http:\/\/\*{4}@127\.0\.0\.1:\d+\/hook\?\*{4}$/);
+    }
+    const down = await runShip(['webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', 'http://u:pw-SECRET@127.0.0.1:1/?token=SECRET']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('http://u:****@127.0.0.1:1/?****');
+    expect(down.stderr).not.toContain('SECRET');
   });
 
   it('fails with exit 1 when nothing listens, and 2 for an unknown event', async () => {

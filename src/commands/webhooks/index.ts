@@ -41,7 +41,8 @@ Examples:
       const port = parseIntFlag('--port', flags.port, 0, 65535);
       const queueLimit = parseIntFlag('--queue-limit', flags.queueLimit, 1, 1_000_000);
       if (flags.forwardTo !== undefined && !isHttpUrl(flags.forwardTo)) {
-        throw new UsageError(`--forward-to must be an http:// or https:// URL, not "${flags.forwardTo}"`);
+        const { shownUrl } = await import('../../config/validate.js');
+        throw new UsageError(`--forward-to must be an http:// or https:// URL, not "${shownUrl(flags.forwardTo)}"`);
       }
       const { parseEventList } = await import('../../webhooks/events.js');
       let events;

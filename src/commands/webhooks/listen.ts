@@ -1,5 +1,5 @@
 // `ship webhooks listen`: runs the receiver, prints each event (line or NDJSON), relays to --forward-to.
-import { isLoopbackHost } from '../../config/validate.js';
+import { isLoopbackHost, shownUrl } from '../../config/validate.js';
 import type { Ctx } from '../../context.js';
 import { ExitCode, Interrupted, ShipError, UsageError } from '../../errors.js';
 import { mask } from '../../output/redact.js';
@@ -28,6 +28,10 @@ export async function run(ctx: Ctx, opts: ListenOptions): Promise<void> {
   const json = ctx.mode.json;
 
   const only = opts.events;
+  // Kept out of every warning and trace, as the API's credentials are.
+  if (opts.authToken) ctx.secrets.add(opts.authToken);
+  // The handler's address as printed: a key in its query or user part stays hidden.
+  const forwardShown = opts.forwardTo !== undefined ? shownUrl(opts.forwardTo) : undefined;
   if (!opts.authToken && !isLoopbackHost(opts.host)) {
     throw new UsageError(`refusing to listen on ${opts.host} without an auth token: anyone who can reach it could post events`, {
       hint: 'pass --auth-token (or set SHIP_WEBHOOK_TOKEN), or listen on 127.0.0.1',
@@ -71,7 +75,7 @@ export async function run(ctx: Ctx, opts: ListenOptions): Promise<void> {
               failuresShown.set(r.item, r.attempt);
               const why = r.status !== undefined ? `answered ${r.status}` : `unreachable (${r.error})`;
               out.info(
-                `${c.yellow('handler')} ${opts.forwardTo} ${why}; retrying ${e.event} ${ref(e)} in ${(r.retryInMs / 1000).toFixed(1)}s` +
+                `${c.yellow('handler')} ${forwardShown} ${why}; retrying ${e.event} ${ref(e)} in ${(r.retryInMs / 1000).toFixed(1)}s` +
                   ` (attempt ${r.attempt}, ${r.queued} waiting)`,
               );
             }
@@ -157,13 +161,13 @@ export async function run(ctx: Ctx, opts: ListenOptions): Promise<void> {
       throw err;
     }
 
-    if (json) out.jsonLine({ type: 'listening', url: receiver.url, forward_to: opts.forwardTo ?? null, events: only ? [...only] : null, auth_token_checked: Boolean(opts.authToken) });
+    if (json) out.jsonLine({ type: 'listening', url: receiver.url, forward_to: forwardShown ?? null, events: only ? [...only] : null, auth_token_checked: Boolean(opts.authToken) });
     else out.line(receiver.url);
     opts.onListening?.(receiver.url);
     if (!opts.authToken) out.warn('no --auth-token (or SHIP_WEBHOOK_TOKEN): accepting every payload without checking its auth_token');
     out.info(
       `Listening for webhooks on ${receiver.url}` +
-        (opts.forwardTo ? `, forwarding to ${opts.forwardTo}` : '') +
+        (forwardShown ? `, forwarding to ${forwardShown}` : '') +
         (only ? `, only ${[...only].join(', ')}` : '') +
         ' (Ctrl-C to stop)',
     );
@@ -176,7 +180,7 @@ export async function run(ctx: Ctx, opts: ListenOptions): Promise<void> {
     await receiver.close();
     const undelivered = (await forwarder?.stop()) ?? [];
     if (undelivered.length > 0) {
-      out.warn(`${undelivered.length} event${undelivered.length === 1 ? ' was' : 's were'} not delivered to ${opts.forwardTo}: ${undelivered.map((i) => `${i.meta.event} ${ref(i.meta)}`).join(', ')}`);
+      out.warn(`${undelivered.length} event${undelivered.length === 1 ? ' was' : 's were'} not delivered to ${forwardShown}: ${undelivered.map((i) => `${i.meta.event} ${ref(i.meta)}`).join(', ')}`);
       if (json) out.jsonLine({ type: 'undelivered', count: undelivered.length, seqs: undelivered.map((i) => i.meta.seq) });
     }
     throw new Interrupted('stopped listening');

@@ -8,6 +8,7 @@ import type { Ctx } from '../../context.js';
 import { ApiError, NetworkError, UsageError } from '../../errors.js';
 import { EVENT_KINDS, isEventKind } from '../../webhooks/events.js';
 import { describeNetworkError } from '../../webhooks/forwarder.js';
+import { redact } from '../../output/redact.js';
 
 export interface TriggerOptions {
   event: string;
@@ -25,14 +26,17 @@ export interface TriggerOptions {
 /** Sends one example event; prints the handler's status; throws ApiError (exit 1) unless it answered 2xx. */
 export async function run(ctx: Ctx, opts: TriggerOptions): Promise<void> {
   const event = opts.event.toUpperCase().replace(/-/g, '_');
+  // A handler may answer with the payload it got: its auth_token is masked like the API's credentials.
+  if (opts.authToken) ctx.secrets.add(opts.authToken);
+  const { shownUrl } = await import('../../config/validate.js');
   if (!isEventKind(event)) throw new UsageError(`unknown event "${opts.event}"`, { hint: `one of ${EVENT_KINDS.join(', ')}` });
   let url: URL;
   try {
     url = new URL(opts.to);
   } catch {
-    throw new UsageError(`--to must be an http:// or https:// URL, not "${opts.to}"`);
+    throw new UsageError(`--to must be an http:// or https:// URL, not "${shownUrl(opts.to)}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--to must be an http:// or https:// URL, not "${opts.to}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--to must be an http:// or https:// URL, not "${shownUrl(opts.to)}"`);
 
   // The sandbox's dispatcher owns the documented examples and the wire encoding; reuse both.
   const { examplePayload, encodePayload } = await import('../../sandbox/webhooks.js');
@@ -63,19 +67,21 @@ export async function run(ctx: Ctx, opts: TriggerOptions): Promise<void> {
     status = res.statusCode;
     responseText = (await res.body.text().catch(() => '')).slice(0, 2000);
   } catch (err) {
-    throw new NetworkError(`the handler at ${url.href} did not answer: ${describeNetworkError(err)}`, 'other', { method: 'POST' }, { cause: err });
+    throw new NetworkError(`the handler at ${shownUrl(url.href)} did not answer: ${describeNetworkError(err)}`, 'other', { method: 'POST' }, { cause: err });
   }
   const ms = Math.round(performance.now() - started);
   const ok = status >= 200 && status < 300;
+  const shown = shownUrl(url.href);
+  responseText = redact(responseText, ctx.secrets);
 
   if (ctx.mode.json) {
-    ctx.out.json({ ok, url: url.href, event, format: opts.format, request_token: requestToken, status, ms, response: responseText });
+    ctx.out.json({ ok, url: shown, event, format: opts.format, request_token: requestToken, status, ms, response: responseText });
   } else if (ctx.mode.quiet) {
     ctx.out.line(String(status));
   } else {
     const c = ctx.out.c;
     const mark = ok ? c.green('✓') : c.red('✗');
-    ctx.out.line(`${mark} ${event} (${opts.format}) → ${url.href}: ${ok ? c.green(String(status)) : c.red(String(status))} in ${ms}ms`);
+    ctx.out.line(`${mark} ${event} (${opts.format}) → ${shown}: ${ok ? c.green(String(status)) : c.red(String(status))} in ${ms}ms`);
     ctx.out.debug(`request_token ${requestToken}; response: ${responseText}`);
   }
   if (!ok) {
