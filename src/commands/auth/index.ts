@@ -35,8 +35,9 @@ Examples:
     .addHelpText(
       'after',
       `
-If the server says the token was already invalid, it is forgotten anyway (with a warning). If the server
-cannot be reached, the token is kept so that logout can be retried (exit 1).
+If the server says the token was already invalid (401), it is forgotten anyway (with a warning). If the
+server cannot be reached, the token is kept so that logout can be retried (exit 1); if it refuses (403), the
+token is kept too (exit 4).
 
 Examples:
   ship logout

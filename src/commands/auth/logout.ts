@@ -30,11 +30,12 @@ export async function run(ctx: Ctx): Promise<void> {
       await api.tokens.revoke({ signal: ctx.signal });
       revoked = true;
     } catch (err) {
-      if (err instanceof AuthError) {
+      // 401: the server no longer knows the token. A 403 is a refusal to act; the token may well still work.
+      if (err instanceof AuthError && err.http.status !== 403) {
         ctx.out.warn(`the server rejected the token ${mask(token.value)} (${err.http.status ?? 'auth error'}): it was already invalid; forgetting it anyway`);
       } else {
         if (err instanceof ApiError) {
-          err.hint = 'the token is still stored: retry `ship logout`, or `ship config unset token` to forget it without revoking it';
+          err.hint = `the token is still stored${err.http.status === 403 ? ' (and may still be valid on the server)' : ''}: retry \`ship logout\`, or \`ship config unset token\` to forget it without revoking it`;
         }
         throw err;
       }

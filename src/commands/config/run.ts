@@ -118,7 +118,8 @@ export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
   const store = await ctx.config();
   const profile = existingProfile(store);
   const raw = store.get(key, profile);
-  const value = SECRET_KEYS.has(key) ? maskAny(raw) : raw;
+  // A hand-edited base URL may hold a password or a key in its query (set refuses both; a file may not).
+  const value = SECRET_KEYS.has(key) ? maskAny(raw) : (key === 'base_url' || key === 'test_base_url') && typeof raw === 'string' ? shownUrl(raw) : raw;
   if (ctx.mode.json) {
     ctx.out.json({ profile, key, value: value ?? null });
     return;
@@ -149,7 +150,8 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   }
   if (value === undefined) throw new UsageError(`config set ${key}: missing VALUE`, { hint: `ship config set ${key} VALUE` });
 
-  const isNew = !store.profileNames().includes(profile);
+  // `default` is what a fresh install uses: not worth a remark.
+  const isNew = profile !== 'default' && !store.profileNames().includes(profile);
   const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure) });
   const shown = secret ? mask(String(stored)) : stored;
 
@@ -205,7 +207,7 @@ export async function profiles(ctx: Ctx): Promise<void> {
     return {
       name,
       current: name === current,
-      base_url: typeof p.base_url === 'string' ? p.base_url : null,
+      base_url: typeof p.base_url === 'string' ? shownUrl(p.base_url) : null,
       logged_in: typeof p.token === 'string' && p.token !== '',
       user: typeof p.user?.email === 'string' ? p.user.email : null,
     };

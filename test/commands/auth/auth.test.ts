@@ -310,6 +310,17 @@ describe('ship logout', () => {
     expect(file().profiles.default.token).toBeUndefined();
   });
 
+  it('keeps the token when the server refuses to revoke it (403): it may still be valid (exit 4)', async () => {
+    await login();
+    stub.on('DELETE /tokens', { status: 403, body: { message: 'Insufficient privileges', data: null } });
+    const r = await ship(['logout']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).not.toMatch(/already invalid/);
+    expect(r.stderr).toMatch(/the token is still stored \(and may still be valid on the server\)/);
+    expect(file().profiles.default.token).toBe(TOKEN);
+    noSecrets(r);
+  });
+
   it('keeps the token when the server fails, so logout can be retried (exit 1)', async () => {
     await login();
     stub.on('DELETE /tokens', { status: 500, body: { message: 'boom', data: null } });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -205,6 +205,18 @@ describe('ship config', () => {
     expect(created.stderr).toContain('Set timeout = 9 in profile eu (a new profile)');
     expect((await ship(['--profile', 'eu', 'config', 'set', 'timeout', '8'])).stderr).not.toContain('new profile');
     expect(file().profiles).toEqual({ staging: { timeout: 5 }, eu: { timeout: 8 } });
+  });
+
+  it('a hand-edited base URL with a password or a key in its query is shown masked by get and profiles; set on default makes no remark', async () => {
+    const { dir, ship } = setup();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { base_url: 'https://bob:pw-SECRET@api.example.com/v1.2', test_base_url: 'https://t.example.com/v1.2?api_key=SECRET' } } }));
+    const get = await ship(['config', 'get', 'base_url']);
+    expect(get.stdout).toBe('https://bob:****@api.example.com/v1.2\n');
+    expect((await ship(['config', 'get', 'test_base_url', '--json'])).stdout).toContain('"value": "https://t.example.com/v1.2?****"');
+    const profiles = await ship(['config', 'profiles', '--json']);
+    expect(JSON.parse(profiles.stdout)[0].base_url).toBe('https://bob:****@api.example.com/v1.2');
+    for (const r of [get, profiles]) expect(r.stdout + r.stderr).not.toContain('SECRET');
+    expect((await ship(['config', 'set', 'timeout', '7'])).stderr).toBe('✓ Set timeout = 7 in profile default\n');
   });
 
   it('unset removes a key; path prints the file path', async () => {
