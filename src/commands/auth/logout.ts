@@ -11,6 +11,10 @@ export async function run(ctx: Ctx): Promise<void> {
   const token = settings.token;
 
   if (!token) {
+    // "Not logged in" under a mistyped --profile would leave the real profile's token in place, silently.
+    const { unknownProfile } = await import('../../config/store.js');
+    const unknown = unknownProfile(store);
+    if (unknown) throw unknown;
     ctx.out.info(`Not logged in (profile ${profile}); nothing to do.`);
     if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, revoked: false, forgotten: false });
     return;

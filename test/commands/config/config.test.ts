@@ -183,10 +183,10 @@ describe('ship config', () => {
     expect(file().current_profile).toBe('eu');
   });
 
-  it('get, list, unset and whoami under a --profile or SHIP_PROFILE no profile has: exit 2 naming the profile, not "not set"', async () => {
+  it('get, list, unset, whoami and logout under a --profile or SHIP_PROFILE no profile has: exit 2 naming the profile, not "not set"', async () => {
     const { ship, file } = setup();
     await ship(['--profile', 'staging', 'config', 'set', 'timeout', '5']);
-    for (const args of [['config', 'get', 'base_url'], ['config', 'list'], ['config', 'unset', 'timeout'], ['whoami']]) {
+    for (const args of [['config', 'get', 'base_url'], ['config', 'list'], ['config', 'unset', 'timeout'], ['whoami'], ['logout']]) {
       const r = await ship(['--profile', 'stagign', ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('--profile: no profile "stagign" (profiles: staging)');
