@@ -32,7 +32,8 @@ export async function run(ctx: Ctx): Promise<void> {
       status = (await api.tokens.check({ signal: ctx.signal })) ? 'valid' : 'invalid';
       if (status === 'invalid') {
         const { rejectedFromEnvHint } = await import('../../config/settings.js');
-        failure = new AuthError('the server rejected the token (401)', { status: 401 }, { hint: rejectedFromEnvHint(s) ?? 'run `ship login` to get a new one' });
+        // GET /tokens answers 401 for a bad API key as for a bad token (the API document): either may be wrong.
+        failure = new AuthError('the server rejected the API key or the token (401)', { status: 401 }, { hint: rejectedFromEnvHint(s) ?? 'run `ship login` to get a new one' });
       }
     } catch (err) {
       if (err instanceof AuthError) {

@@ -246,6 +246,7 @@ describe('credentials from the environment win over the profile', () => {
     const env = { SHIP_TOKEN: 'stale-token-SECRET-0000' };
     const who = await ship(['whoami'], { env });
     expect(who.code).toBe(4);
+    expect(who.stderr).toContain('error: the server rejected the API key or the token (401)');
     expect(who.stderr).toContain("hint: SHIP_TOKEN is set in the environment and wins over the profile, so `ship login` does not replace it: set it anew, or unset it to use the profile's");
     stub.on('GET /users', { status: 401, body: { message: 'Unauthenticated', data: null } });
     const users = await ship(['users', '--json'], { env });
