@@ -88,7 +88,8 @@ export function parseLabelFormat(raw: string, what = 'label_format'): LabelForma
 
 /** Parses a timeout in seconds (positive, finite, at most a day) into milliseconds. */
 export function parseTimeoutSeconds(raw: string | number, what = 'timeout'): number {
-  const n = typeof raw === 'number' ? raw : Number(String(raw).trim());
+  // Plain decimal seconds only: Number() also reads "0x10" (16) and "1e3" (1000), which nobody means here.
+  const n = typeof raw === 'number' ? raw : /^\d*\.?\d+$|^\d+\.$/.test(String(raw).trim()) ? Number(String(raw).trim()) : Number.NaN;
   if (String(raw).trim() === '' || !Number.isFinite(n) || n <= 0 || n > 86_400) {
     throw new UsageError(`${what}: "${raw}" is not a timeout; give a positive number of seconds, e.g. 30`);
   }

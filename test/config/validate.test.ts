@@ -76,7 +76,10 @@ describe('small parsers', () => {
   it('timeouts are positive seconds, returned in ms', () => {
     expect(parseTimeoutSeconds('2.5')).toBe(2500);
     expect(parseTimeoutSeconds(30)).toBe(30_000);
-    for (const bad of ['0', '-1', 'abc', '', 'Infinity', '1e9']) expect(() => parseTimeoutSeconds(bad)).toThrow(UsageError);
+    for (const bad of ['0', '-1', 'abc', '', 'Infinity', '1e9', '0x10', '1e3', '+5', '30s']) expect(() => parseTimeoutSeconds(bad)).toThrow(UsageError);
+    expect(parseTimeoutSeconds(' 45 ')).toBe(45_000);
+    expect(parseTimeoutSeconds('.5')).toBe(500);
+    expect(parseTimeoutSeconds('5.')).toBe(5000);
   });
   it('names are safe as config keys', () => {
     expect(validateName('work-2_b', 'profile')).toBe('work-2_b');

@@ -159,6 +159,10 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   if (overriddenBy && envValue(ctx, overriddenBy) !== undefined) {
     ctx.out.warn(`${overriddenBy} is set in the environment and takes precedence over ${key}`);
   }
+  if ((key === 'base_url' || key === 'test_base_url') && typeof stored === 'string' && !/\/v\d+(\.\d+)*$/.test(new URL(stored).pathname)) {
+    // Every request would then answer 404; said now rather than at the first command.
+    ctx.out.warn(`${key} ${shownUrl(stored)} has no version segment: the API lives under /v1.2 (e.g. ${shownUrl(stored)}/v1.2)`);
+  }
   if (key === 'printer' && typeof stored === 'string' && !stored.startsWith('tcp://') && store.get(`printers.${stored}`, profile) === undefined) {
     ctx.out.warn(`no printers.${stored} entry yet: add one with \`ship config set printers.${stored} tcp://HOST:PORT\``);
   }

@@ -35,6 +35,16 @@ describe('ship config', () => {
     expect(unknown.stderr).toMatch(/valid keys: base_url, test_base_url, api_key, token/);
   });
 
+  it('warns when a base URL has no version segment (every request would answer 404), and keeps it', async () => {
+    const { ship, file } = setup();
+    const r = await ship(['config', 'set', 'base_url', 'https://api.example.com']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('base_url https://api.example.com has no version segment: the API lives under /v1.2 (e.g. https://api.example.com/v1.2)');
+    expect(file().profiles.default.base_url).toBe('https://api.example.com');
+    const ok = await ship(['config', 'set', 'test_base_url', 'https://test.example.com/v1.2']);
+    expect(ok.stderr).not.toContain('version segment');
+  });
+
   it('refuses plain http to a remote host unless --insecure', async () => {
     const { ship, file } = setup();
     const r = await ship(['config', 'set', 'base_url', 'http://api.example.com/v1.2']);
