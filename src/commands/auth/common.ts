@@ -5,6 +5,13 @@ import type { CachedUser } from '../../config/store.js';
 
 /** Reads a secret from stdin: all of it, minus one trailing newline (\n or \r\n). Refuses empty input. */
 export async function readSecretFromStdin(ctx: Ctx, what: string, flag: string): Promise<string> {
+  // stdin is the terminal itself (nothing piped in): asked for without echo, not read as typed (shown on screen).
+  if (ctx.io.stdinIsTTY && ctx.mode.interactive) {
+    const label = what === 'api_key' ? 'API key' : what.charAt(0).toUpperCase() + what.slice(1).replace(/_/g, ' ');
+    const typed = await ctx.prompt.password({ message: label, supplyWith: flag });
+    if (typed === '') throw new UsageError(`${flag}: nothing was typed; expected the ${what}`);
+    return typed;
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of ctx.io.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array));
   const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');

@@ -119,6 +119,21 @@ describe('ship login', () => {
     expect(file().profiles.default.token).toBe(TOKEN);
   });
 
+  it('--password-stdin with the terminal as stdin asks without echo (typed text was shown as it was typed)', async () => {
+    const io = bufferIO({ tty: true });
+    const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => stdin });
+    io.stdin = stdin;
+    io.stderr.end = (() => io.stderr) as typeof io.stderr.end;
+    const done = main(['login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { io, env: { SHIP_CONFIG_DIR: dir, SHIP_BASE_URL: stub.baseUrl, NO_COLOR: '1' }, handleSignals: false });
+    for (let i = 0; i < 200 && !io.err().includes('Password'); i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 30));
+    stdin.write(`${PASSWORD}\r`);
+    expect(await done).toBe(0);
+    expect(stub.requests[0].body).toEqual({ username: USER.email, password: PASSWORD });
+    expect(io.err()).not.toContain(PASSWORD);
+    expect(io.err()).toMatch(/Password.*\*+/);
+  });
+
   it('takes the API key from SHIP_API_KEY and the password from SHIP_PASSWORD', async () => {
     const r = await ship(['login', '--username', USER.email], { env: { SHIP_API_KEY: API_KEY, SHIP_PASSWORD: PASSWORD } });
     expect(r.code).toBe(0);
