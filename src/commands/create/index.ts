@@ -92,7 +92,7 @@ function declare(cmd: Command, ctx: Ctx): Command {
     .addOption(completeWith(new Option('--format <format>', "label format: ZPL, PDF or PNG (any case; default: the profile's label_format, else ZPL; ZPL with --printer)").argParser(parseFormat), ['ZPL', 'PDF', 'PNG']))
     .option('-o, --output-dir <dir>', 'where label files go (one per parcel, named after the shipment reference)', './labels')
     .option('--no-labels', 'do not write label files')
-    .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF)')
+    .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF; not with --print)')
     .option('--printer [tcp://host:port|name]', `send the ZPL labels to a thermal printer (raw port 9100), in input order (${PRINTER_ALONE})`)
     .option('--no-preflight', 'skip asking the printer for its status (~HS) before the first label')
     .option('--printer-timeout <seconds>', 'with --printer: printer connection and status timeout (default 5)')

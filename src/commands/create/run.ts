@@ -46,6 +46,8 @@ export async function run(ctx: Ctx, o: CreateOptions): Promise<void> {
   if (o.print && o.printer !== undefined) {
     throw new UsageError('--print (the desktop printing application) and --printer (a thermal printer) would each print every label: give one');
   }
+  // With print_labels the label format is the one picked in the desktop application (api-spec), not --format.
+  if (o.merge && o.print) throw new UsageError('--merge joins PDF labels, and with --print the desktop printing application picks the label format: give one');
   // A --file body names its own format unless --format is given: checked against that one (single.ts).
   if (o.merge && o.format !== 'PDF' && !(o.file && !o.formatGiven)) throw new UsageError('--merge joins PDF labels: add --format PDF');
   if (o.merge && !o.labels) throw new UsageError('--merge needs the label files: drop --no-labels');

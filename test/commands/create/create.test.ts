@@ -42,6 +42,14 @@ describe('ship create from flags', () => {
     expect(proxy.creates()).toHaveLength(before);
   });
 
+  it('--merge with --print is refused before anything is sent (the desktop application picks the label format, so the labels may not be PDF)', async () => {
+    const before = proxy.creates().length;
+    const r = await ship(['create', '--reference', 'MP-1', ...ADDRESS, '--weight', '500', '-o', work, '--print', '--format', 'PDF', '--merge', join(work, 'm.pdf')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--merge joins PDF labels, and with --print the desktop printing application picks the label format: give one');
+    expect(proxy.creates()).toHaveLength(before);
+  });
+
   it('--merge goes by the format a --file body asks for: ZPL there is refused before anything is created, PDF there is merged', async () => {
     const own = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-mg-')) };
     expect((await runShip(['config', 'set', 'label_format', 'PDF'], { env: own })).code).toBe(0);
