@@ -15,8 +15,9 @@ export function registerQuote(program: Command, ctx: Ctx): void {
 Takes the same inputs as \`ship create\`: flags, --file shipment.json, or one shipment of a CSV file
 (--shipment REF picks it when the file holds several). Nothing is created, and quotes do not count
 toward the label allowance. --reference may be left out (a placeholder is sent).
---service KEY prices that service alone, and is an error (exit 1) when it cannot take the shipment; so is a
-shipment no service can take. --quiet prints the recommended (or asked) service key; --json the API's data.
+--service KEY (or a delivery_service_key in the file or the CSV row) prices that service alone, and is an
+error (exit 1) when it cannot take the shipment; so is a shipment no service can take. --quiet prints the
+recommended (or asked) service key; --json the API's data.
 
 Examples:
   ship quote --to-name "Ada Lovelace" --to-line1 "1 High St" --to-city London --to-postcode "SW1A 1AA" \\
