@@ -157,7 +157,7 @@ Examples:
         `
 Examples:
   ship skus create --sku MUG-RED --product-name "Red mug" --gross-weight 350 --country-of-origin CN
-  ship skus create --file mug.json --custom-field colour=red`,
+  ship skus create --file mug.json --custom-field hazard_class=none`,
       ),
   ).action(async (flags: Record<string, unknown>) => {
     const { runWrite } = await import('./write.js');
