@@ -37,7 +37,7 @@ Examples:
       `
 If the server says the token was already invalid (401), it is forgotten anyway (with a warning). If the
 server cannot be reached, the token is kept so that logout can be retried (exit 1); if it refuses (403), the
-token is kept too (exit 4).
+token is kept too (exit 4). A --profile or SHIP_PROFILE the config file does not have is exit 2.
 
 Examples:
   ship logout
@@ -55,7 +55,8 @@ Examples:
       'after',
       `
 Prints everything it knows, then exits 0 when the token is valid, 4 when there is no API key or token
-or the server rejects them, and 1 when the server cannot be reached.
+or the server rejects them, 1 when the server cannot be reached, and 2 when --profile or SHIP_PROFILE
+names a profile the config file does not have.
 
 Examples:
   ship whoami

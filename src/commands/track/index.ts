@@ -19,7 +19,7 @@ description. With --watch the timeline is redrawn on a terminal, and only new ev
 otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED. With --json, one JSON document:
 {"shipments":[{"reference","shipment_reference","parcels":[{"tracking_reference","status","events":[…]}]}]}
 (shipment_reference as the API names it; not with --parcel). With --watch, it is
-printed once at the end, also when stopped by Ctrl-C or a signal: then exit 130).
+printed once at the end, also when stopped by Ctrl-C or a signal (then exit 130).
 A reference no shipment has is tracked as a parcel's tracking reference (a scanned label), as with --parcel.
 
 Examples:
