@@ -27,7 +27,7 @@ export const ENVIRONMENT_HELP = `Environment:
   SHIP_TIMEOUT      request timeout in seconds
   SHIP_USERNAME     username for \`ship login\` (instead of --username)
   SHIP_PASSWORD     password for \`ship login\` (prefer --password-stdin)
-  SHIP_WEBHOOK_TOKEN  the token \`ship webhooks listen\` requires of deliveries (instead of --auth-token)
+  SHIP_WEBHOOK_TOKEN  the token \`ship webhooks listen\` requires of deliveries and \`ship webhooks trigger\` sends (instead of --auth-token)
   SHIP_NO_INPUT=1   never prompt (as --no-input)
   NO_COLOR          disable colour; FORCE_COLOR forces it
   CI                set: never prompt, no spinners`;
