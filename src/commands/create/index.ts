@@ -96,7 +96,7 @@ function declare(cmd: Command, ctx: Ctx): Command {
     .option('--printer [tcp://host:port|name]', `send the ZPL labels to a thermal printer (raw port 9100), in input order (${PRINTER_ALONE})`)
     .option('--no-preflight', 'skip asking the printer for its status (~HS) before the first label')
     .option('--printer-timeout <seconds>', 'with --printer: printer connection and status timeout (default 5)')
-    .option('--print', 'ask the desktop printing application to print the labels (print_labels; not with --printer)')
+    .option('--print', 'ask the desktop printing application to print the labels (print_labels; not with --printer): the label files come in the format picked there, not --format')
     .option('--print-to-user <id>', 'with --print: the user whose printing application prints')
     .option('--printer-key <key>', 'with --print: the printer key of the print server application')
     .option('--dry-run', 'validate and show what would be sent (with --json: the request bodies); send nothing')
