@@ -122,7 +122,12 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
           const cols = opts.resultsCsv.columns;
           results.add(r.task.records, (i) => cols(r, i));
         }
-        if (mode.json) out.jsonLine(opts.jsonLine(r));
+        if (mode.json) {
+          const line = opts.jsonLine(r);
+          // Counted as `refused`, not `failed`, in the summary (the row itself is fine; sent again on a rerun).
+          if (r.status === 'failed' && r.error instanceof AuthError) line.refused = true;
+          out.jsonLine(line);
+        }
         else if (mode.quiet) {
           const l = opts.quietLine?.(r);
           if (l !== undefined) out.line(l);

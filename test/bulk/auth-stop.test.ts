@@ -157,7 +157,7 @@ describe('runBulkCommand: credentials refused', () => {
       { ref: 'K1', status: 'failed' },
       { ref: 'K2', status: 'created' },
       { ref: 'K3', status: 'created' },
-      { ref: 'K4', status: 'failed' },
+      { ref: 'K4', status: 'failed', refused: true }, // counted as refused in the summary, not failed
     ]);
     expect(JSON.parse(io.err().trim().split('\n').pop()!).summary).toMatchObject({
       total: 5,
