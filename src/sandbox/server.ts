@@ -1,6 +1,6 @@
 // The embedded sandbox: an HTTP server (node:http) that emulates the whole Parcel Shipping Service API v1.2 under
 // /v1.2, with control endpoints under /__sandbox for tests. Start it with startSandbox().
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { SandboxApp } from './app.js';
 import { controlRouter, handleControl, type ControlContext } from './control.js';
@@ -75,6 +75,8 @@ export interface RunningSandbox {
 const API_PREFIX = '/v1.2';
 const CONTROL_PREFIX = '/__sandbox';
 const MAX_BODY = 20 * 1024 * 1024;
+/** How long close() lets requests in flight finish before dropping their connections. */
+const CLOSE_GRACE_MS = 5000;
 const JSON_HEADERS = 'application/json; charset=utf-8';
 
 function apiRouter(): Router<SandboxApp> {
@@ -123,15 +125,30 @@ function send(res: ServerResponse, r: ApiResponse): void {
   res.end(text);
 }
 
+function tooLarge(): HttpError {
+  return new HttpError(413, `The request body is larger than ${MAX_BODY} bytes.`);
+}
+
+/**
+ * Reads the whole body. Past MAX_BODY it answers 413 at once but keeps reading (and dropping) the rest, so the
+ * client, still sending, gets the answer instead of a reset connection.
+ */
 function readBody(req: IncomingMessage): Promise<string> {
+  if (Number(req.headers['content-length']) > MAX_BODY) {
+    req.resume();
+    return Promise.reject(tooLarge());
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = false;
     req.on('data', (c: Buffer) => {
+      if (over) return;
       size += c.length;
       if (size > MAX_BODY) {
-        reject(new HttpError(413, `The request body is larger than ${MAX_BODY} bytes.`));
-        req.destroy();
+        over = true;
+        chunks.length = 0;
+        reject(tooLarge());
         return;
       }
       chunks.push(c);
@@ -139,6 +156,23 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** The enveloped answer to a request node:http could not parse (its default answer has no body). */
+function clientErrorReply(err: NodeJS.ErrnoException): string {
+  const [status, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request line or headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request was not received in time.']
+        : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+          ? [413, 'The request body is too large.']
+          : [400, 'The request is not valid HTTP.'];
+  const text = JSON.stringify({ message, data: null });
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${JSON_HEADERS}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
+    `connection: close\r\n\r\n${text}`
+  );
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -264,7 +298,18 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     send(res, await handleControl(control, controlCtx, areq));
   };
 
+  // Requests being answered, so close() lets them finish; once closing, each answer closes its connection.
+  const inFlight = new Set<ServerResponse>();
+  let closingStarted = false;
+  let onIdle: (() => void) | null = null;
+
   const server = createServer((req, res) => {
+    inFlight.add(res);
+    if (closingStarted) res.setHeader('connection', 'close');
+    res.on('close', () => {
+      inFlight.delete(res);
+      if (inFlight.size === 0) onIdle?.();
+    });
     const started = opts.logRequests ? performance.now() : 0;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -294,6 +339,23 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     });
   });
   server.keepAliveTimeout = 30_000;
+  // Unparsable requests, headers too large, slow requests: answered with the envelope, as every other error.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    if (err.code !== 'ECONNRESET' && socket.writable && (!pending || !pending.headersSent)) socket.end(clientErrorReply(err));
+    socket.destroy();
+  });
+  // `Expect: 100-continue` with a body over the limit: refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (Number(req.headers['content-length']) > MAX_BODY) {
+      const err = tooLarge();
+      res.setHeader('connection', 'close');
+      send(res, { status: 413, body: { message: err.message, data: null } });
+      return;
+    }
+    res.writeContinue();
+    server.emit('request', req, res);
+  });
 
   const sockets = new Set<Socket>();
   server.on('connection', (s) => {
@@ -327,14 +389,22 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     close() {
       closing ??= (async () => {
         stopAdvancing?.();
+        closingStarted = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        // Requests in flight may finish (each answer then closes its connection); then every socket goes,
+        // including idle keep-alive ones and requests never completed.
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          // Requests in flight get a moment to finish; then every socket goes.
-          setTimeout(() => {
-            for (const s of sockets) s.destroy();
-          }, 200).unref();
+          const timer = setTimeout(resolve, CLOSE_GRACE_MS);
+          onIdle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          if (inFlight.size === 0) onIdle();
         });
+        for (const s of sockets) s.destroy();
+        await closed;
         await app.dispatcher.close(500);
         await stateFile?.flush();
       })();
