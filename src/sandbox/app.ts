@@ -26,7 +26,16 @@ export class SandboxApp {
 
   constructor(readonly opts: AppOptions, store?: Store) {
     this.store = store ?? this.seed();
-    this.dispatcher = new WebhookDispatcher({ now: opts.clock, ...opts.webhooks });
+    // An automatic pause changes a subscription outside any request: it must reach the state file too.
+    const onSubscriptionChange = opts.webhooks?.onSubscriptionChange;
+    this.dispatcher = new WebhookDispatcher({
+      now: opts.clock,
+      ...opts.webhooks,
+      onSubscriptionChange: (sub) => {
+        onSubscriptionChange?.(sub);
+        this.changed();
+      },
+    });
     if (this.store.webhooks.length > 0) {
       this.dispatcher.restore(this.store.webhooks as Parameters<WebhookDispatcher['restore']>[0]);
       this.webhooksActive = true;

@@ -1,5 +1,6 @@
 // `--state FILE`: load at start, save atomically (temp file, fsync, rename) after changes, debounced, so a kill at
-// any moment leaves either the previous state or the new one, never a torn file.
+// any moment leaves either the previous state or the new one, never a torn file. A lock file beside it keeps a
+// second sandbox off the same file (each would overwrite the other's saves and hand out the same references).
 import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Snapshot } from './store.js';
@@ -12,6 +13,9 @@ export class StateFile {
   private saving: Promise<void> | null = null;
   private dirty = false;
   private seq = 0;
+  private locked = false;
+  /** Time the last snapshot took to serialise (it blocks requests), which spaces out saves of a big state. */
+  private lastSerializeMs = 0;
 
   constructor(
     file: string,
@@ -22,7 +26,58 @@ export class StateFile {
     this.file = resolve(file);
   }
 
-  /** Reads the saved state; null when the file does not exist. A corrupt file is an error (never silently replaced). */
+  /** The lock file beside the state file (holds the pid of the sandbox using it). */
+  get lockFile(): string {
+    return `${this.file}.lock`;
+  }
+
+  /**
+   * Takes the lock on the state file; throws when another live sandbox holds it. A lock left by a process that
+   * is gone (killed) is taken over.
+   */
+  async lock(): Promise<void> {
+    try {
+      makeDirSync(dirname(this.file));
+    } catch (err) {
+      throw new Error(`cannot lock state file ${this.file}: ${(err as Error).message}`);
+    }
+    if (HELD_HERE.has(this.file)) throw new Error(`state file ${this.file} is in use by another sandbox (pid ${process.pid}); stop it or pass another --state file`);
+    for (let tries = 0; tries < 3; tries++) {
+      try {
+        const fh = await open(this.lockFile, 'wx', 0o600);
+        try {
+          await fh.writeFile(`${process.pid}\n`, 'utf8');
+        } finally {
+          await fh.close();
+        }
+        this.locked = true;
+        HELD_HERE.add(this.file);
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot lock state file ${this.file}: ${(err as Error).message}`);
+      }
+      const pid = Number.parseInt(await readFile(this.lockFile, 'utf8').catch(() => ''), 10);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
+        throw new Error(`state file ${this.file} is in use by another sandbox (pid ${pid}); stop it or pass another --state file`);
+      }
+      // Stale (its sandbox is gone) or unreadable: take it over.
+      await unlink(this.lockFile).catch(() => undefined);
+    }
+    throw new Error(`cannot lock state file ${this.file}: ${this.lockFile} keeps coming back`);
+  }
+
+  /** Gives the lock back (after the last save). */
+  async unlock(): Promise<void> {
+    if (!this.locked) return;
+    this.locked = false;
+    HELD_HERE.delete(this.file);
+    await unlink(this.lockFile).catch(() => undefined);
+  }
+
+  /**
+   * Reads the saved state; null when the file does not exist or is empty (a fresh `mktemp`). A corrupt or
+   * foreign file is an error (never silently replaced).
+   */
   async load(): Promise<Snapshot | null> {
     await this.removeStaleTemps();
     let text: string;
@@ -30,8 +85,9 @@ export class StateFile {
       text = await readFile(this.file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
+      throw new Error(`cannot read state file ${this.file}: ${(err as Error).message}`);
     }
+    if (text.trim() === '') return null;
     let parsed: Snapshot;
     try {
       parsed = JSON.parse(text) as Snapshot;
@@ -41,17 +97,34 @@ export class StateFile {
     if (parsed?.version !== 1 || !Array.isArray(parsed.shipments)) {
       throw new Error(`state file ${this.file} is not a sandbox state file (version ${String((parsed as { version?: unknown })?.version)})`);
     }
+    const missing: string[] = SNAPSHOT_LISTS.filter((k) => !Array.isArray(parsed[k]));
+    if (typeof parsed.packaging !== 'object' || parsed.packaging === null || !Array.isArray(parsed.packaging.packaging_types)) missing.push('packaging');
+    if (missing.length > 0) {
+      throw new Error(`state file ${this.file} is not a sandbox state file (no ${missing.join(', ')}); move it away or pass another --state file`);
+    }
     return parsed;
+  }
+
+  /** Saves now and throws when the file cannot be written (at start: better than a sandbox that forgets). */
+  async saveOrThrow(): Promise<void> {
+    if (this.saving) await this.saving;
+    this.dirty = false;
+    try {
+      await this.write(JSON.stringify(this.snapshot()));
+    } catch (err) {
+      throw new Error(`cannot write state file ${this.file}: ${(err as Error).message}`);
+    }
   }
 
   /** Notes a change; a save follows shortly (many changes share one save). */
   schedule(): void {
     this.dirty = true;
     if (this.timer || this.saving) return;
+    // Serialising blocks the event loop: a big state is saved less often, so saves take at most ~10% of it.
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.saveNow();
-    }, this.delayMs);
+    }, Math.max(this.delayMs, this.lastSerializeMs * 10));
     this.timer.unref?.();
   }
 
@@ -68,7 +141,9 @@ export class StateFile {
   private saveNow(): Promise<void> {
     if (this.saving) return this.saving;
     this.dirty = false;
+    const t0 = performance.now();
     const text = JSON.stringify(this.snapshot());
+    this.lastSerializeMs = performance.now() - t0;
     this.saving = this.write(text)
       .catch((err) => this.log(`sandbox: could not save state to ${this.file}: ${(err as Error).message}`))
       .finally(() => {
@@ -116,5 +191,20 @@ export class StateFile {
     for (const n of names) {
       if (n.startsWith(prefix) && n.endsWith('.tmp')) await unlink(join(dir, n)).catch(() => undefined);
     }
+  }
+}
+
+/** State files locked by sandboxes of this process (their lock files carry this process's pid). */
+const HELD_HERE = new Set<string>();
+
+const SNAPSHOT_LISTS = ['users', 'locations', 'brands', 'services', 'custom_fields', 'skus', 'tokens', 'containers'] as const;
+
+/** True when a process with this pid exists (EPERM: it exists, owned by someone else). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -203,14 +203,21 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       app.store.webhooks = app.dispatcher.subscriptions();
       return app.store.snapshot();
     }, log);
-    const snap = await stateFile.load();
-    if (snap) store = Store.fromSnapshot(snap);
-  }
-  app = new SandboxApp(appOpts, store);
-  if (stateFile) {
+    await stateFile.lock();
+    try {
+      const snap = await stateFile.load();
+      if (snap) store = Store.fromSnapshot(snap);
+      app = new SandboxApp(appOpts, store);
+      // Written once now, so a file that cannot be written stops the start instead of losing every change later.
+      await stateFile.saveOrThrow();
+    } catch (err) {
+      await stateFile.unlock();
+      throw err;
+    }
     const sf = stateFile;
     app.onChange = () => sf.schedule();
-    if (!store) sf.schedule();
+  } else {
+    app = new SandboxApp(appOpts, store);
   }
 
   const faults = new Faults();
@@ -372,6 +379,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       server.off('error', onError);
       resolve();
     });
+  }).catch(async (err: unknown) => {
+    await stateFile?.unlock();
+    throw err;
   });
   const port = (server.address() as AddressInfo).port;
   const hostForUrl = host.includes(':') ? `[${host}]` : host;
@@ -407,6 +417,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         await closed;
         await app.dispatcher.close(500);
         await stateFile?.flush();
+        await stateFile?.unlock();
       })();
       return closing;
     },

@@ -1,12 +1,12 @@
 // Conformance of persistence (issue: "--state FILE keeps the state across restarts, written atomically, so a kill
 // never leaves a corrupt file").
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
-import { client, shipment } from './client.js';
+import { client, shipment, waitFor } from './client.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'sb-state-'));
 
@@ -90,6 +90,96 @@ describe('--state FILE', () => {
     expect(readFileSync(file, 'utf8')).toBe('{"version":1,"shipm');
   });
 
+  it('a second sandbox on the same state file is refused while the first runs (it would overwrite its saves and reuse its references)', async () => {
+    const file = join(dir(), 'state.json');
+    const a = await startTestSandbox({ stateFile: file });
+    try {
+      await expect(startSandbox({ port: 0, stateFile: file, log: () => {} })).rejects.toThrow(/in use by another sandbox \(pid \d+\)/);
+      // The refused one took nothing away: the first still saves.
+      const api = client(a, await a.login());
+      await api.post('/shipments', shipment('FIRST-1'));
+      await waitFor(() => readFileSync(file, 'utf8').includes('FIRST-1'), 3000);
+    } finally {
+      await a.close();
+    }
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    // Once the first has stopped, the file is free again.
+    const b = await startTestSandbox({ stateFile: file });
+    await b.close();
+  });
+
+  it('a lock left by a sandbox that was killed is taken over', async () => {
+    const file = join(dir(), 'state.json');
+    // A pid that cannot be running: above the kernel's pid_max.
+    writeFileSync(`${file}.lock`, '99999999\n');
+    const a = await startTestSandbox({ stateFile: file });
+    await a.close();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('a sandbox that fails to start (port in use) leaves no lock behind', async () => {
+    const file = join(dir(), 'state.json');
+    const a = await startTestSandbox();
+    try {
+      await expect(startSandbox({ port: a.port, stateFile: file, log: () => {} })).rejects.toThrow(/already in use/);
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('an empty state file (a fresh mktemp) starts from the seeded state and is then saved', async () => {
+    const file = join(dir(), 'state.json');
+    writeFileSync(file, '');
+    const a = await startTestSandbox({ stateFile: file });
+    try {
+      const api = client(a, await a.login());
+      expect((await api.get('/brands')).status).toBe(200);
+      expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(1);
+    } finally {
+      await a.close();
+    }
+  });
+
+  it('a JSON file that is not a sandbox state file is refused with a clear error, untouched', async () => {
+    const file = join(dir(), 'state.json');
+    writeFileSync(file, '{"version":1,"shipments":[]}');
+    await expect(startSandbox({ port: 0, stateFile: file, log: () => {} })).rejects.toThrow(/not a sandbox state file \(no users, locations/);
+    expect(readFileSync(file, 'utf8')).toBe('{"version":1,"shipments":[]}');
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('a state file that cannot be written stops the start (changes would be lost)', async () => {
+    const d = dir();
+    const ro = join(d, 'ro');
+    mkdirSync(ro);
+    writeFileSync(join(ro, 'state.json'), '');
+    chmodSync(ro, 0o555);
+    try {
+      await expect(startSandbox({ port: 0, stateFile: join(ro, 'state.json'), log: () => {} })).rejects.toThrow(/cannot (write|lock) state file/);
+    } finally {
+      chmodSync(ro, 0o755);
+    }
+  });
+
+  it.skipIf(process.platform !== 'linux')('a state file in a directory that cannot be created stops the start', async () => {
+    await expect(startSandbox({ port: 0, stateFile: '/proc/no-such-dir/state.json', log: () => {} })).rejects.toThrow(/state file/);
+  });
+
+  it('an automatic pause of a webhook subscription (handler unreachable) is saved', async () => {
+    const file = join(dir(), 'state.json');
+    const a = await startTestSandbox({ stateFile: file, webhooks: { baseDelayMs: 1, timeoutMs: 500, pauseAfterUnreachable: 2 } });
+    try {
+      const api = client(a, await a.login());
+      await a.control('webhooks', { url: 'http://127.0.0.1:9/down', retries: 1, events: ['SHIPMENT_CREATED'] });
+      await api.post('/shipments', shipment('PAUSE-1'));
+      await waitFor(async () => (await a.control('GET webhooks')).data[0].status === 'paused');
+      await waitFor(() => JSON.parse(readFileSync(file, 'utf8')).webhooks[0]?.status === 'paused', 3000);
+    } finally {
+      await a.close();
+    }
+  });
+
   it('without --state nothing is written and state is in memory only', async () => {
     const a = await startTestSandbox();
     const api = client(a, await a.login());
@@ -102,5 +192,28 @@ describe('--state FILE', () => {
     } finally {
       await b.close();
     }
+  });
+});
+
+describe('StateFile saves', () => {
+  it('a state that takes long to serialise is saved less often (serialising blocks every request)', async () => {
+    const { StateFile } = await import('../../src/sandbox/persistence.js');
+    let snapshots = 0;
+    const sf = new StateFile(join(dir(), 'state.json'), () => {
+      snapshots++;
+      const until = performance.now() + 50;
+      while (performance.now() < until) {
+        // a big state: 50 ms of JSON.stringify
+      }
+      return { version: 1, shipments: [] } as never;
+    }, () => {});
+    const end = Date.now() + 1200;
+    while (Date.now() < end) {
+      sf.schedule();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await sf.flush();
+    // Every 100 ms plus 50 ms of work would be 8 saves or more; spaced by 10 x 50 ms it is at most 4.
+    expect(snapshots).toBeLessThanOrEqual(4);
   });
 });
