@@ -31,7 +31,7 @@ import { AuthError, Interrupted, PartialFailure } from '../errors.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
-import { errorMessage, isUnreachable, runBulk, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
+import { errorMessage, isUnreachable, runBulk, stoppedEarly, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
 
 /** Everything runBulkCommand needs; the hooks do the work, the rest is output. */
 export interface BulkCommandOptions<I, R> {
@@ -210,7 +210,7 @@ function printSummary<I, R>(
   const stoppedForAuth = s.authStop !== undefined;
   const unreachable = !stoppedForAuth && s.unreachable !== undefined;
   const localStop = !stoppedForAuth && !unreachable ? s.localStop : undefined;
-  const stoppedEarly = s.interrupted || stoppedForAuth || unreachable || localStop !== undefined;
+  const stopped = stoppedEarly(s);
   if (mode.json) {
     // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
     const line: Record<string, unknown> = {
@@ -236,7 +236,7 @@ function printSummary<I, R>(
   const c = out.c;
   const lines: string[] = [];
   const head =
-    `${stoppedEarly ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS, { tenths: true })}` +
+    `${stopped ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS, { tenths: true })}` +
     (rate > 0 && s.created + s.failed >= 20 ? ` (${rate.toFixed(1)}/s)` : '');
   lines.push(c.bold(head));
   const rows: Array<[string, number, (t: string) => string]> = doneCounts.map(([k, v]) => [k, v, c.green]);
@@ -244,7 +244,7 @@ function printSummary<I, R>(
   if (files.journalPath || s.skipped) rows.push(['skipped', s.skipped, c.dim]);
   rows.push(['failed', s.failed, s.failed ? c.red : c.dim]);
   if (s.rejected) rows.push(['refused', s.rejected, c.yellow]);
-  if (stoppedEarly && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
+  if (stopped && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
   for (const [k, v, color] of rows) lines.push(`  ${k.padEnd(12)}${color(String(v).padStart(7))}`);
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).

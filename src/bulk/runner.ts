@@ -42,6 +42,11 @@ export interface BulkTask<I> {
   input: I;
 }
 
+/** The run stopped before its end: Ctrl-C, credentials refused, the API unreachable, or a local stop. */
+export function stoppedEarly(s: Pick<BulkSummary, 'interrupted' | 'authStop' | 'unreachable' | 'localStop'>): boolean {
+  return s.interrupted || s.authStop !== undefined || s.unreachable !== undefined || s.localStop !== undefined;
+}
+
 /** What settle() found out about a task whose previous attempt has an unknown outcome. */
 export type Outcome<R> = { status: 'done'; result: R } | { status: 'absent' };
 
@@ -518,7 +523,7 @@ export async function runBulk<I, R>(
     opts.signal.removeEventListener('abort', poke);
     progress?.stop();
     if (opts.signal.aborted) summary.interrupted = true;
-    if ((summary.interrupted || stopped()) && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
+    if (stoppedEarly(summary) && opts.total !== undefined) summary.notStarted = Math.max(0, opts.total - summary.total);
     summary.elapsedS = (Date.now() - started) / 1000;
     if (!exhausted) {
       try {

@@ -137,6 +137,11 @@ export function selectProfile(
   return { name: 'default', source: 'default' };
 }
 
+/** The profiles a config file has, as messages add them: " (profiles: a, b)" or " (there are none yet)". */
+export function profilesNote(names: readonly string[]): string {
+  return names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)';
+}
+
 /**
  * The error to give when the profile named by --profile or SHIP_PROFILE is not in the config file (a typo, most
  * likely: every value would silently fall back to its default); undefined when it exists, or was not named.
@@ -147,7 +152,7 @@ export function unknownProfile(store: Pick<ConfigStore, 'selected' | 'profileNam
   if ((source !== 'flag' && source !== 'env') || name === 'default') return undefined;
   const names = store.profileNames();
   if (names.includes(name)) return undefined;
-  return new UsageError(`${origin}: no profile "${name}"${names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)'}`, {
+  return new UsageError(`${origin}: no profile "${name}"${profilesNote(names)}`, {
     hint: `to start one: ship login --profile ${name}, or ship --profile ${name} config set KEY VALUE`,
   });
 }

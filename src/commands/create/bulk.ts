@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { basename, join, resolve } from 'node:path';
-import { errorMessage, isUnreachable, type BulkResult, type BulkTask } from '../../bulk/runner.js';
+import { errorMessage, isUnreachable, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
@@ -109,8 +109,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
   // What earlier runs created is skipped, not sent: neither checked again nor counted in the question.
   const created = createdEarlier(journalPath);
-  let toSendMemo: CompactShipment[] | undefined;
-  const toSend = (): CompactShipment[] => (toSendMemo ??= created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact);
+  const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;
   // A reference renamed or a row removed since an earlier run created it: that shipment is still on the service,
   // and this run will never mention it again. (Runs from stdin share one journal per directory: not said there.)
   if (created.size && csvPath !== '-') {
@@ -126,7 +125,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
   // The whole file is checked before anything is sent: the custom field values too, by the account's rules.
-  if (loaded.compact.some((c) => c.json.includes('"custom_fields"')) && toSend().length) {
+  if (loaded.compact.some((c) => c.json.includes('"custom_fields"')) && toSend.length) {
     let defs: Awaited<ReturnType<typeof api.customFields.list>> | undefined;
     try {
       defs = await api.customFields.list({ signal: ctx.signal });
@@ -134,7 +133,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
       // Not readable now (a user without access, a slow service): the API still checks each shipment as it comes.
     }
-    const problems = defs ? customFieldProblems(defs, toSend(), (c) => loaded.labelFor(c)) : [];
+    const problems = defs ? customFieldProblems(defs, toSend, (c) => loaded.labelFor(c)) : [];
     if (problems.length) {
       throw new InputError(`${csvPath}: ${problems.length} custom field value${problems.length === 1 ? '' : 's'} the service would refuse; nothing was sent`, problems, {
         hint: 'fix the file and run again; `ship custom-fields KEY` shows a field\'s rules',
@@ -144,8 +143,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   if (mode.interactive && !o.yes) {
     const settings = await ctx.settings();
     // A rerun asks about what it will create, not about what an earlier run created (skipped, not sent).
-    const toCreate = toSend().length;
-    const toParcels = toSend().reduce((n, c) => n + c.parcels, 0);
+    const toCreate = toSend.length;
+    const toParcels = toSend.reduce((n, c) => n + c.parcels, 0);
     const skipped = count - toCreate;
     const skippedNote = skipped ? ` (${skipped} created by an earlier run ${skipped === 1 ? 'is' : 'are'} skipped)` : '';
     if (toCreate > 0) {
@@ -287,10 +286,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       // Orders a preset left out are listed (and in the JSON lines as "skipped" with a reason) but are not
       // shipments of the run: counted apart, so the summary's numbers add up.
       summaryCounts: loaded.excluded.length ? { left_out: loaded.excluded.length } : undefined,
-      // Stopped before the end (Ctrl-C, credentials refused, service unreachable): the shipments it never reached
+      // Stopped before the end (Ctrl-C, credentials refused, service unreachable, disk full): the shipments it never reached
       // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
       rowFiles: async (s) => {
-        if (s.interrupted || s.authStop !== undefined || s.unreachable !== undefined || s.localStop !== undefined) {
+        if (stoppedEarly(s)) {
           addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, { withResults: o.results !== undefined, labelFor: loaded.labelFor });
         }
         const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });

@@ -58,11 +58,11 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
 
   const srcOf = (r: { source: string; origin?: string }) => (r.origin ? `${r.source} ${r.origin}` : r.source);
   {
-    const { unknownProfile } = await import('../../config/store.js');
-    const unknown = unknownProfile(await ctx.config());
+    const { profilesNote, unknownProfile } = await import('../../config/store.js');
+    const store = await ctx.config();
     add(
-      unknown
-        ? { name: 'profile', status: 'warn', detail: `${settings.profile.value}: not in the config file${unknown.message.replace(/^[^(]*/, ' ')}`, source: srcOf(settings.profile) }
+      unknownProfile(store)
+        ? { name: 'profile', status: 'warn', detail: `${settings.profile.value}: not in the config file${profilesNote(store.profileNames())}`, source: srcOf(settings.profile) }
         : { name: 'profile', status: 'ok', detail: settings.profile.value, source: srcOf(settings.profile) },
     );
   }
