@@ -3,7 +3,6 @@
 import { loadPdfLib } from '../util/interop.js';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ApiError } from '../errors.js';
 import { makeDirSync } from '../util/mkdir.js';
@@ -233,27 +232,6 @@ export function writeFileInPlace(path: string, data: Uint8Array | string, dir = 
   }
 }
 
-/** Writes a file atomically like writeFileAtomic, off the event loop (the thread pool does the disk work). */
-export async function writeFileAtomicAsync(path: string, data: Uint8Array | string): Promise<void> {
-  if (isSpecialFile(path)) return writeFile(path, data);
-  ensureDirSync(dirname(path));
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
-  try {
-    try {
-      await writeFile(tmp, data);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      knownDirs.delete(dirname(path));
-      ensureDirSync(dirname(path));
-      await writeFile(tmp, data);
-    }
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
-
 // Directories known to exist: a bulk run writes thousands of labels into one directory.
 const knownDirs = new Set<string>();
 
@@ -308,24 +286,6 @@ let lastDir: [string, string] = ['', ''];
 function dirPrefix(dir: string): string {
   if (lastDir[0] !== dir) lastDir = [dir, join(dir, 'x').slice(0, -1)];
   return lastDir[1];
-}
-
-/**
- * writeLabels without blocking the event loop: the files are written in parallel by the thread pool while
- * other requests are in flight (in a bulk run, synchronous writes cost about a third of the throughput).
- * Names are assigned in parcel order first, so they are the same as writeLabels would give.
- */
-export async function writeLabelsAsync(labels: ReadonlyArray<LabelContent | string | Uint8Array>, opts: WriteLabelsOptions): Promise<string[]> {
-  ensureDirSync(opts.dir);
-  const jobs = labels.map((l, i) => {
-    const content = typeof l === 'string' || l instanceof Uint8Array ? l : l.content;
-    const name = opts.namer
-      ? opts.namer.name(opts.shipmentRef, i + 1, opts.format)
-      : safeLabelFileName(opts.shipmentRef, i + 1, opts.format);
-    return { path: join(opts.dir, name), bytes: labelBytes(content, opts.format) };
-  });
-  await Promise.all(jobs.map((j) => writeFileAtomicAsync(j.path, j.bytes)));
-  return jobs.map((j) => j.path);
 }
 
 /** Joins PDF files or buffers (in the given order, every page) into one PDF written atomically; returns the page count. */

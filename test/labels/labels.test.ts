@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LabelNamer, mergePdfs, safeFileStem, safeLabelFileName, writeLabels, writeLabelsAsync } from '../../src/labels/index.js';
+import { LabelNamer, mergePdfs, safeFileStem, safeLabelFileName, writeLabels } from '../../src/labels/index.js';
 
 const RESERVED = /^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i;
 function assertSafe(name: string) {
@@ -125,15 +125,6 @@ describe('writeLabels', () => {
     expect(readFileSync(p)).toEqual(pdf);
     expect(() => writeLabels([Buffer.from('nope').toString('base64')], { dir, shipmentRef: 'X', format: 'PNG' })).toThrow(/not a PNG/);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-  });
-
-  it('writeLabelsAsync gives the same names and bytes as writeLabels', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ship-labels-async-'));
-    const zpl = ['^XA^FDone^FS^XZ', '^XA^FDtwo ü^FS^XZ', '^XA^FDthree^FS^XZ'];
-    const paths = await writeLabelsAsync(zpl, { dir: join(dir, 'sub'), shipmentRef: 'A/B', format: 'ZPL', namer: new LabelNamer() });
-    expect(paths.map((p) => p.slice(dir.length + 5))).toEqual([1, 2, 3].map((n) => safeLabelFileName('A/B', n, 'ZPL')));
-    paths.forEach((p, i) => expect(readFileSync(p, 'utf8')).toBe(zpl[i]));
-    expect(readdirSync(join(dir, 'sub')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('merges PDFs in the given order', async () => {
