@@ -157,6 +157,13 @@ export class PartialFailure extends ShipError {
   }
 }
 
+/** A wait the user bounded ran out before what it waited for happened (exit 1, a timeout): `track --watch --max-wait`. */
+export class TimedOut extends ShipError {
+  constructor(message: string, options?: { hint?: string }) {
+    super(message, ExitCode.Failure, options);
+  }
+}
+
 /** The user pressed Ctrl-C and the command stopped cleanly (exit 130). */
 export class Interrupted extends ShipError {
   constructor(message = 'interrupted') {

@@ -54,7 +54,7 @@ describe('main', () => {
   it("with --json anywhere on the line, commander's usage errors are the one JSON error line too", async () => {
     for (const [args, message] of [
       [['services', '--bogus', '--json'], "unknown option '--bogus'"],
-      [['track', '--json'], "missing required argument 'refs'"],
+      [['label', '--json'], "missing required argument 'tracking-ref'"],
       [['--json', 'nosuchcmd'], "unknown command 'nosuchcmd'"],
       [['create', '--format', 'XYZ', '--json'], "option '--format <format>' argument 'XYZ' is invalid. must be ZPL, PDF or PNG."],
     ] as const) {

@@ -86,13 +86,14 @@ export function parseLabelFormat(raw: string, what = 'label_format'): LabelForma
   throw new UsageError(`${what}: "${raw}" is not a label format; use one of ${LABEL_FORMATS.join(', ')}`);
 }
 
-/** Parses a timeout in seconds (positive, finite, at most a day) into milliseconds. */
-export function parseTimeoutSeconds(raw: string | number, what = 'timeout'): number {
+/** Parses a timeout in seconds (positive, finite, at most `maxSeconds`, by default a day) into milliseconds. */
+export function parseTimeoutSeconds(raw: string | number, what = 'timeout', maxSeconds = 86_400): number {
   // Plain decimal seconds only: Number() also reads "0x10" (16) and "1e3" (1000), which nobody means here.
   const n = typeof raw === 'number' ? raw : /^\d*\.?\d+$|^\d+\.$/.test(String(raw).trim()) ? Number(String(raw).trim()) : Number.NaN;
-  if (String(raw).trim() === '' || !Number.isFinite(n) || n <= 0 || n > 86_400) {
+  if (String(raw).trim() === '' || !Number.isFinite(n) || n <= 0) {
     throw new UsageError(`${what}: "${raw}" is not a timeout; give a positive number of seconds, e.g. 30`);
   }
+  if (n > maxSeconds) throw new UsageError(`${what}: "${raw}" is too long; give at most ${maxSeconds} seconds`);
   return Math.round(n * 1000);
 }
 

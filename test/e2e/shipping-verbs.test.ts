@@ -183,6 +183,21 @@ describe('ship track', () => {
     expect(new Set(lines).size).toBe(lines.length); // nothing printed twice
   });
 
+  it('--watch --max-wait stops on a shipment cancelled after it was watched (no tracking event says so): one JSON document, exit 1', async () => {
+    await createShipment('TRK-CXL');
+    const refs = 'TRK-CXL\n';
+    const proc = ship(['track', '-', '--watch', '--interval', '0.2', '--max-wait', '2', '--json'], { env, stdin: 'pipe', input: refs });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await ship(['cancel', 'TRK-CXL'], { env })).exitCode).toBe(0);
+    const r = await proc;
+    expect(r.exitCode, String(r.stderr)).toBe(1);
+    const doc = JSON.parse(String(r.stdout));
+    expect(doc.shipments[0]).toMatchObject({ reference: 'TRK-CXL', parcels: [{ status: 'LABEL_CREATED', delivered: false }] });
+    const err = JSON.parse(String(r.stderr).trim().split('\n').at(-1)!).error;
+    expect(err).toMatchObject({ exit_code: 1, type: 'TimedOut', message: expect.stringContaining('not delivered yet: TRK-CXL (Label created)') });
+    expect(err.hint).toMatch(/cancelled/);
+  });
+
   it('an unknown reference exits 5, said once on stderr; among several it is said on stderr (stdout is data off a terminal), exit 3', async () => {
     const r = await ship(['track', 'NOPE-T'], { env });
     expect(r.exitCode).toBe(5);

@@ -4,7 +4,7 @@ import type { Ctx } from '../../context.js';
 import { ApiError, NotFoundError, UsageError, ValidationError } from '../../errors.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { errorMessage, type BulkResult } from '../../bulk/runner.js';
-import { readLines } from '../shared/read-lines.js';
+import { collectRefs } from '../shared/read-lines.js';
 
 /** Options of `ship cancel`. */
 export interface CancelOptions {
@@ -19,7 +19,7 @@ interface Cancelled {
 
 /** Cancels each shipment; one result per reference; exit 3 if some failed (a single reference: its own code). */
 export async function run(ctx: Ctx, opts: CancelOptions): Promise<void> {
-  const refs = await collectRefs(ctx, opts);
+  const refs = await collectRefs(ctx, opts.refs, opts.from, 'cancel');
   if (refs.length === 0) throw new UsageError('give at least one shipment reference, --from FILE, or - for stdin');
   const api = await ctx.api();
   const seen = new Set<string>();
@@ -118,21 +118,4 @@ function explain(ref: string, err: unknown): unknown {
     }
   }
   return err;
-}
-
-async function collectRefs(ctx: Ctx, opts: CancelOptions): Promise<string[]> {
-  const refs: string[] = [];
-  let stdinUsed = false;
-  for (const r of opts.refs) {
-    if (r === '-') {
-      if (stdinUsed) continue;
-      stdinUsed = true;
-      refs.push(...(await readLines(ctx, '-')));
-    } else if (r.trim()) refs.push(r.trim());
-  }
-  if (opts.from) {
-    if (opts.from === '-' && stdinUsed) throw new UsageError('stdin given twice (- and --from -)');
-    refs.push(...(await readLines(ctx, opts.from)));
-  }
-  return refs;
 }

@@ -7,10 +7,10 @@ import { UsageError } from '../../errors.js';
  * The non-blank lines of a file or of stdin ("-"), trimmed, without comments: a line that is `#` alone or starts
  * with `# ` (a `#` and a space). `#1005` is a reference (Shopify names its orders so), not a comment.
  */
-export async function readLines(ctx: Ctx, path: string): Promise<string[]> {
+export async function readLines(ctx: Ctx, path: string, command = 'cancel'): Promise<string[]> {
   let text: string;
   if (path === '-') {
-    if (ctx.io.stdinIsTTY) throw new UsageError('reading references from stdin, but stdin is a terminal', { hint: 'pipe them in, e.g. `cut -d, -f1 refs.csv | ship cancel -`' });
+    if (ctx.io.stdinIsTTY) throw new UsageError('reading references from stdin, but stdin is a terminal', { hint: `pipe them in, e.g. \`cut -d, -f1 refs.csv | ship ${command} -\`` });
     const chunks: Buffer[] = [];
     for await (const c of ctx.io.stdin) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
     text = Buffer.concat(chunks).toString('utf8');
@@ -26,4 +26,25 @@ export async function readLines(ctx: Ctx, path: string): Promise<string[]> {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '' && l !== '#' && !/^#\s/.test(l));
+}
+
+/**
+ * The references of a command that takes many: its arguments (each "-" reads stdin, once) and then the lines
+ * of --from FILE, trimmed, blanks dropped, in order (repeats are the caller's to handle).
+ */
+export async function collectRefs(ctx: Ctx, args: readonly string[], from: string | undefined, command: string): Promise<string[]> {
+  const refs: string[] = [];
+  let stdinUsed = false;
+  for (const r of args) {
+    if (r === '-') {
+      if (stdinUsed) continue;
+      stdinUsed = true;
+      refs.push(...(await readLines(ctx, '-', command)));
+    } else if (r.trim()) refs.push(r.trim());
+  }
+  if (from) {
+    if (from === '-' && stdinUsed) throw new UsageError('stdin given twice (- and --from -)');
+    refs.push(...(await readLines(ctx, from, command)));
+  }
+  return refs;
 }

@@ -3,17 +3,22 @@
 import { stripVTControlCharacters } from 'node:util';
 import type { Ctx } from '../../context.js';
 import { displayWidth } from '../../output/width.js';
-import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure } from '../../errors.js';
+import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure, TimedOut, UsageError } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage, isUnreachable } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
+import { collectRefs } from '../shared/read-lines.js';
 
 /** Options of `ship track`. */
 export interface TrackOptions {
   refs: string[];
+  /** --from FILE ("-" for stdin): more references, one per line. */
+  from?: string;
   parcel: boolean;
   watch: boolean;
   intervalMs: number;
+  /** --max-wait: stop watching after this long (exit 1 when parcels are not final by then). */
+  maxWaitMs?: number;
 }
 
 /** What one reference resolved to: its parcels' timelines, or the error that stopped it. */
@@ -24,13 +29,17 @@ export interface TrackedShipment {
   shipmentReference?: string;
   parcels: ParcelTimeline[];
   error?: unknown;
+  /** Tracked before, then answered 404 while watched: no longer polled (its last timeline is kept). */
+  gone?: boolean;
 }
 
 /** Prints timelines; with --watch polls until all parcels are final. Exit 5 / 3 when references failed. */
 export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
+  const startedAt = ctx.clock.now().getTime();
+  const refs = [...new Set(await collectRefs(ctx, opts.refs, opts.from, 'track'))];
+  if (refs.length === 0) throw new UsageError('no references to track: give at least one (blank lines and comments do not count)');
   const api = await ctx.api();
-  const refs = [...new Set(opts.refs.map((r) => r.trim()).filter(Boolean))];
-  let state = await fetchAll(api, refs, opts.parcel);
+  let state = await fetchAll(api, refs.map((reference) => ({ reference, parcels: [] })), opts.parcel);
 
   // One reference that cannot be tracked is just an error (said once, on stderr, like `ship label NOPE`),
   // with or without --watch (waiting will not make it trackable); among several, its place in the output
@@ -49,7 +58,8 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   const show = (watching = true) => {
     if (ctx.mode.json) return;
     if (redraw) {
-      const footer = watching ? `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s · Ctrl-C to stop`)}\n` : '';
+      const limit = opts.maxWaitMs !== undefined ? ` · for up to ${opts.maxWaitMs / 1000}s` : '';
+      const footer = watching ? `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s${limit} · Ctrl-C to stop`)}\n` : '';
       const text = renderAll(ctx, state) + footer;
       // Move up over the previous drawing and clear it, so the timeline updates in place.
       if (drawnLines) ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
@@ -57,8 +67,9 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       drawnLines = screenRows(text, ctx.io.columns);
     } else {
       for (const line of newEventLines(state, seen)) ctx.out.line(line);
-      // As without --watch: a reference that cannot be tracked is said on stderr (once), naming it.
-      for (const s of state) {
+      // As without --watch: a reference that cannot be tracked is said on stderr (once), naming it. A lone
+      // reference's error is the command's own, which main.ts says when it ends.
+      for (const s of state.length === 1 ? [] : state) {
         if (!s.error || seen.has(`\u0001${s.reference}`)) continue;
         seen.add(`\u0001${s.reference}`);
         ctx.io.stderr.write(`${ctx.out.c.red('error:')} ${s.reference}: ${errorMessage(s.error)}\n`);
@@ -69,17 +80,25 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   // With --json the document comes at the end: a script that stops the watch (Ctrl-C, `timeout`) still gets
   // the last known state, so the first signal ends the loop instead of the process.
   const release = ctx.mode.json ? ctx.holdInterrupts() : undefined;
+  const deadline = opts.maxWaitMs !== undefined ? startedAt + opts.maxWaitMs : undefined;
+  let timedOut = false;
   try {
     while (!allFinal(state) && !ctx.signal.aborted) {
+      const left = deadline === undefined ? opts.intervalMs : deadline - ctx.clock.now().getTime();
+      if (left <= 0) {
+        timedOut = true;
+        break;
+      }
       try {
-        await ctx.clock.sleep(opts.intervalMs, ctx.signal);
+        // The last wait is cut to the deadline, so the final poll comes when --max-wait ends, not after it.
+        await ctx.clock.sleep(Math.min(opts.intervalMs, left), ctx.signal);
       } catch {
         break;
       }
-      const next = await fetchAll(api, refs, opts.parcel);
-      // A poll that failed for one reference keeps its last known timeline.
-      state = next.map((s, i) => (s.error && state[i] && !state[i].error ? state[i] : s));
+      state = merge(state, await fetchAll(api, state, opts.parcel));
       show();
+      // Credentials refused now (a revoked token) will not come back by polling: stop, exit 4.
+      if (state.some((s) => s.error instanceof AuthError)) break;
     }
   } finally {
     release?.();
@@ -89,7 +108,49 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   if (redraw && drawnLines) show(false);
   if (ctx.mode.json) ctx.out.json(toJson(state));
   if (ctx.signal.aborted) throw new Interrupted('stopped watching');
+  if (timedOut && !state.some((s) => s.error instanceof AuthError)) throw timedOutError(state, opts.maxWaitMs!);
   return finish(state);
+}
+
+/**
+ * The next poll's results over the last known state. A reference that was tracked and now answers 404 was
+ * deleted or cancelled in the service: it is said once and no longer polled (polling it would go on forever);
+ * other failures (5xx, network) keep the last known timeline and are polled again; a refusal (401/403) stops.
+ */
+function merge(before: TrackedShipment[], next: TrackedShipment[]): TrackedShipment[] {
+  return next.map((s, i) => {
+    const last = before[i];
+    if (!s.error || !last || last.gone || last.error) return s;
+    if (s.error instanceof NotFoundError) {
+      const what = last.shipmentReference !== undefined ? 'shipment' : 'parcel';
+      const error = new NotFoundError(
+        `${what} ${JSON.stringify(s.reference)} is no longer found (HTTP 404: deleted or cancelled in the service?); stopped watching it`,
+        s.error.http,
+      );
+      return { ...last, error, gone: true };
+    }
+    if (s.error instanceof AuthError) return { ...last, error: s.error };
+    return last;
+  });
+}
+
+/** --max-wait ran out: which references are not delivered yet, at which stage (exit 1). */
+function timedOutError(state: TrackedShipment[], maxWaitMs: number): TimedOut {
+  const waiting = state.filter((s) => !s.error && !(s.parcels.length > 0 && s.parcels.every((p) => FINAL_STAGES.has(latestType(p)))));
+  const SHOWN = 10;
+  const listed = waiting.slice(0, SHOWN).map((s) => {
+    const stages = [...new Set(s.parcels.filter((p) => !FINAL_STAGES.has(latestType(p))).map((p) => stageLabel(latestType(p) || undefined)))];
+    return `${s.reference} (${stages.length ? stages.join(', ') : 'no parcels'})`;
+  });
+  const more = waiting.length > SHOWN ? ` and ${waiting.length - SHOWN} more` : '';
+  const failed = state.filter((s) => s.error).length;
+  const untracked = failed ? `; ${failed} could not be tracked` : '';
+  // Tracking has no event for a cancelled shipment: one cancelled before it was manifested stays at its label.
+  const stuck = waiting.some((s) => s.parcels.length > 0 && s.parcels.every((p) => latestType(p) === 'LABEL_CREATED'));
+  return new TimedOut(
+    `stopped watching after --max-wait ${maxWaitMs / 1000}s: not delivered yet: ${listed.join(', ')}${more}${untracked}`,
+    stuck ? { hint: 'a shipment still at "Label created" may have been cancelled (tracking has no event for that) or not handed to the carrier yet' } : undefined,
+  );
 }
 
 function finish(state: TrackedShipment[]): void {
@@ -105,9 +166,11 @@ function finish(state: TrackedShipment[]): void {
   throw new PartialFailure(failed.length, state.length, `${failed.length} of ${state.length} references could not be tracked`);
 }
 
-async function fetchAll(api: Api, refs: string[], parcel: boolean): Promise<TrackedShipment[]> {
+/** Polls every reference of `state` but those no longer watched (gone), which keep what they have. */
+async function fetchAll(api: Api, state: TrackedShipment[], parcel: boolean): Promise<TrackedShipment[]> {
   return Promise.all(
-    refs.map(async (reference): Promise<TrackedShipment> => {
+    state.map(async ({ reference, ...known }): Promise<TrackedShipment> => {
+      if (known.gone) return { reference, ...known };
       try {
         if (parcel) {
           const events = await api.parcels.events(reference);
@@ -141,9 +204,10 @@ async function fetchAll(api: Api, refs: string[], parcel: boolean): Promise<Trac
 }
 
 function allFinal(state: TrackedShipment[]): boolean {
-  const parcels = state.flatMap((s) => s.parcels);
-  // A reference that cannot be tracked will not become final by waiting.
-  if (state.every((s) => s.error)) return true;
+  // A reference that cannot be tracked (or no longer can) will not become final by waiting.
+  const watched = state.filter((s) => !s.error);
+  if (watched.length === 0) return true;
+  const parcels = watched.flatMap((s) => s.parcels);
   return parcels.length > 0 && parcels.every((p) => FINAL_STAGES.has(latestType(p)));
 }
 
@@ -155,11 +219,10 @@ function output(ctx: Ctx, state: TrackedShipment[]): void {
   if (ctx.mode.json) return ctx.out.json(toJson(state));
   if (ctx.mode.quiet) {
     for (const s of state) for (const p of s.parcels) ctx.out.line(`${p.tracking_reference}\t${latestType(p)}`);
-    return;
-  }
-  ctx.out.write(renderAll(ctx, state));
-  // Off a terminal stdout is data: a reference that could not be tracked is said on stderr instead.
-  if (!ctx.io.stdoutIsTTY) {
+  } else ctx.out.write(renderAll(ctx, state));
+  // Off a terminal (or with --quiet) stdout is data: a reference that could not be tracked is said on stderr
+  // instead, naming it (the closing "1 of 2 references could not be tracked" does not).
+  if (!ctx.io.stdoutIsTTY || ctx.mode.quiet) {
     for (const s of state) if (s.error) ctx.io.stderr.write(`${ctx.out.c.red('error:')} ${s.reference}: ${errorMessage(s.error)}\n`);
   }
 }
@@ -169,12 +232,14 @@ function renderAll(ctx: Ctx, state: TrackedShipment[]): string {
   const tty = ctx.io.stdoutIsTTY;
   const parts: string[] = [];
   for (const s of state) {
-    if (s.error) {
+    if (s.error && !s.gone) {
       if (tty) parts.push(`${c.bold(s.reference)}\n  ${c.red('error:')} ${errorMessage(s.error)}\n`);
       continue;
     }
     let text = `${c.bold(s.reference)}${s.parcels.length === 0 ? c.dim('  (no parcels)') : ''}\n`;
     for (const p of s.parcels) text += renderTimeline(p, { color: c, tty, indent: '  ', columns: ctx.io.columns });
+    // No longer found while watched: its last known timeline, then why it stopped (on a terminal).
+    if (s.error && tty) text += `  ${c.red('error:')} ${errorMessage(s.error)}\n`;
     parts.push(text);
   }
   return parts.join('\n');

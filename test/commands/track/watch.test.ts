@@ -1,11 +1,12 @@
 // `ship track --watch` on a terminal redraws the timeline in place (in-process, against the sandbox).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/main.js';
-import { bufferIO } from '../../helpers/run.js';
+import { bufferIO, runShip } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+import { startStub, type StubServer } from '../stub-server.js';
 
 let sb: TestSandbox;
 let env: Record<string, string>;
@@ -50,6 +51,189 @@ describe('track --watch on a TTY', () => {
     // Finished: the last drawing no longer says it is watching.
     expect(lastFrame).not.toContain('watching');
     expect(lastFrame).not.toContain('Ctrl-C');
+  });
+});
+
+/** Creates a one-parcel shipment straight through the API. */
+async function createShipment(ref: string): Promise<void> {
+  const res = await fetch(`${sb.baseUrl}/shipments`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN },
+    body: JSON.stringify({
+      shipment_reference: ref,
+      to_address: { name: 'A', line_1: '1 St', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+      parcels: [{ weight: 1000, length: 10, width: 10, depth: 10 }],
+    }),
+  });
+  expect(res.status).toBeLessThan(300);
+}
+
+describe('track --watch --max-wait', () => {
+  it('a cancelled shipment (still answered, at "Label created" for ever) stops at --max-wait: the JSON document, the references on stderr, exit 1', async () => {
+    await createShipment('WATCH-CANCELLED');
+    await createShipment('WATCH-DONE');
+    await sb.control('tracking/advance', { shipment_reference: 'WATCH-DONE', to: 'DELIVERED' });
+    const headers = { 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN };
+    expect((await fetch(`${sb.baseUrl}/shipments/WATCH-CANCELLED`, { method: 'DELETE', headers })).status).toBe(200);
+    // What the sandbox does with a cancelled shipment's events: still there, no event says it was cancelled.
+    const events = await fetch(`${sb.baseUrl}/shipments/WATCH-CANCELLED/events`, { headers });
+    expect(events.status).toBe(200);
+    expect(Object.values(((await events.json()) as { data: Record<string, { tracking_events: Array<{ type: string }> }> }).data)[0].tracking_events.map((e) => e.type)).toEqual(['LABEL_CREATED']);
+
+    const t0 = Date.now();
+    const r = await runShip(['track', 'WATCH-CANCELLED', 'WATCH-DONE', '--watch', '--interval', '0.1', '--max-wait', '0.6', '--json'], { env });
+    expect(r.code, r.stderr).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.shipments.map((s: { reference: string; parcels: Array<{ status: string }> }) => [s.reference, s.parcels[0].status])).toEqual([
+      ['WATCH-CANCELLED', 'LABEL_CREATED'],
+      ['WATCH-DONE', 'DELIVERED'],
+    ]);
+    const err = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+    expect(err).toMatchObject({ exit_code: 1, type: 'TimedOut' });
+    expect(err.message).toBe('stopped watching after --max-wait 0.6s: not delivered yet: WATCH-CANCELLED (Label created)');
+    expect(err.hint).toMatch(/may have been cancelled/);
+
+    // In text off a terminal: the events as they came, then the same message.
+    const text = await runShip(['track', 'WATCH-CANCELLED', '--watch', '--interval', '0.1', '--max-wait', '0.3'], { env });
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^\S+ \S+\tWATCH-CANCELLED\t\S+\tLabel created\t/);
+    expect(text.stderr).toContain('error: stopped watching after --max-wait 0.3s: not delivered yet: WATCH-CANCELLED (Label created)');
+  });
+
+  it('on a terminal the footer says how long it watches; the last drawing stays without it', async () => {
+    await createShipment('WATCH-TTY-MAX');
+    const io = bufferIO({ tty: true });
+    const code = await main(['track', 'WATCH-TTY-MAX', '--watch', '--interval', '0.1', '--max-wait', '0.4'], { io, env: { NO_COLOR: '1', ...env }, handleSignals: false });
+    expect(code).toBe(1);
+    expect(io.out()).toContain('watching · every 0.1s · for up to 0.4s · Ctrl-C to stop');
+    const lastFrame = io.out().split('\x1b[J').pop()!;
+    expect(lastFrame).toMatch(/▶ .*Label created/);
+    expect(lastFrame).not.toContain('watching');
+    expect(io.err()).toContain('not delivered yet: WATCH-TTY-MAX (Label created)');
+  });
+
+  it('all delivered before --max-wait: exit 0, as without it', async () => {
+    await createShipment('WATCH-QUICK');
+    await sb.control('tracking/advance', { shipment_reference: 'WATCH-QUICK', to: 'DELIVERED' });
+    const r = await runShip(['track', 'WATCH-QUICK', '--watch', '--interval', '0.1', '--max-wait', '30', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).shipments[0].parcels[0].status).toBe('DELIVERED');
+  });
+
+  it('takes plain seconds, with --watch only', async () => {
+    const noWatch = await runShip(['track', 'X', '--max-wait', '60'], { env });
+    expect(noWatch.code).toBe(2);
+    expect(noWatch.stderr).toContain('--max-wait bounds how long --watch polls: add --watch');
+    for (const bad of ['0', '1e3', '15m', '-5']) {
+      const r = await runShip(['track', 'X', '--watch', '--max-wait', bad], { env });
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr, bad).toContain(`--max-wait: "${bad}"`);
+    }
+    const long = await runShip(['track', 'X', '--watch', '--max-wait', '700000'], { env });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain('at most 604800 seconds');
+  });
+});
+
+describe('track --watch: a reference the API stops finding', () => {
+  let stub: StubServer;
+  const event = (type: string, date: string) => ({ code: type.slice(0, 2), name: type, description: type, date, type });
+  const shipment = (ref: string, trk: string, types: string[]) => ({
+    status: 200,
+    body: { message: 'Tracking events', data: { [trk]: { shipment_reference: ref, courier_tracking_reference: trk, tracking_events: types.map((t, i) => event(t, `2026-11-2${i} 10:00:00`)) } } },
+  });
+  const notFound = { status: 404, body: { message: 'Not found', data: null } };
+  beforeAll(async () => {
+    stub = await startStub();
+  });
+  afterAll(async () => {
+    await stub?.close();
+  });
+  const stubEnv = () => ({ SHIP_BASE_URL: stub.baseUrl, SHIP_API_KEY: 'key-1234', SHIP_TOKEN: 'token-1234', SHIP_CONFIG_DIR: env.SHIP_CONFIG_DIR });
+  const polls = (path: string) => stub.requests.filter((q) => q.path === path).length;
+
+  it('stops watching it (said once on stderr, naming it) while the others are watched on: exit 3', async () => {
+    let gonePolls = 0;
+    stub.on('GET /shipments/GONE-1/events', () => (++gonePolls === 1 ? shipment('GONE-1', 'TRK-G1', ['LABEL_CREATED']) : notFound));
+    stub.on('GET /parcels/GONE-1/events', notFound);
+    let livePolls = 0;
+    stub.on('GET /shipments/LIVE-1/events', () => shipment('LIVE-1', 'TRK-L1', ++livePolls < 4 ? ['LABEL_CREATED', 'IN_TRANSIT'] : ['LABEL_CREATED', 'IN_TRANSIT', 'DELIVERED']));
+    const r = await runShip(['track', 'GONE-1', 'LIVE-1', '--watch', '--interval', '0.1'], { env: stubEnv() });
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr.match(/error: GONE-1: shipment "GONE-1" is no longer found \(HTTP 404: deleted or cancelled in the service\?\); stopped watching it/g)).toHaveLength(1);
+    expect(r.stdout).toMatch(/\tLIVE-1\tTRK-L1\tDelivered\t/);
+    expect(polls('/shipments/GONE-1/events')).toBe(2); // not polled again once gone
+    expect(livePolls).toBe(4);
+  });
+
+  it('a lone reference: its last timeline in --json with the error, exit 5, said once', async () => {
+    let n = 0;
+    stub.on('GET /shipments/GONE-2/events', () => (++n === 1 ? shipment('GONE-2', 'TRK-G2', ['LABEL_CREATED', 'MANIFESTED']) : notFound));
+    stub.on('GET /parcels/GONE-2/events', notFound);
+    const r = await runShip(['track', 'GONE-2', '--watch', '--interval', '0.1', '--json'], { env: stubEnv() });
+    expect(r.code, r.stderr).toBe(5);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.shipments[0]).toMatchObject({ reference: 'GONE-2', parcels: [{ tracking_reference: 'TRK-G2', status: 'MANIFESTED' }], error: expect.stringMatching(/no longer found/) });
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]).error).toMatchObject({ exit_code: 5, message: expect.stringMatching(/^shipment "GONE-2" is no longer found/) });
+    n = 0;
+    const text = await runShip(['track', 'GONE-2', '--watch', '--interval', '0.1'], { env: stubEnv() });
+    expect(text.code).toBe(5);
+    expect(text.stderr.match(/no longer found/g)).toHaveLength(1);
+  });
+
+  it('credentials refused while watching stop the watch with exit 4 (it polled on for ever)', async () => {
+    let n = 0;
+    stub.on('GET /shipments/AUTH-1/events', () => (++n === 1 ? shipment('AUTH-1', 'TRK-A1', ['LABEL_CREATED']) : { status: 401, body: { message: 'Unauthenticated.', data: null } }));
+    const r = await runShip(['track', 'AUTH-1', '--watch', '--interval', '0.1', '--json'], { env: stubEnv() });
+    expect(r.code, r.stderr).toBe(4);
+    expect(JSON.parse(r.stdout).shipments[0].parcels[0].status).toBe('LABEL_CREATED');
+    expect(n).toBe(2);
+  });
+
+  it('a poll that fails otherwise (500) keeps the last timeline and polls on', async () => {
+    let n = 0;
+    stub.on('GET /shipments/FLAKY-1/events', () => {
+      n++;
+      if (n === 2) return { status: 500, body: { message: 'Server Error', data: null } };
+      return shipment('FLAKY-1', 'TRK-F1', n < 4 ? ['LABEL_CREATED'] : ['LABEL_CREATED', 'DELIVERED']);
+    });
+    const r = await runShip(['track', 'FLAKY-1', '--watch', '--interval', '0.1', '--timeout', '2'], { env: stubEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/\tFLAKY-1\tTRK-F1\tDelivered\t/);
+    expect(n).toBe(4);
+  });
+});
+
+describe('track: references from stdin and --from', () => {
+  it('"-" reads them from stdin; blank input is a usage error, not silence', async () => {
+    await createShipment('STDIN-1');
+    await createShipment('STDIN-2');
+    const r = await runShip(['track', '-', '--quiet'], { env, stdin: 'STDIN-1\n# a comment\n\nSTDIN-2\r\nSTDIN-1\n' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(2);
+    const dir = mkdtempSync(join(tmpdir(), 'ship-track-from-'));
+    writeFileSync(join(dir, 'refs.txt'), 'STDIN-2\n');
+    const j = await runShip(['track', 'STDIN-1', '--from', join(dir, 'refs.txt'), '--json'], { env });
+    expect(JSON.parse(j.stdout).shipments.map((s: { reference: string }) => s.reference)).toEqual(['STDIN-1', 'STDIN-2']);
+    const none = await runShip(['track', '-'], { env, stdin: '\n# nothing\n' });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no references to track');
+    const blank = await runShip(['track', ''], { env });
+    expect(blank.code).toBe(2);
+    const missing = await runShip(['track'], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('give at least one reference, --from FILE, or - for stdin');
+  });
+
+  it('--quiet names on stderr a reference that could not be tracked (stdout keeps the data lines)', async () => {
+    await createShipment('QUIET-1');
+    const r = await runShip(['track', 'NOPE-Q', 'QUIET-1', '--quiet'], { env });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/^\S+\tLABEL_CREATED\n$/);
+    expect(r.stderr).toMatch(/error: NOPE-Q: .*not found/);
   });
 });
 
