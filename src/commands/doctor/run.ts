@@ -90,11 +90,20 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   const { probeHttp, probeTls, probeTcp } = await import('./probes.js');
 
   let reachable = false;
+  // Reached, but what answers there is not the API (a wrong or missing version segment, a wrong path).
+  let notTheApi = false;
   let probe: Awaited<ReturnType<typeof probeHttp>> | undefined;
   try {
-    probe = await probeHttp(settings.baseUrl.value, timeoutMs);
+    // GET /tokens without credentials: the API answers 401 (or 200), whereas the base URL itself is no endpoint
+    // and a server answers 404 there as it does for a wrong version segment, which would then pass unnoticed.
+    probe = await probeHttp(tokensUrl(base), timeoutMs);
     reachable = true;
-    add({ name: 'reachable', status: 'ok', detail: `${base.host} answered HTTP ${probe.status}`, ms: probe.ms });
+    if (probe.status === 404) {
+      notTheApi = true;
+      add({ name: 'reachable', status: 'fail', detail: `${base.host} answered HTTP 404 for GET ${base.pathname.replace(/\/+$/, '')}/tokens: ${await wrongBaseUrl(settings, base, (u) => probeHttp(tokensUrl(u), timeoutMs))}`, ms: probe.ms });
+    } else {
+      add({ name: 'reachable', status: 'ok', detail: `${base.host} answered HTTP ${probe.status}`, ms: probe.ms });
+    }
   } catch (err) {
     add({ name: 'reachable', status: 'fail', detail: `${base.host}: ${errText(err)}` });
   }
@@ -127,6 +136,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
 
   if (!apiKey || !token) add({ name: 'token valid', status: 'skip', detail: 'no credentials to check' });
   else if (!reachable) add({ name: 'token valid', status: 'skip', detail: 'server not reachable' });
+  else if (notTheApi) add({ name: 'token valid', status: 'skip', detail: 'the base URL does not lead to the API (see reachable)' });
   else {
     const t0 = performance.now();
     try {
@@ -176,6 +186,52 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   }
 
   return finish(ctx, checks);
+}
+
+/** `base`'s GET /tokens URL (the base URL's path kept). */
+function tokensUrl(base: URL): string {
+  const u = new URL(base.href);
+  u.pathname = `${u.pathname.replace(/\/+$/, '')}/tokens`;
+  return u.href;
+}
+
+/**
+ * Says that the base URL looks wrong, naming it, and what to use: a trailing version segment turned into v1.2,
+ * else /v1.2 appended, else /v1.2 at the root; the first of them where the API answers (not 404) is offered
+ * as the fix, with where to set it, else the first as the form to follow.
+ */
+async function wrongBaseUrl(settings: Settings, base: URL, probe: (u: URL) => Promise<{ status: number }>): Promise<string> {
+  const { shownUrl } = await import('../../config/validate.js');
+  const path = base.pathname.replace(/\/+$/, '');
+  const candidates = [
+    /\/v\d+(\.\d+)*$/i.test(path) ? path.replace(/\/v\d+(\.\d+)*$/i, '/v1.2') : `${path}/v1.2`,
+    '/v1.2',
+  ]
+    .filter((p, i, all) => all.indexOf(p) === i && p !== path)
+    .map((p) => {
+      const u = new URL(base.href);
+      u.pathname = p;
+      return u;
+    });
+  const said = `the base URL ${shownUrl(base.href.replace(/\/+$/, ''))} looks wrong: the API is not there`;
+  for (const u of candidates) {
+    const answered = await probe(u).then(
+      (r) => r.status !== 404,
+      () => false,
+    );
+    if (!answered) continue;
+    const url = shownUrl(u.href);
+    const origin = settings.baseUrl.origin;
+    const how =
+      settings.baseUrl.source === 'flag'
+        ? `--base-url ${url}`
+        : settings.baseUrl.source === 'env'
+          ? `SHIP_BASE_URL=${url}`
+          : `ship config set ${origin ?? 'base_url'} ${url}`;
+    return `${said}; it answers at ${url}: use ${how}`;
+  }
+  if (candidates.length === 0) return `${shownUrl(base.href)} does not look like the API's address (it has no /tokens): check the host, the port and the path`;
+  return `${said}; its address ends in the API version, e.g. ${shownUrl(candidates[0].href)}`;
 }
 
 function configCheck(path: string, modeBefore: number | undefined, settings: Settings | undefined): Check {

@@ -113,15 +113,39 @@ describe('ship doctor', () => {
     expect(byName(doc.checks, 'clock')?.status).toBe('skip');
   });
 
-  it('a base URL without the version segment: GET /tokens 404 is reported once, pointing at the base URL', async () => {
+  it('a base URL with a wrong or missing version segment fails "reachable" (a 404 for GET /tokens), naming it and the /v1.2 address that answers', async () => {
     const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
-    const wrong = sb.baseUrl.replace(/\/v1\.2$/, '/api');
-    const r = await runShip(['doctor', '--json'], { env: { ...env, SHIP_BASE_URL: wrong } });
-    expect(r.code).toBe(1);
-    const detail = byName((JSON.parse(r.stdout) as { checks: Check[] }).checks, 'token valid')?.detail ?? '';
-    expect(detail).toMatch(/^GET \/tokens: not found/);
-    expect(detail.match(/GET \/tokens/g)).toHaveLength(1);
-    expect(detail).toContain(`check the base URL: it must include the API version, e.g. ${new URL('/v1.2', wrong).href}`);
+    const root = sb.baseUrl.replace(/\/v1\.2$/, '');
+    for (const wrong of [`${root}/api`, `${root}/v1.1`, root]) {
+      const r = await runShip(['doctor', '--json'], { env: { ...env, SHIP_BASE_URL: wrong } });
+      expect(r.code, wrong).toBe(1);
+      const checks = (JSON.parse(r.stdout) as { checks: Check[] }).checks;
+      expect(byName(checks, 'reachable'), wrong).toMatchObject({
+        status: 'fail',
+        detail: `${new URL(root).host} answered HTTP 404 for GET ${new URL(wrong).pathname.replace(/\/$/, '')}/tokens: the base URL ${wrong} looks wrong: the API is not there; it answers at ${sb.baseUrl}: use SHIP_BASE_URL=${sb.baseUrl}`,
+      });
+      // Not a confusing second failure about the token.
+      expect(byName(checks, 'token valid')).toMatchObject({ status: 'skip', detail: 'the base URL does not lead to the API (see reachable)' });
+    }
+    // From a flag, the fix names the flag.
+    const flag = await runShip(['doctor', '--json', '--base-url', `${root}/v1.1`], { env });
+    expect(byName((JSON.parse(flag.stdout) as { checks: Check[] }).checks, 'reachable')?.detail).toMatch(new RegExp(`use --base-url ${sb.baseUrl.replace(/[.]/g, '\\.')}$`));
+  });
+
+  it('a 404 where no /v1.2 answers either: "reachable" fails with the form to follow; the right base URL still passes', async () => {
+    const server: Server = createServer((req, res) => {
+      res.writeHead(req.url === '/real/v1.2/tokens' ? 401 : 404, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'no', data: null }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closers.push(() => new Promise((r) => server.close(() => r())));
+    const root = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const creds = { SHIP_API_KEY: 'k-12345678', SHIP_TOKEN: 't-12345678', SHIP_CONFIG_DIR: tempConfigDir() };
+    const wrong = await runShip(['doctor', '--json'], { env: { ...creds, SHIP_BASE_URL: `${root}/shipping/v2` } });
+    expect(byName((JSON.parse(wrong.stdout) as { checks: Check[] }).checks, 'reachable')?.detail).toMatch(
+      /looks wrong: the API is not there; its address ends in the API version, e\.g\. http:\/\/127\.0\.0\.1:\d+\/shipping\/v1\.2$/,
+    );
+    const right = await runShip(['doctor', '--json'], { env: { ...creds, SHIP_BASE_URL: `${root}/real/v1.2` } });
+    expect(byName((JSON.parse(right.stdout) as { checks: Check[] }).checks, 'reachable')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/answered HTTP 401$/) });
   });
 
   it('warns when the server clock is more than 2 minutes off', async () => {
