@@ -100,6 +100,10 @@ describe('a container, from creation to deletion (built binary)', () => {
     const closed = await run(['containers', 'close', ref, '--yes', '--json']);
     expect(closed.exitCode, String(closed.stderr)).toBe(0);
     expect((await showJson(ref)).status).toBe('Closed');
+    // Closing it again (a rerun script): the state asked for holds, so exit 0, saying so.
+    const again = await run(['containers', 'close', ref, '--yes', '--json']);
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    expect(JSON.parse(String(again.stdout))).toEqual({ reference: ref, status: 'Closed', message: 'already closed' });
 
     // After close: no more shipments.
     const late = await createInto(ref, 'CT-LATE', { weight: 500, value: '5.00' });

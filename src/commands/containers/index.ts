@@ -137,6 +137,9 @@ Examples:
     .addHelpText(
       'after',
       `
+A container that is closed already is no failure: "already closed" (in --json "message"), exit 0, so a
+script can be rerun; with --print its label is still delivered. 5 when there is no such container.
+
 Examples:
   ship containers close C24123001
   ship containers close C24123001 --yes --print --printer tcp://10.0.0.50:9100`,

@@ -2,7 +2,7 @@
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../../context.js';
 import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError, ShipError, UsageError, ValidationError } from '../../errors.js';
-import type { Container, ContainerRequest, ContainerShipment, DocumentResult } from '../../api/index.js';
+import type { Api, Container, ContainerRequest, ContainerShipment, DocumentResult } from '../../api/index.js';
 import { documentBytes } from '../../api/documents.js';
 import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
 import { formatGrams, formatMinor, limitPair, mapFieldsToFlags } from './format.js';
@@ -230,9 +230,18 @@ export async function closeContainer(
     return;
   }
   const api = await ctx.api();
-  const r = await api.containers.close(opts.ref, { signal: ctx.signal });
-  const result: Record<string, unknown> = { reference: opts.ref, status: 'Closed', message: r.message };
-  if (!ctx.mode.json) ctx.out.success(`Container ${opts.ref} closed`);
+  let message: string;
+  try {
+    message = (await api.containers.close(opts.ref, { signal: ctx.signal })).message;
+  } catch (err) {
+    // Closed is what was asked: a container closed before (by an earlier run of the same script, or in the
+    // portal) is no failure, as cancel treats a cancelled shipment. The API refuses the transition (400; the
+    // state table has none from Closed), so its state is read to tell that refusal from any other.
+    if (!(await isClosedRefusal(api, opts.ref, err, ctx.signal))) throw err;
+    message = ALREADY_CLOSED;
+  }
+  const result: Record<string, unknown> = { reference: opts.ref, status: 'Closed', message };
+  if (!ctx.mode.json) ctx.out.success(message === ALREADY_CLOSED ? `Container ${opts.ref} was already closed` : `Container ${opts.ref} closed`);
   if (opts.print) {
     try {
       result.label = await deliverLabel(ctx, opts.ref, { ...opts, target });
@@ -254,6 +263,20 @@ export async function closeContainer(
   }
   if (ctx.mode.json) ctx.out.json(result);
   else if (ctx.mode.quiet && !(opts.print && opts.output === '-')) ctx.out.line(opts.ref);
+}
+
+/** The message of a close whose container had been closed already. */
+const ALREADY_CLOSED = 'already closed';
+
+/** Whether `err`, the API's refusal to close `ref`, is because the container is Closed already. */
+async function isClosedRefusal(api: Api, ref: string, err: unknown, signal: AbortSignal): Promise<boolean> {
+  if (!(err instanceof ApiError) || err instanceof AuthError || err instanceof NotFoundError || err instanceof NetworkError) return false;
+  if (err.http.status === undefined || err.http.status < 400 || err.http.status >= 500) return false;
+  try {
+    return /^closed$/i.test(String((await api.containers.get(ref, { signal })).status ?? ''));
+  } catch {
+    return false;
+  }
 }
 
 /** `containers delete REF`: explains a refusal with the shipments still in the container. */
@@ -289,7 +312,9 @@ export async function deleteContainer(ctx: Ctx, opts: { ref: string; yes: boolea
       closed = false;
     }
     err.hint = closed
-      ? `the container is closed: its ${refs.length || ''} shipment${refs.length === 1 ? ' is' : 's are'} manifested and can no longer be cancelled, so it cannot be deleted`.replace('its  ', 'its ')
+      ? refs.length > 0
+        ? `the container is closed: its ${refs.length} shipment${refs.length === 1 ? ' is' : 's are'} manifested and can no longer be cancelled, so it cannot be deleted`
+        : 'the container is closed (handed to the carrier), so it cannot be deleted'
       : 'a container can be deleted only when it is empty or all its shipments are cancelled' +
         (refs.length > 0
           ? `; it holds ${refs.length} shipment(s): ${shown.join(', ')}${refs.length > shown.length ? ', …' : ''}. Cancel them first: ship cancel ${shown.join(' ')}${refs.length > shown.length ? ' …' : ''}`

@@ -241,6 +241,45 @@ describe('containers close / label / documents / invoice / delete', () => {
     expect((await ship(['containers', 'show', 'CT-DEL'])).code).toBe(5);
   });
 
+  it('closing a container that is closed already is no failure: "already closed", exit 0 (a script can be rerun); --print still delivers the label', async () => {
+    await createContainer('CT-TWICE');
+    await shipment('S-TWICE', 'CT-TWICE');
+    expect((await ship(['containers', 'close', 'CT-TWICE', '--yes'])).code).toBe(0);
+    // The API refuses the transition itself (there is none from Closed)…
+    const refused = await api('PATCH', '/containers/CT-TWICE/close');
+    expect(refused.status).toBe(400);
+    // …and ship reads the container's state to say what it is.
+    const again = await ship(['containers', 'close', 'CT-TWICE', '--yes']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('Container CT-TWICE was already closed');
+    expect(again.stdout).toBe('');
+    const j = await ship(['containers', 'close', 'CT-TWICE', '--yes', '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual({ reference: 'CT-TWICE', status: 'Closed', message: 'already closed' });
+    const q = await ship(['containers', 'close', 'CT-TWICE', '--yes', '--quiet']);
+    expect([q.code, q.stdout]).toEqual([0, 'CT-TWICE\n']);
+    const out = join(dir, 'twice.zpl');
+    const printed = await ship(['containers', 'close', 'CT-TWICE', '--yes', '--print', '-o', out, '--json']);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(JSON.parse(printed.stdout)).toMatchObject({ message: 'already closed', label: { format: 'ZPL', path: out } });
+    expect(readFileSync(out, 'utf8')).toMatch(/\^XA/);
+  });
+
+  it('other refusals to close keep their exit code: an unknown container is 5', async () => {
+    const r = await ship(['containers', 'close', 'CT-NOSUCH', '--yes']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('CT-NOSUCH');
+  });
+
+  it('an empty closed container: the refused delete says it is closed, not that shipments are manifested', async () => {
+    await createContainer('CT-DELE');
+    expect((await ship(['containers', 'close', 'CT-DELE', '--yes'])).code).toBe(0);
+    const refused = await ship(['containers', 'delete', 'CT-DELE', '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the container is closed (handed to the carrier), so it cannot be deleted');
+    expect(refused.stderr).not.toMatch(/manifested|ship cancel/);
+  });
+
   it('a closed container: the refused delete says it is closed, without advice to cancel what cannot be', async () => {
     await createContainer('CT-DELC');
     await shipment('S-DELC-1', 'CT-DELC');
