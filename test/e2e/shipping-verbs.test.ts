@@ -308,6 +308,18 @@ describe('ship label', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/refused the connection/);
   });
+
+  it('a shipment reference is not a parcel\'s: exit 5, and the hint names its parcels\' tracking references', async () => {
+    const { trackingRefs } = await createShipment('LBL-SHIP', 2);
+    const r = await ship(['label', 'LBL-SHIP'], { env });
+    expect(r.exitCode).toBe(5);
+    expect(String(r.stderr)).toContain('parcel "LBL-SHIP" not found');
+    expect(String(r.stderr)).toContain(`hint: LBL-SHIP is a shipment; labels are per parcel: ship label ${trackingRefs[0]}, ship label ${trackingRefs[1]}`);
+    // Neither a shipment nor a parcel: no hint to follow.
+    const none = await ship(['label', 'LBL-NOPE'], { env });
+    expect(none.exitCode).toBe(5);
+    expect(String(none.stderr)).not.toContain('hint:');
+  });
 });
 
 describe('ship print', () => {
@@ -321,7 +333,18 @@ describe('ship print', () => {
     // The API's field is the user's flag in the message.
     const bad = await ship(['print', 'PRN-1', '--to-user', 'nobody'], { env });
     expect(bad.exitCode).toBe(2);
-    expect(String(bad.stderr)).toMatch(/^ {2}--to-user: /m);
+    expect(String(bad.stderr)).toMatch(/^ {2}--to-user: /m);    expect(String(bad.stderr)).toMatch(/^error: labels of PRN-1 not printed: /m);
+  });
+
+  it('a cancelled shipment: the refusal names it, exit 2', async () => {
+    await createShipment('PRN-CXL');
+    expect((await ship(['cancel', 'PRN-CXL'], { env })).exitCode).toBe(0);
+    const r = await ship(['print', 'PRN-CXL', '--json'], { env });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stdout)).toBe('');
+    const err = JSON.parse(String(r.stderr)).error;
+    expect(err.message).toMatch(/^labels of PRN-CXL not printed: /);
+    expect(err.fields.shipment_reference[0]).toMatch(/cancelled/);
   });
 
   it('--printer sends each parcel label, in parcel order, byte for byte', async () => {

@@ -2,7 +2,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { ApiError, NotFoundError, UsageError } from '../../errors.js';
+import type { Api } from '../../api/index.js';
 import { documentBytes, toDocumentResult } from '../../api/index.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
 import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
@@ -41,7 +42,9 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
   const api = await ctx.api();
   // Check the printer before fetching, so a printer that is out of paper fails fast.
   if (printer && opts.preflight) await checkPrinter(printer, { timeoutMs: opts.printerTimeoutMs });
-  const labels = await api.parcels.label(opts.trackingRef, { format });
+  const labels = await api.parcels.label(opts.trackingRef, { format }).catch(async (e: unknown) => {
+    throw e instanceof NotFoundError ? await withShipmentHint(api, opts.trackingRef, e) : e;
+  });
   if (labels.length === 0) throw new ApiError(`the API returned no label for parcel ${opts.trackingRef}`);
   const bytes = labelBytesOf(labels[0], format, opts.trackingRef);
 
@@ -69,6 +72,23 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
   if (path) ctx.out.line(path);
   if (printer) ctx.out.success(`label ${opts.trackingRef} sent to printer ${printer.name ?? printer.url} (${bytes.length} bytes)`);
   else if (path) ctx.out.success(`saved the ${format} label of ${opts.trackingRef}`);
+}
+
+/**
+ * A 404 for a reference that is a shipment's, not a parcel's (people type the order or shipment reference
+ * they know): the hint names its parcels' tracking references, which `ship label` takes, and `ship print`.
+ */
+async function withShipmentHint(api: Api, ref: string, err: NotFoundError): Promise<NotFoundError> {
+  let parcels: string[];
+  try {
+    parcels = Object.keys(await api.shipments.events(ref));
+  } catch {
+    return err;
+  }
+  if (parcels.length === 0) return err;
+  const shown = parcels.slice(0, 3).map((t) => `ship label ${t}`).join(', ');
+  err.hint = `${ref} is a shipment; labels are per parcel: ${shown}${parcels.length > 3 ? ', …' : ''} (or all of them: ship print ${ref} --printer …)`;
+  return err;
 }
 
 /** The bytes of one Label object in a format, checked (ZPL unchanged; PDF/PNG decoded). */

@@ -32,6 +32,8 @@ export async function run(ctx: Ctx, opts: PrintOptions): Promise<void> {
     if (e instanceof ValidationError) {
       const flagOf: Record<string, string> = { print_to_user: '--to-user', printer_key: '--printer-key' };
       e.located = Object.entries(e.fields).flatMap(([field, messages]) => messages.map((message) => ({ column: flagOf[field] ?? field, message })));
+      // The API's message is generic ("The given data failed to pass validation."): say which shipment.
+      e.message = `labels of ${opts.ref} not printed: ${e.message}`;
     }
     throw e;
   }
