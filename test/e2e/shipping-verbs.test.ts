@@ -320,6 +320,15 @@ describe('ship label', () => {
     expect(none.exitCode).toBe(5);
     expect(String(none.stderr)).not.toContain('hint:');
   });
+
+  it('"-" for the one reference of label, print and invoice is a usage error (it is not stdin there), not a 404', async () => {
+    for (const cmd of ['label', 'print', 'invoice']) {
+      const r = await ship([cmd, '-'], { env });
+      expect(r.exitCode, cmd).toBe(2);
+      expect(String(r.stderr)).toContain(`${cmd} takes one reference; "-" (references from stdin) is for cancel and track`);
+      expect(String(r.stderr)).toContain(`hint: run it once per line: xargs -n1 ship ${cmd} < refs.txt`);
+    }
+  });
 });
 
 describe('ship print', () => {

@@ -1,6 +1,7 @@
 // Declares `ship invoice`; the work is imported when it runs.
 import type { Command } from 'commander';
 import type { Ctx } from '../../context.js';
+import { oneRef } from '../shared/one-ref.js';
 
 /** Registers `ship invoice REF [-o FILE.pdf|-]`. */
 export function registerInvoice(program: Command, ctx: Ctx): void {
@@ -19,6 +20,7 @@ Examples:
   ship invoice ORDER-1001 -o - | lp`,
     )
     .action(async (ref: string, flags: { output?: string }) => {
+      ref = oneRef(ref, 'invoice');
       const { run } = await import('./run.js');
       await run(ctx, { ref, output: flags.output });
     });

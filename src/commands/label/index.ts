@@ -1,6 +1,7 @@
 // Declares `ship label`; the work is imported when it runs.
 import { Option, type Command } from 'commander';
 import type { Ctx } from '../../context.js';
+import { oneRef } from '../shared/one-ref.js';
 import { UsageError } from '../../errors.js';
 import { completeWith } from '../../completion/values.js';
 import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
@@ -31,6 +32,7 @@ Examples:
     )
     .action(async (trackingRef: string, flags: { format?: string; output?: string; printer?: PrinterFlag; preflight: boolean; printerTimeout: string }) => {
       const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
+      trackingRef = oneRef(trackingRef, 'label');
       const { run } = await import('./run.js');
       await run(ctx, {
         trackingRef,

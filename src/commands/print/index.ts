@@ -1,6 +1,7 @@
 // Declares `ship print`; the work is imported when it runs.
 import type { Command } from 'commander';
 import type { Ctx } from '../../context.js';
+import { oneRef } from '../shared/one-ref.js';
 import { UsageError } from '../../errors.js';
 import { PRINTER_ALONE, printerFlag, type PrinterFlag } from '../shared/printer-flag.js';
 import { parseSeconds } from '../label/index.js';
@@ -37,6 +38,7 @@ Examples:
         throw new UsageError('--printer sends labels straight to a printer; --to-user and --printer-key are for the desktop application');
       }
       const printerTimeoutMs = parseSeconds('--printer-timeout', flags.printerTimeout);
+      ref = oneRef(ref, 'print');
       const { run } = await import('./run.js');
       await run(ctx, { ref, toUser: flags.toUser, printerKey: flags.printerKey, printer, preflight: flags.preflight, printerTimeoutMs });
     });
