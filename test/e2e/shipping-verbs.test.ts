@@ -339,6 +339,8 @@ describe('ship print', () => {
     expect(String(r.stdout).trim().length).toBeGreaterThan(0);
     const j = await ship(['print', 'PRN-1', '--json'], { env });
     expect(JSON.parse(String(j.stdout))).toMatchObject({ shipment_reference: 'PRN-1', via: 'desktop' });
+    const q = await ship(['print', 'PRN-1', '--quiet'], { env });
+    expect([q.exitCode, String(q.stdout)]).toEqual([0, 'PRN-1']);
     // The API's field is the user's flag in the message.
     const bad = await ship(['print', 'PRN-1', '--to-user', 'nobody'], { env });
     expect(bad.exitCode).toBe(2);

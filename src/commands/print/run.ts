@@ -41,6 +41,8 @@ export async function run(ctx: Ctx, opts: PrintOptions): Promise<void> {
     ctx.out.json({ shipment_reference: opts.ref, via: 'desktop', message: res.message });
     return;
   }
+  // --quiet: what a script needs, the reference done (as cancel and containers close print it), not the API's words.
+  if (ctx.mode.quiet) return ctx.out.line(opts.ref);
   ctx.out.line(res.message || `labels of ${opts.ref} sent to the desktop printing application`);
 }
 
