@@ -8,9 +8,9 @@
 //   the next record so it can never glue onto it: the file always stays readable line by line.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ShipError } from '../errors.js';
+import { LockFile, type LockWording, ownerText } from '../util/lock-file.js';
 import { makeDirSync } from '../util/mkdir.js';
 
 /**
@@ -82,6 +82,23 @@ export class JournalLockedError extends ShipError {
   }
 }
 
+/** How the journal's lock speaks: of runs. */
+function journalLockWording(path: string): LockWording {
+  return {
+    held: (owner) =>
+      owner === undefined
+        ? new JournalLockedError(`the journal is locked by another run (${path})`, 'wait for it to finish')
+        : new JournalLockedError(
+            `another run is already using this journal: ${ownerText(owner)}`,
+            owner.local
+              ? `wait for it to finish (or stop it); if no such run is going on (its process ID now belongs to another program), delete ${path}`
+              : `if that run is surely gone, delete ${path} and run again`,
+          ),
+    takenOver: (owner) =>
+      `took over the journal lock of process ${owner.pid}, which is no longer running${owner.startedAt ? ` (started ${owner.startedAt})` : ''}`,
+  };
+}
+
 // Short keys keep 10k-record journals small and quick to parse.
 interface Line {
   k: string;
@@ -123,7 +140,7 @@ export class Journal {
   static async open(path: string, opts: JournalOpenOptions = {}): Promise<Journal> {
     const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 10));
     makeDirSync(dirname(j.path));
-    if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, opts.onWarning);
+    if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, journalLockWording(`${j.path}.lock`), { onWarning: opts.onWarning });
     try {
       j.load(opts.onWarning);
       // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
@@ -355,176 +372,6 @@ function writeAll(fd: number, buf: Buffer, cb: (err?: unknown) => void, offset =
     if (offset + n < buf.length) return writeAll(fd, buf, cb, offset + n);
     cb();
   });
-}
-
-/** What a lock file says about its owner. */
-export interface LockInfo {
-  pid: number;
-  hostname: string;
-  started_at: string;
-}
-
-/** An exclusive lock file holding the owner's pid and hostname; a lock of a dead local process is taken over. */
-export class LockFile {
-  private released = false;
-  private constructor(readonly path: string) {}
-
-  /** Takes the lock or throws JournalLockedError naming the running owner. */
-  static acquire(path: string, onWarning?: (m: string) => void): LockFile {
-    const me: LockInfo = { pid: process.pid, hostname: hostname(), started_at: new Date().toISOString() };
-    // A takeover guard left by a run killed inside it is cleared after GUARD_STALE_MS: wait for that rather
-    // than refuse (a rerun right after such a kill would otherwise fail with "try again" for ten seconds).
-    const deadline = Date.now() + GUARD_STALE_MS + 2_000;
-    for (let attempt = 0; attempt < 5 || Date.now() < deadline; attempt++) {
-      if (attempt >= 5) pause(25);
-      if (tryCreate(path, me)) return new LockFile(path);
-      const owner = readLock(path);
-      if (owner === 'missing') continue;
-      if (owner === 'unreadable') {
-        // Written with link() from a complete temp file, so a half-written lock means another tool made it.
-        const age = lockAge(path);
-        if (age !== undefined && age < 5_000) {
-          throw new JournalLockedError(`the journal is locked by another run (${path})`, 'wait for it to finish');
-        }
-        if (takeOver(path, (now) => now === 'unreadable')) onWarning?.(`took over an unreadable lock file ${path}`);
-        continue;
-      }
-      if (owner.hostname === me.hostname && !pidAlive(owner.pid)) {
-        const stale = (now: ReturnType<typeof readLock>) => typeof now === 'object' && now.pid === owner.pid && now.hostname === owner.hostname && now.started_at === owner.started_at;
-        if (takeOver(path, stale)) {
-          onWarning?.(`took over the journal lock of process ${owner.pid}, which is no longer running (started ${owner.started_at})`);
-        }
-        continue;
-      }
-      const where = owner.hostname === me.hostname ? `process ${owner.pid}` : `process ${owner.pid} on ${owner.hostname}`;
-      throw new JournalLockedError(
-        `another run is already using this journal: ${where}, started ${owner.started_at}`,
-        owner.hostname === me.hostname
-          ? `wait for it to finish (or stop it); if no such run is going on (its process ID now belongs to another program), delete ${path}`
-          : `if that run is surely gone, delete ${path} and run again`,
-      );
-    }
-    throw new JournalLockedError(`could not take the journal lock ${path}`, 'try again');
-  }
-
-  /** Removes the lock (only if it is still ours). */
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    const owner = readLock(this.path);
-    if (typeof owner === 'object' && owner.pid === process.pid && owner.hostname === hostname()) {
-      try {
-        fs.unlinkSync(this.path);
-      } catch {
-        // already gone
-      }
-    }
-  }
-}
-
-function tryCreate(path: string, info: LockInfo): boolean {
-  // Write a complete temp file, then link() it into place: link fails if the lock exists, so creation is
-  // exclusive and nobody ever reads a half-written lock.
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(info) + '\n');
-  try {
-    fs.linkSync(tmp, path);
-    return true;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return false;
-    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') {
-      // File systems without hard links: fall back to O_EXCL.
-      try {
-        fs.writeFileSync(path, JSON.stringify(info) + '\n', { flag: 'wx' });
-        return true;
-      } catch (e2) {
-        if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw e2;
-      }
-    }
-    throw e;
-  } finally {
-    try {
-      fs.unlinkSync(tmp);
-    } catch {
-      // ignore
-    }
-  }
-}
-
-function readLock(path: string): LockInfo | 'missing' | 'unreadable' {
-  let text: string;
-  try {
-    text = fs.readFileSync(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    throw e;
-  }
-  try {
-    const v = JSON.parse(text) as LockInfo;
-    if (typeof v.pid === 'number' && typeof v.hostname === 'string') return v;
-  } catch {
-    // fall through
-  }
-  return 'unreadable';
-}
-
-function lockAge(path: string): number | undefined {
-  try {
-    return Date.now() - fs.statSync(path).mtimeMs;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Age after which a takeover guard is someone's leftover, not a takeover going on (it lives microseconds). */
-const GUARD_STALE_MS = 10_000;
-
-/** Blocks the thread for a moment (lock acquisition is synchronous and happens once, before any request). */
-function pause(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * Removes a lock judged stale, if it still is. Two runs may judge the same stale lock at once; without a
- * guard the slower one would remove the lock the faster one has just taken (both would then run). So the
- * removal happens under a second, short-lived lock (a directory: mkdir is atomic), after reading the lock again.
- * False when another run holds the guard or the lock changed meanwhile; the caller then reads the lock again.
- */
-export function takeOver(path: string, stillStale: (now: ReturnType<typeof readLock>) => boolean): boolean {
-  const guard = `${path}.takeover`;
-  try {
-    fs.mkdirSync(guard);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    // A guard left by a run killed inside the few microseconds it exists.
-    const age = lockAge(guard);
-    if (age !== undefined && age > GUARD_STALE_MS) fs.rmSync(guard, { recursive: true, force: true });
-    return false;
-  }
-  try {
-    const now = readLock(path);
-    if (now === 'missing') return false;
-    if (!stillStale(now)) return false;
-    fs.unlinkSync(path);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    fs.rmSync(guard, { recursive: true, force: true });
-  }
-}
-
-/** Whether a local process is alive (EPERM: alive but not ours). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

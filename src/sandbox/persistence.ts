@@ -1,9 +1,11 @@
 // `--state FILE`: load at start, save atomically (temp file, fsync, rename) after changes, debounced, so a kill at
 // any moment leaves either the previous state or the new one, never a torn file. A lock file beside it keeps a
-// second sandbox off the same file (each would overwrite the other's saves and hand out the same references).
+// second sandbox off the same file (each would overwrite the other's saves and hand out the same references);
+// it is the same LockFile as a bulk run's journal's (src/util/lock-file.ts).
 import { open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Snapshot } from './store.js';
+import { LockFile, type LockWording } from '../util/lock-file.js';
 import { makeDirSync } from '../util/mkdir.js';
 
 /** Saves snapshots of the state to a file. */
@@ -13,7 +15,7 @@ export class StateFile {
   private saving: Promise<void> | null = null;
   private dirty = false;
   private seq = 0;
-  private locked = false;
+  private held: LockFile | undefined;
   /** Time the last snapshot took to serialise (it blocks requests), which spaces out saves of a big state. */
   private lastSerializeMs = 0;
 
@@ -26,14 +28,14 @@ export class StateFile {
     this.file = resolve(file);
   }
 
-  /** The lock file beside the state file (holds the pid of the sandbox using it). */
+  /** The lock file beside the state file (holds the pid and host of the sandbox using it). */
   get lockFile(): string {
     return `${this.file}.lock`;
   }
 
   /**
    * Takes the lock on the state file; throws when another live sandbox holds it. A lock left by a process that
-   * is gone (killed) is taken over.
+   * is gone (killed) is taken over, with a line in the log; so is a bare-pid lock of an earlier version.
    */
   async lock(): Promise<void> {
     try {
@@ -41,37 +43,18 @@ export class StateFile {
     } catch (err) {
       throw new Error(`cannot lock state file ${this.file}: ${(err as Error).message}`);
     }
-    if (HELD_HERE.has(this.file)) throw new Error(`state file ${this.file} is in use by another sandbox (pid ${process.pid}); stop it or pass another --state file`);
-    for (let tries = 0; tries < 3; tries++) {
-      try {
-        const fh = await open(this.lockFile, 'wx', 0o600);
-        try {
-          await fh.writeFile(`${process.pid}\n`, 'utf8');
-        } finally {
-          await fh.close();
-        }
-        this.locked = true;
-        HELD_HERE.add(this.file);
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`cannot lock state file ${this.file}: ${(err as Error).message}`);
-      }
-      const pid = Number.parseInt(await readFile(this.lockFile, 'utf8').catch(() => ''), 10);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) {
-        throw new Error(`state file ${this.file} is in use by another sandbox (pid ${pid}); stop it or pass another --state file`);
-      }
-      // Stale (its sandbox is gone) or unreadable: take it over.
-      await unlink(this.lockFile).catch(() => undefined);
+    try {
+      this.held = LockFile.acquire(this.lockFile, stateLockWording(this.file), { onWarning: (m) => this.log(`sandbox: ${m}`) });
+    } catch (err) {
+      if (err instanceof StateFileInUse) throw err;
+      throw new Error(`cannot lock state file ${this.file}: ${(err as Error).message}`);
     }
-    throw new Error(`cannot lock state file ${this.file}: ${this.lockFile} keeps coming back`);
   }
 
   /** Gives the lock back (after the last save). */
   async unlock(): Promise<void> {
-    if (!this.locked) return;
-    this.locked = false;
-    HELD_HERE.delete(this.file);
-    await unlink(this.lockFile).catch(() => undefined);
+    this.held?.release();
+    this.held = undefined;
   }
 
   /**
@@ -194,17 +177,22 @@ export class StateFile {
   }
 }
 
-/** State files locked by sandboxes of this process (their lock files carry this process's pid). */
-const HELD_HERE = new Set<string>();
+/** Another sandbox (alive) uses the state file. */
+class StateFileInUse extends Error {}
+
+/** How the state file's lock speaks: of sandboxes. */
+function stateLockWording(file: string): LockWording {
+  const advice = 'stop it or pass another --state file';
+  return {
+    held: (owner) =>
+      new StateFileInUse(
+        owner === undefined
+          ? `state file ${file} is in use by another sandbox (its lock ${file}.lock is being written); ${advice}`
+          : `state file ${file} is in use by another sandbox (pid ${owner.pid}${owner.local ? '' : ` on ${owner.hostname}`}); ${advice}${owner.local ? '' : `, or delete ${file}.lock if that sandbox is surely gone`}`,
+      ),
+    takenOver: (owner) => `took over the lock of state file ${file} from process ${owner.pid}, which is no longer running`,
+  };
+}
 
 const SNAPSHOT_LISTS = ['users', 'locations', 'brands', 'services', 'custom_fields', 'skus', 'tokens', 'containers'] as const;
 
-/** True when a process with this pid exists (EPERM: it exists, owned by someone else). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

@@ -1,7 +1,8 @@
 // Conformance of persistence (issue: "--state FILE keeps the state across restarts, written atomically, so a kill
 // never leaves a corrupt file").
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn } from 'node:child_process';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
@@ -108,13 +109,39 @@ describe('--state FILE', () => {
     await b.close();
   });
 
-  it('a lock left by a sandbox that was killed is taken over', async () => {
+  it('a lock left by a sandbox that was killed is taken over, with a line in the log', async () => {
     const file = join(dir(), 'state.json');
     // A pid that cannot be running: above the kernel's pid_max.
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 99999999, hostname: hostname(), started_at: 'earlier' }));
+    const log: string[] = [];
+    const a = await startTestSandbox({ stateFile: file, log: (l) => log.push(l) });
+    // The lock says whose it is (the journal's lock file: pid, host, start time).
+    expect(JSON.parse(readFileSync(`${file}.lock`, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
+    await a.close();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+    expect(log).toContain(`sandbox: took over the lock of state file ${file} from process 99999999, which is no longer running`);
+  });
+
+  it('a bare-pid lock (as earlier versions wrote): taken over when its sandbox is gone, refused while it runs', async () => {
+    const file = join(dir(), 'state.json');
     writeFileSync(`${file}.lock`, '99999999\n');
     const a = await startTestSandbox({ stateFile: file });
     await a.close();
     expect(existsSync(`${file}.lock`)).toBe(false);
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(`${file}.lock`, `${other.pid}\n`);
+      await expect(startSandbox({ port: 0, stateFile: file, log: () => {} })).rejects.toThrow(`state file ${file} is in use by another sandbox (pid ${other.pid}); stop it or pass another --state file`);
+      expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${other.pid}\n`);
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
+
+  it('a lock held on another host is refused, saying where', async () => {
+    const file = join(dir(), 'state.json');
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 4242, hostname: 'build-7', started_at: 'earlier' }));
+    await expect(startSandbox({ port: 0, stateFile: file, log: () => {} })).rejects.toThrow(/in use by another sandbox \(pid 4242 on build-7\); .*delete .*state\.json\.lock/);
   });
 
   it('a sandbox that fails to start (port in use) leaves no lock behind', async () => {

@@ -26,7 +26,9 @@ Tracking moves forward on its own, as the service's does: each shipment is manif
 created (it can no longer be cancelled), then collected, in transit and delivered, one stage a minute
 (--auto-advance SECONDS sets the step; 0 leaves it to POST /__sandbox/tracking/advance, for tests).
 Control endpoints for tests live under /__sandbox (reset, tracking/advance, webhooks, faults); see the README.
-Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving --state first.
+A second sandbox on the same --state FILE is refused while the first runs (FILE.lock holds its process ID and
+host); a lock left by a killed sandbox is taken over. Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving
+--state first.
 
 Examples:
   ship sandbox
