@@ -12,7 +12,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Conf from 'conf';
 import type { GlobalOptions } from '../context.js';
-import { ShipError, UsageError } from '../errors.js';
+import { ExitCode, ShipError, UsageError } from '../errors.js';
 import type { Source } from './settings.js';
 import {
   credentialProblem,
@@ -23,6 +23,7 @@ import {
   parseTimeoutSeconds,
   validateName,
 } from './validate.js';
+import { LockFile, type LockWording, ownerText } from '../util/lock-file.js';
 import { makeDirSync } from '../util/mkdir.js';
 import { SETTABLE_KEYS } from './keys.js';
 
@@ -330,12 +331,31 @@ class FileStore implements ConfigStore {
     }
   }
 
-  private write(mutate: (file: FileShape) => void): void {
+  /**
+   * Changes the file under its lock: read afresh inside it, changed, written (conf: atomically), so two processes
+   * writing at once (parallel `ship config set`, a login while another command writes) each keep their change.
+   * `mutate` returning false means there was nothing to change: nothing is written. Reads take no lock (the file
+   * is always replaced whole, never seen half-written).
+   */
+  private write(mutate: (file: FileShape) => boolean | void): boolean {
     if (!this.#conf) throw new Error('the config file was opened for reading only: use ctx.config({ write: true }) to change it');
-    const file = this.read();
-    mutate(file);
-    this.#conf.store = file;
-    tightenMode(this.path);
+    let lock: LockFile;
+    try {
+      lock = LockFile.acquire(`${this.path}.lock`, configLockWording(`${this.path}.lock`), { waitMs: CONFIG_LOCK_WAIT_MS });
+    } catch (err) {
+      if (err instanceof ShipError) throw err;
+      // The directory cannot be written (EACCES, EROFS…): the file could not have been either.
+      throw new ShipError(`cannot write the config file ${this.path}: ${(err as Error).message}`, ExitCode.Failure, { cause: err });
+    }
+    try {
+      const file = this.read();
+      if (mutate(file) === false) return false;
+      this.#conf.store = file;
+      tightenMode(this.path);
+      return true;
+    } finally {
+      lock.release();
+    }
   }
 
   profileNames(): string[] {
@@ -385,17 +405,21 @@ class FileStore implements ConfigStore {
     if (key !== 'user') checkKey(key);
     const name = profile ?? this.selected.name;
     if (this.get(key, name) === undefined) return false;
-    this.write((file) => {
-      const p = profileOf(file, name) as Record<string, unknown>;
+    // Checked again inside the lock: another process may have removed it meanwhile.
+    return this.write((file) => {
+      const p = file.profiles?.[name] as Record<string, unknown> | undefined;
+      if (!p || typeof p !== 'object') return false;
       if (key.startsWith('printers.')) {
-        const printers = p.printers as Record<string, unknown>;
-        delete printers[key.slice('printers.'.length)];
+        const printers = p.printers as Record<string, unknown> | undefined;
+        const printer = key.slice('printers.'.length);
+        if (!printers || typeof printers !== 'object' || !Object.hasOwn(printers, printer)) return false;
+        delete printers[printer];
         if (Object.keys(printers).length === 0) delete p.printers;
       } else {
+        if (!Object.hasOwn(p, key)) return false;
         delete p[key];
       }
     });
-    return true;
   }
 
   use(name: string): void {
@@ -423,12 +447,12 @@ class FileStore implements ConfigStore {
     const name = profile ?? this.selected.name;
     const p = this.profile(name);
     if (p.token === undefined && p.user === undefined) return false;
-    this.write((file) => {
-      const q = profileOf(file, name);
+    return this.write((file) => {
+      const q = file.profiles?.[name];
+      if (!q || typeof q !== 'object' || (q.token === undefined && q.user === undefined)) return false;
       delete q.token;
       delete q.user;
     });
-    return true;
   }
 
   resolvePrinter(nameOrUrl: string, profile?: string): string {
@@ -453,6 +477,24 @@ class FileStore implements ConfigStore {
     parsePrinterUrl(named, `printers.${v}`);
     return named;
   }
+}
+
+/**
+ * How long a config write waits for another process's to finish. A write holds the lock for milliseconds, so
+ * even dozens of parallel `ship config set` get through; a lock held longer is a process stuck or gone elsewhere.
+ */
+const CONFIG_LOCK_WAIT_MS = 5_000;
+
+/** How the config file's lock speaks: of other ship processes writing the file. */
+function configLockWording(path: string): LockWording {
+  return {
+    held: (owner) =>
+      new ShipError(
+        `the config file is locked by another ship process${owner ? ` (${ownerText(owner)})` : ''}: gave up waiting for ${path} after ${CONFIG_LOCK_WAIT_MS / 1000} s`,
+        ExitCode.Failure,
+        { hint: `run the command again; if no other ship is running${owner && !owner.local ? ` on ${owner.hostname}` : ''}, delete ${path}` },
+      ),
+  };
 }
 
 /** The profile object inside a file being edited, created when missing. */

@@ -1,5 +1,6 @@
-import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
@@ -153,6 +154,52 @@ describe('config store', () => {
     // Each read sees the file as it is now, as conf's reads did.
     writer.set('label_format', 'png');
     expect(reader.get('label_format')).toBe('PNG');
+  });
+
+  it('every change is made under config.json.lock, read afresh inside it; reads take no lock', async () => {
+    const dir = tmp();
+    const a = await open(dir);
+    const b = await open(dir);
+    a.set('printers.one', 'tcp://127.0.0.1:9101');
+    b.set('printers.two', 'tcp://127.0.0.1:9102');
+    // b changed the file after a read it: a's unset finds the key b removed already, and writes nothing.
+    expect(b.unset('printers.one')).toBe(true);
+    expect(a.forgetToken()).toBe(false);
+    expect(fileOf(dir).profiles.default.printers).toEqual({ two: 'tcp://127.0.0.1:9102' });
+    expect(readdirSync(dir)).toEqual(['config.json']);
+    // A lock held by a live process (a write in progress elsewhere): reads go on, unaffected.
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: holder.pid, hostname: hostname(), started_at: 'now' }));
+      const t0 = Date.now();
+      const reader = await openConfig({ env: { SHIP_CONFIG_DIR: dir }, globals: {}, write: false });
+      expect(reader.get('printers.two')).toBe('tcp://127.0.0.1:9102');
+      expect(Date.now() - t0).toBeLessThan(1_000);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
+  it('a lock left by a ship killed mid-write, and its lock attempts\' leftovers, do not stop the next write', async () => {
+    const dir = tmp();
+    const dead = Number(String(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout));
+    writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: dead, hostname: hostname(), started_at: 'earlier' }));
+    writeFileSync(join(dir, `config.json.lock.${dead}.x1y2.tmp`), '');
+    const store = await open(dir);
+    store.set('timeout', '7');
+    expect(fileOf(dir).profiles.default.timeout).toBe(7);
+    expect(readdirSync(dir)).toEqual(['config.json']);
+  });
+
+  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('a config directory that cannot be written: a clear error naming the file', async () => {
+    const dir = tmp();
+    const store = await open(dir);
+    chmodSync(dir, 0o500);
+    try {
+      expect(() => store.set('timeout', '7')).toThrow(`cannot write the config file ${join(dir, 'config.json')}: EACCES`);
+    } finally {
+      chmodSync(dir, 0o700);
+    }
   });
 
   it('a read-only open still tightens a world-readable file and fails on a corrupt one', async () => {

@@ -31,6 +31,9 @@ export function registerConfig(program: Command, ctx: Ctx): void {
       'after',
       `${KEYS_HELP}
 
+Changes (set, unset, use, login, logout) are made one process at a time, under config.json.lock beside the
+file: a change waits up to 5 s for another's, so a script may run several at once. Reading takes no lock.
+
 Examples:
   ship config list
   ship config set base_url https://api.example.com/v1.2
