@@ -4,8 +4,9 @@
 // Invariants the runner relies on:
 // - append() resolves only after the record is written (and fdatasync'ed when `sync`), so a "sending" record
 //   is on disk before the request leaves;
-// - a torn last line (a kill in the middle of a write) is ignored when read, and a newline is added before
-//   the next record so it can never glue onto it: the file always stays readable line by line.
+// - a write that fails part way (a full disk) is cut back to the last whole commit; a torn last line that remains
+//   (a kill in the middle of a write) is ignored when read, and a newline is added before the next record so it
+//   can never glue onto it: the file always stays readable line by line.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -125,6 +126,10 @@ export class Journal {
   private flushing = false;
   private closed = false;
   private lock: LockFile | undefined;
+  /** Size of the file up to the end of its last complete commit (where a failed write is cut back to). */
+  private written = 0;
+  /** Set when a failed write could not be cut back: nothing more is appended. */
+  private torn: JournalWriteError | undefined;
   /** Lines that could not be parsed when the journal was read (a torn last line after a kill). */
   ignoredLines = 0;
   /** Group commits done so far (for benchmarks and tests). */
@@ -142,7 +147,10 @@ export class Journal {
     makeDirSync(dirname(j.path));
     if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, journalLockWording(`${j.path}.lock`), { onWarning: opts.onWarning });
     try {
-      j.load(opts.onWarning);
+      // How the previous run ended, as its lock tells: a run that ends (even on an error) removes its lock; a
+      // killed one leaves it behind, to be taken over.
+      const previousRun = j.lock === undefined ? 'unknown' : j.lock.tookOverFrom ? 'killed' : 'ended';
+      j.load(opts.onWarning, previousRun);
       // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
       j.fd = fs.openSync(j.path, 'a', 0o600);
       // A journal from before it was made owner-only gets the same mode (not ours to change: left as it is).
@@ -154,9 +162,11 @@ export class Journal {
         }
       }
       const size = fs.fstatSync(j.fd).size;
+      j.written = size;
       if (size > 0 && !endsWithNewline(j.path, size)) {
         // A torn last line: end it here so the next record starts on a line of its own.
         fs.writeSync(j.fd, '\n');
+        j.written++;
         if (j.sync) fs.fdatasyncSync(j.fd);
       }
     } catch (e) {
@@ -194,6 +204,7 @@ export class Journal {
   /** Appends a record; resolves once it is durable (group commit with the other records of the same tick). */
   append(entry: Omit<JournalEntry, 'at'> & { at?: string }): Promise<void> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
+    if (this.torn) return Promise.reject(this.torn);
     const at = entry.at ?? isoNow();
     const line: Line = { k: entry.key, s: entry.state, t: at };
     if (entry.attempt !== undefined) line.a = entry.attempt;
@@ -256,7 +267,18 @@ export class Journal {
     // Asynchronous write + fdatasync: responses keep arriving while the disk works, and queue up for the
     // next commit — that is what keeps the journal's cost per record small at high concurrency.
     writeAll(fd, buf, (err) => {
-      if (err) return this.finish(batch, err);
+      if (err) {
+        // A full disk takes part of a commit (ENOSPC after a short write): cut it off, so the journal keeps
+        // whole lines only and the next run has nothing to ignore. (Shrinking a file needs no room.)
+        try {
+          fs.ftruncateSync(fd, this.written);
+        } catch {
+          // Left torn (the next run ignores that line, with a warning): a later record would glue onto it.
+          this.torn = new JournalWriteError(this.path, err);
+        }
+        return this.finish(batch, err);
+      }
+      this.written += buf.length;
       if (!this.sync) return this.finish(batch);
       fs.fdatasync(fd, (e) => this.finish(batch, e ?? undefined));
     });
@@ -295,7 +317,7 @@ export class Journal {
     this.entries.set(e.key, e);
   }
 
-  private load(onWarning?: (m: string) => void): void {
+  private load(onWarning?: (m: string) => void, previousRun: 'killed' | 'ended' | 'unknown' = 'unknown'): void {
     let text: string;
     try {
       text = fs.readFileSync(this.path, 'utf8');
@@ -311,17 +333,24 @@ export class Journal {
       if (!rec) {
         this.ignoredLines++;
         const last = i === lines.length - 1;
-        onWarning?.(
-          last
-            ? `journal ${this.path}: ignored an incomplete last line (the previous run was killed while writing it)`
-            : `journal ${this.path}: ignored unreadable line ${i + 1}`,
-        );
+        onWarning?.(last ? `journal ${this.path}: ignored an incomplete last line (${TORN_LAST_LINE_CAUSE[previousRun]})` : `journal ${this.path}: ignored unreadable line ${i + 1}`);
         continue;
       }
       this.remember(rec);
     }
   }
 }
+
+/**
+ * Why a journal's last line is incomplete, by how the previous run ended (see Journal.open). One that ended on its
+ * own, having released its lock, was stopped by a write that failed part way (a full disk: ENOSPC mid-record)
+ * and could not cut it off, or was a version of ship that did not.
+ */
+const TORN_LAST_LINE_CAUSE = {
+  killed: 'the previous run was killed while writing it',
+  ended: 'the previous run could not finish writing it: a write failed, as on a full disk',
+  unknown: 'the previous run stopped while writing it',
+} as const;
 
 let isoMs = -1;
 let isoText = '';

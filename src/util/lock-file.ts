@@ -59,7 +59,14 @@ const HELD_HERE = new Set<string>();
 /** An exclusive lock file holding the owner's pid and hostname; a lock of a dead local process is taken over. */
 export class LockFile {
   private released = false;
-  private constructor(readonly path: string) {}
+  private constructor(
+    readonly path: string,
+    /**
+     * The owner of a lock this acquisition took over: a local process that ended without releasing it (killed,
+     * or its machine went down). Undefined when the lock was free: whoever used the file last let it go.
+     */
+    readonly tookOverFrom?: LockOwner,
+  ) {}
 
   /** Takes the lock or throws `wording.held(owner)` (after waiting up to `waitMs` for a live owner). */
   static acquire(path: string, wording: LockWording, opts: LockOptions = {}): LockFile {
@@ -69,12 +76,13 @@ export class LockFile {
     // than refuse (a rerun right after such a kill would otherwise fail for ten seconds).
     const guardDeadline = Date.now() + GUARD_STALE_MS + 2_000;
     let lastOwner: LockOwner | undefined;
+    let tookOverFrom: LockOwner | undefined;
     for (let attempt = 0; attempt < 5 || Date.now() < Math.max(guardDeadline, waitUntil); attempt++) {
       if (attempt >= 5) pause(Math.min(25, 5 + attempt));
       if (tryCreate(path, me)) {
         HELD_HERE.add(path);
         removeLeftoverTemps(path, opts.onWarning);
-        return new LockFile(path);
+        return new LockFile(path, tookOverFrom);
       }
       const owner = readLock(path);
       if (owner === 'missing') continue;
@@ -92,6 +100,7 @@ export class LockFile {
       if (who.local && !ownerAlive(path, owner)) {
         const stale = (now: ReturnType<typeof readLock>) => typeof now === 'object' && sameLock(now, owner);
         if (takeOver(path, stale)) {
+          tookOverFrom = who;
           const warning = wording.takenOver?.(who);
           if (warning) opts.onWarning?.(warning);
         }

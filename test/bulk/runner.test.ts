@@ -394,6 +394,36 @@ describe('Journal', () => {
     await j2.close();
   });
 
+  it('says why the last line is incomplete from how the previous run ended: killed (its lock left behind) or stopped by a failed write (lock released)', async () => {
+    const { hostname } = await import('node:os');
+    const torn = (path: string) => {
+      writeFileSync(path, JSON.stringify({ k: 'A', s: 'done', t: 'x' }) + '\n');
+      appendFileSync(path, '{"k":"B","s":"uns');
+    };
+    const warningsOf = async (path: string, lock = true) => {
+      const warnings: string[] = [];
+      const j = await Journal.open(path, { lock, onWarning: (m) => warnings.push(m) });
+      await j.close();
+      return warnings;
+    };
+    // A run stopped by a full disk ends normally: it releases its lock, and its last commit may be torn.
+    const ended = join(tmp(), 'j.jsonl');
+    torn(ended);
+    expect(await warningsOf(ended)).toEqual([`journal ${ended}: ignored an incomplete last line (the previous run could not finish writing it: a write failed, as on a full disk)`]);
+    // A killed run leaves its lock behind.
+    const killed = join(tmp(), 'j.jsonl');
+    torn(killed);
+    writeFileSync(`${killed}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), started_at: 'earlier' }));
+    expect(await warningsOf(killed)).toEqual([
+      'took over the journal lock of process 4206649, which is no longer running (started earlier)',
+      `journal ${killed}: ignored an incomplete last line (the previous run was killed while writing it)`,
+    ]);
+    // Opened without its lock, nothing tells.
+    const unknown = join(tmp(), 'j.jsonl');
+    torn(unknown);
+    expect(await warningsOf(unknown, false)).toEqual([`journal ${unknown}: ignored an incomplete last line (the previous run stopped while writing it)`]);
+  });
+
   it('a record that cannot be written (disk full) stops the run with an error naming the journal; the lock is released', async () => {
     const path = join(tmp(), 'j.jsonl');
     const j = await Journal.open(path);

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
-import { ship } from '../helpers/bin.js';
+import { execa } from 'execa';
+import { BIN, binEnv, ship } from '../helpers/bin.js';
 import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -320,6 +321,35 @@ describe('Ctrl-C and the journal lock', () => {
       assertExactlyOnce(p.created, p.resentAfterCreated, 'STL', 30);
     } finally {
       await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+});
+
+describe('a journal write that fails part way (a full disk)', () => {
+  it.skipIf(process.platform !== 'linux')('is cut back to whole lines: the run stops (exit 1), the rerun ignores nothing and finishes, each once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-jfull-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'JF', 100);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = binEnv({ SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token });
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
+    try {
+      // A file size limit of 16 KiB: the journal's commit that crosses it is written in part (a short write),
+      // then fails (EFBIG), as a commit meeting a full disk does (ENOSPC). Each label file stays far below it.
+      const first = await execa('bash', ['-c', 'ulimit -f 16 && exec "$0" "$@"', process.execPath, BIN, ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+      expect(first.exitCode, String(first.stderr)).toBe(1);
+      expect(String(first.stderr)).toContain('could not write the resume journal');
+      const journal = readdirSync(outDir).find((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'))!;
+      const text = readFileSync(join(outDir, journal), 'utf8');
+      expect(text.length).toBeGreaterThan(8_000);
+      expect(text.endsWith('\n')).toBe(true);
+      for (const line of text.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+      const r = await ship(args, { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stderr)).not.toMatch(/incomplete last line|unreadable line/);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'JF', 100);
+    } finally {
       await p.close();
     }
   }, 60_000);

@@ -55,16 +55,19 @@ describe('LockFile', () => {
     expect(heldBy(() => LockFile.acquire(path, wording)).owner).toEqual({ pid: process.pid, hostname: hostname(), startedAt: info.started_at, local: true });
     a.release();
     expect(existsSync(path)).toBe(false);
-    LockFile.acquire(path, wording).release();
+    const b = LockFile.acquire(path, wording);
+    expect(b.tookOverFrom).toBeUndefined();
+    b.release();
   });
 
-  it('takes over the lock of a local process that is gone, with the caller\'s warning', () => {
+  it('takes over the lock of a local process that is gone, with the caller\'s warning, and says whose it was', () => {
     const path = join(tmp(), 'f.lock');
     const pid = deadPid();
     writeFileSync(path, JSON.stringify({ pid, hostname: hostname(), started_at: 'earlier' }));
     const warnings: string[] = [];
     const lock = LockFile.acquire(path, wording, { onWarning: (m) => warnings.push(m) });
     expect(warnings).toEqual([`took over from ${pid}`]);
+    expect(lock.tookOverFrom).toEqual({ pid, hostname: hostname(), startedAt: 'earlier', local: true });
     expect(JSON.parse(readFileSync(path, 'utf8')).pid).toBe(process.pid);
     lock.release();
   });
@@ -94,6 +97,7 @@ describe('LockFile', () => {
     const warnings: string[] = [];
     const lock = LockFile.acquire(path, wording, { onWarning: (m) => warnings.push(m) });
     expect(warnings).toEqual([`took over from ${dead}`]);
+    expect(lock.tookOverFrom).toEqual({ pid: dead, local: true });
     lock.release();
     const live = liveProcess();
     writeFileSync(path, `${live.pid}\n`);
