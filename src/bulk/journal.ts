@@ -132,6 +132,8 @@ export class Journal {
   private torn: JournalWriteError | undefined;
   /** Lines that could not be parsed when the journal was read (a torn last line after a kill). */
   ignoredLines = 0;
+  /** Bytes of an unreadable last line without its newline (torn by a kill or a failed write), cut off at open. */
+  private tornTailBytes = 0;
   /** Group commits done so far (for benchmarks and tests). */
   commits = 0;
 
@@ -164,9 +166,16 @@ export class Journal {
       const size = fs.fstatSync(j.fd).size;
       j.written = size;
       if (size > 0 && !endsWithNewline(j.path, size)) {
-        // A torn last line: end it here so the next record starts on a line of its own.
-        fs.writeSync(j.fd, '\n');
-        j.written++;
+        if (j.tornTailBytes > 0 && j.tornTailBytes <= size) {
+          // An unreadable torn last line (warned about above): cut off, so the next record starts a line of its
+          // own and later runs do not warn about the same fragment again, forever, from the middle of the file.
+          fs.ftruncateSync(j.fd, size - j.tornTailBytes);
+          j.written = size - j.tornTailBytes;
+        } else {
+          // A whole record that only lacks its newline: end it here.
+          fs.writeSync(j.fd, '\n');
+          j.written++;
+        }
         if (j.sync) fs.fdatasyncSync(j.fd);
       }
     } catch (e) {
@@ -333,6 +342,7 @@ export class Journal {
       if (!rec) {
         this.ignoredLines++;
         const last = i === lines.length - 1;
+        if (last) this.tornTailBytes = Buffer.byteLength(raw, 'utf8');
         onWarning?.(last ? `journal ${this.path}: ignored an incomplete last line (${TORN_LAST_LINE_CAUSE[previousRun]})` : `journal ${this.path}: ignored unreadable line ${i + 1}`);
         continue;
       }

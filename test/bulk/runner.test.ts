@@ -386,12 +386,25 @@ describe('Journal', () => {
     await j.append({ key: 'C', state: 'sending' });
     await j.close();
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
-    // The torn fragment stays on its own line; the new record is intact.
-    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ k: 'C', s: 'sending' });
-    const j2 = await Journal.open(path);
+    // The torn fragment is cut off; every line is a whole record, the new one last.
+    expect(lines.map((l) => JSON.parse(l).k)).toEqual(['A', 'C']);
+    const again: string[] = [];
+    const j2 = await Journal.open(path, { onWarning: (m) => again.push(m) });
     expect(j2.get('C')?.state).toBe('sending');
-    expect(j2.ignoredLines).toBe(1);
+    // The next run has nothing to warn about (the fragment stayed mid-file and was warned about every run).
+    expect(j2.ignoredLines).toBe(0);
+    expect(again).toEqual([]);
     await j2.close();
+  });
+
+  it('ends a whole last record that only lacks its newline instead of cutting it off', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    writeFileSync(path, JSON.stringify({ k: 'A', s: 'done', t: 'x', r: { id: 1 } }));
+    const j = await Journal.open(path);
+    expect(j.get('A')).toMatchObject({ state: 'done' });
+    await j.append({ key: 'B', state: 'sending' });
+    await j.close();
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).k)).toEqual(['A', 'B']);
   });
 
   it('says why the last line is incomplete from how the previous run ended: killed (its lock left behind) or stopped by a failed write (lock released)', async () => {
