@@ -3,7 +3,7 @@
 import type { SandboxApp } from './app.js';
 import type { Faults } from './faults.js';
 import { HttpError, notFound, ok, type ApiRequest, type ApiResponse } from './http.js';
-import { Router } from './router.js';
+import { Router, unroutedMethod } from './router.js';
 import { advance, STAGES, type Stage } from './tracking.js';
 import { Errors, VALIDATION_MESSAGE, bool, int, isObject, oneOf, str } from './validation.js';
 import { randomUUID } from 'node:crypto';
@@ -105,9 +105,13 @@ export function controlRouter(): Router<ControlContext> {
 
 /** Runs a control request. */
 export async function handleControl(router: Router<ControlContext>, ctx: ControlContext, req: ApiRequest): Promise<ApiResponse> {
-  const m = router.match(req.method, req.path);
+  const m = router.match(req.method === 'HEAD' ? 'GET' : req.method, req.path);
   if (!m) throw notFound(`Unknown sandbox control endpoint: ${req.method} /__sandbox${req.path}`);
-  if ('allowed' in m) throw new HttpError(405, `Method ${req.method} is not allowed on /__sandbox${req.path} (allowed: ${m.allowed.join(', ')}).`, null, { allow: m.allowed.join(', ') });
+  if ('allowed' in m) {
+    const answer = unroutedMethod(req.method, `/__sandbox${req.path}`, m.allowed);
+    if (answer instanceof HttpError) throw answer;
+    return answer;
+  }
   req.params = m.params;
   return m.handler(ctx, req);
 }

@@ -1,5 +1,5 @@
 // A small path router: static segments and `:param` segments, matched segment by segment.
-import type { ApiRequest, ApiResponse } from './http.js';
+import { HttpError, type ApiRequest, type ApiResponse } from './http.js';
 
 /** A route handler: answers synchronously on the hot path, or with a promise when it renders documents. */
 export type Handler<C> = (app: C, req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
@@ -59,4 +59,25 @@ export class Router<C> {
     }
     return allowed.length > 0 ? { allowed } : null;
   }
+}
+
+/**
+ * The Allow header of a path whose routes have these methods: HEAD wherever GET is (answered as GET without
+ * the body), and OPTIONS, which every known path answers.
+ */
+export function allowHeader(methods: readonly string[]): string {
+  const out = [...methods];
+  if (out.includes('GET') && !out.includes('HEAD')) out.splice(out.indexOf('GET') + 1, 0, 'HEAD');
+  if (!out.includes('OPTIONS')) out.push('OPTIONS');
+  return out.join(', ');
+}
+
+/**
+ * The answer to a method a known path has no route for: OPTIONS gets 200 with the envelope and Allow (no
+ * credentials needed, as for a CORS preflight); any other method a 405 error with Allow.
+ */
+export function unroutedMethod(method: string, shownPath: string, allowed: readonly string[]): HttpError | ApiResponse {
+  const allow = allowHeader(allowed);
+  if (method === 'OPTIONS') return { status: 200, body: { message: `Allowed methods: ${allow}.`, data: null }, headers: { allow } };
+  return new HttpError(405, `Method ${method} is not allowed on ${shownPath} (allowed: ${allow}).`, null, { allow });
 }

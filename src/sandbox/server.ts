@@ -7,7 +7,7 @@ import { controlRouter, handleControl, type ControlContext } from './control.js'
 import { Faults } from './faults.js';
 import { HttpError, type ApiRequest, type ApiResponse } from './http.js';
 import { StateFile } from './persistence.js';
-import { Router } from './router.js';
+import { Router, unroutedMethod } from './router.js';
 import { Store } from './store.js';
 import { startAutoAdvance } from './tracking.js';
 import type { DispatcherOptions } from './webhooks.js';
@@ -122,7 +122,23 @@ function send(res: ServerResponse, r: ApiResponse): void {
   const headers: Record<string, string | number> = { 'content-type': JSON_HEADERS, 'content-length': Buffer.byteLength(text) };
   if (r.headers) Object.assign(headers, r.headers);
   res.writeHead(r.status, headers);
-  res.end(text);
+  // A HEAD answer has GET's headers, content-length included, and no body.
+  if (res.req?.method === 'HEAD') res.end();
+  else res.end(text);
+}
+
+/** True for `application/json` and `application/…+json`, with any parameters (`; charset=utf-8`), any letter case. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const semi = contentType.indexOf(';');
+  const type = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type);
+}
+
+/** The 400 message for a body sent without a JSON Content-Type (the header shown, cut short). */
+function notJsonTypeMessage(contentType: string | undefined): string {
+  const shown = contentType === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(contentType.length > 80 ? `${contentType.slice(0, 80)}…` : contentType)}`;
+  return `The request body must be JSON, sent with Content-Type: application/json (this one came with ${shown}).`;
 }
 
 function tooLarge(): HttpError {
@@ -246,7 +262,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       }
     }
     const method = req.method ?? 'GET';
-    const m = api.match(method, path);
+    // HEAD runs the GET route; send() leaves the body out.
+    const m = api.match(method === 'HEAD' ? 'GET' : method, path);
     if (!m) {
       await readBody(req).catch(() => '');
       log(`sandbox: 404 unknown route ${method} ${API_PREFIX}${path}`);
@@ -254,8 +271,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     }
     if ('allowed' in m) {
       await readBody(req).catch(() => '');
-      log(`sandbox: 405 ${method} ${API_PREFIX}${path} (allowed: ${m.allowed.join(', ')})`);
-      throw new HttpError(405, `Method ${method} is not allowed on ${API_PREFIX}${path} (allowed: ${m.allowed.join(', ')}).`, null, { allow: m.allowed.join(', ') });
+      const answer = unroutedMethod(method, API_PREFIX + path, m.allowed);
+      if (answer instanceof HttpError) {
+        log(`sandbox: 405 ${method} ${API_PREFIX}${path} (allowed: ${m.allowed.join(', ')})`);
+        throw answer;
+      }
+      send(res, answer);
+      return;
     }
     const text = method === 'GET' || method === 'HEAD' ? '' : await readBody(req);
 
@@ -280,6 +302,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       areq.token = token;
     }
     if (text.length > 0) {
+      // Conventions: "POST and PUT (and PATCH) bodies are JSON", sent with Content-Type: application/json. A
+      // form-encoded or text/plain body is refused, not guessed at; a bodiless request needs no Content-Type.
+      const type = header(req, 'content-type');
+      if (!isJsonMediaType(type)) throw new HttpError(400, notJsonTypeMessage(type), null);
       try {
         areq.body = JSON.parse(text);
       } catch {

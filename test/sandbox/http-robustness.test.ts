@@ -5,9 +5,9 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { startTestSandbox } from '../helpers/sandbox.js';
-import { sandboxSuite } from './client.js';
+import { call, sandboxSuite } from './client.js';
 
-const { sb } = await sandboxSuite();
+const { sb, api } = await sandboxSuite();
 
 /** Writes raw bytes on a fresh connection; resolves to everything read until the server closes it. */
 function raw(port: number, data: string): Promise<string> {
@@ -124,5 +124,110 @@ describe('close() with requests in flight', () => {
     const t0 = performance.now();
     await own.close();
     expect(performance.now() - t0).toBeLessThan(1500);
+  });
+});
+
+describe('methods: HEAD, OPTIONS, 405', () => {
+  it('HEAD on a GET route answers as GET would: same status and headers, content-length of the GET body, no body', async () => {
+    const token = await sb.login();
+    for (const path of ['/brands', '/skus?page=2', '/locations/NOPE']) {
+      const got = await call(sb, 'GET', path, undefined, { token });
+      const head = await request(`${sb.baseUrl}${path}`, { method: 'HEAD', headers: { 'x-service-api-key': sb.apiKey, 'x-service-token': token } });
+      const body = await head.body.text();
+      expect(head.statusCode, path).toBe(got.status);
+      expect(body).toBe('');
+      expect(head.headers['content-type']).toBe(got.headers.get('content-type'));
+      expect(Number(head.headers['content-length'])).toBe(Buffer.byteLength(JSON.stringify(got.body)));
+    }
+    // Credentials are checked as for GET.
+    const anon = await request(`${sb.baseUrl}/brands`, { method: 'HEAD' });
+    await anon.body.dump();
+    expect(anon.statusCode).toBe(401);
+  });
+
+  it('HEAD on a path without a GET route is 405; control endpoints answer HEAD too', async () => {
+    const head = await request(`${sb.baseUrl}/tokens/x`, { method: 'HEAD', headers: { 'x-service-api-key': sb.apiKey } });
+    await head.body.dump();
+    expect(head.statusCode).toBe(404);
+    const post = await request(`${sb.baseUrl}/shipments/get-services`, { method: 'HEAD', headers: { 'x-service-api-key': sb.apiKey } });
+    await post.body.dump();
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toBe('POST, DELETE, OPTIONS'); // DELETE /shipments/:ref matches too
+    const health = await request(`${sb.url}/__sandbox/health`, { method: 'HEAD' });
+    expect(await health.body.text()).toBe('');
+    expect(health.statusCode).toBe(200);
+  });
+
+  it('a method a path has no route for is 405 with Allow listing its methods (HEAD beside GET, OPTIONS)', async () => {
+    const token = await sb.login();
+    const r = await call(sb, 'PUT', '/tokens', {}, { token });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('POST, GET, HEAD, DELETE, OPTIONS');
+    expect(r.body).toEqual({ message: expect.stringContaining('PUT is not allowed'), data: null });
+    const skus = await call(sb, 'DELETE', '/skus/X', undefined, { token });
+    expect(skus.status).toBe(405);
+    expect(skus.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, OPTIONS');
+    const control = await fetch(`${sb.url}/__sandbox/reset`, { method: 'GET' });
+    expect(control.status).toBe(405);
+    expect(control.headers.get('allow')).toBe('POST, OPTIONS');
+  });
+
+  it('OPTIONS answers 200 with Allow and the envelope, without credentials; unknown paths stay 404', async () => {
+    const r = await fetch(`${sb.baseUrl}/shipments/ABC/events`, { method: 'OPTIONS' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(await r.json()).toEqual({ message: 'Allowed methods: GET, HEAD, OPTIONS.', data: null });
+    expect((await fetch(`${sb.baseUrl}/nowhere`, { method: 'OPTIONS' })).status).toBe(404);
+  });
+});
+
+describe('request Content-Type (Conventions: bodies are JSON, Content-Type: application/json)', () => {
+  const login = JSON.stringify({ username: 'demo@example.com', password: 'demo-password' });
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    request(`${sb.baseUrl}${path}`, { method: 'POST', headers: { 'x-service-api-key': sb.apiKey, ...headers }, body });
+
+  it('a body sent form-encoded, as text/plain or without a Content-Type is refused: 400 with the envelope, nothing created', async () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ 'content-type': 'application/x-www-form-urlencoded' }, 'username=demo%40example.com&password=demo-password'],
+      [{ 'content-type': 'text/plain;charset=UTF-8' }, login],
+      [{}, login],
+    ];
+    for (const [headers, body] of cases) {
+      const r = await post('/tokens', body, headers);
+      expect(r.statusCode, JSON.stringify(headers)).toBe(400);
+      const answer = (await r.body.json()) as { message: string; data: unknown };
+      expect(answer).toEqual({ message: expect.stringContaining('must be JSON, sent with Content-Type: application/json'), data: null });
+      expect(answer.message).toContain(headers['content-type'] ?? 'no Content-Type');
+    }
+    const token = await sb.login();
+    const sent = await request(`${sb.baseUrl}/shipments`, {
+      method: 'POST',
+      headers: { 'x-service-api-key': sb.apiKey, 'x-service-token': token, 'content-type': 'text/plain' },
+      body: JSON.stringify({ shipment_reference: 'CT-1', to_address: { name: 'A', line_1: 'B', city: 'C', postcode: 'D', country: 'GB' }, parcels: [{ weight: 100 }] }),
+    });
+    await sent.body.dump();
+    expect(sent.statusCode).toBe(400);
+    expect((await api.get('/shipments/CT-1/events')).status).toBe(404);
+  });
+
+  it('accepts application/json with parameters and in any letter case, and +json types', async () => {
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/vnd.api+json']) {
+      const r = await post('/tokens', login, { 'content-type': type });
+      expect(r.statusCode, type).toBe(200);
+      await r.body.dump();
+    }
+  });
+
+  it('a bodiless request needs no Content-Type (PUT print without a body, DELETE)', async () => {
+    const token = await sb.login();
+    const h = { 'x-service-api-key': sb.apiKey, 'x-service-token': token };
+    const created = await api.post('/shipments', { shipment_reference: 'CT-2', to_address: { name: 'A', line_1: 'B', city: 'C', postcode: 'D', country: 'GB' }, parcels: [{ weight: 100 }] });
+    expect(created.status).toBe(201);
+    const print = await request(`${sb.baseUrl}/shipments/CT-2/print`, { method: 'PUT', headers: h });
+    expect(print.statusCode).toBe(200);
+    await print.body.dump();
+    const cancel = await request(`${sb.baseUrl}/shipments/CT-2`, { method: 'DELETE', headers: { ...h, 'content-type': 'text/plain' } });
+    expect(cancel.statusCode).toBe(200);
+    await cancel.body.dump();
   });
 });
