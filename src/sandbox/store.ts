@@ -326,6 +326,13 @@ export interface Snapshot {
   webhooks: unknown[];
 }
 
+/**
+ * How many tokens one user keeps. The document makes tokens persistent (no expiry) and shows no cap for 1.2
+ * (1.0 and 1.1 state none), but a script that logs in on every call would grow the state, and a --state file,
+ * without bound: past this many, a login drops that user's oldest token.
+ */
+export const MAX_TOKENS_PER_USER = 100;
+
 /** In-memory state with the indexes requests need. */
 export class Store {
   counters: Counters = { tracking: 0, universal: 0, containers: {} };
@@ -345,6 +352,8 @@ export class Store {
   skus = new Map<string, SkuRec>();
   skusBySku = new Map<string, SkuRec>();
   tokens = new Map<string, TokenRec>();
+  /** Each user's tokens, oldest first (a Set keeps insertion order). */
+  private tokensByUser = new Map<string, Set<string>>();
   shipments = new Map<string, ShipmentRec>();
   /** The non-cancelled shipment holding each reference. */
   activeByRef = new Map<string, ShipmentRec>();
@@ -378,6 +387,25 @@ export class Store {
   putCustomField(c: CustomFieldRec): void {
     this.customFields.set(c.id, c);
     this.customFieldsByKey.set(c.key, c);
+  }
+  /** Adds a token; past MAX_TOKENS_PER_USER for its user, that user's oldest tokens are dropped. */
+  addToken(t: TokenRec): void {
+    this.tokens.set(t.token, t);
+    let mine = this.tokensByUser.get(t.user_id);
+    if (!mine) this.tokensByUser.set(t.user_id, (mine = new Set()));
+    mine.add(t.token);
+    while (mine.size > MAX_TOKENS_PER_USER) {
+      const oldest = mine.values().next().value as string;
+      mine.delete(oldest);
+      this.tokens.delete(oldest);
+    }
+  }
+  /** Invalidates a token. */
+  revokeToken(token: string): void {
+    const t = this.tokens.get(token);
+    if (!t) return;
+    this.tokens.delete(token);
+    this.tokensByUser.get(t.user_id)?.delete(token);
   }
   /** Adds a new SKU at the end of the list. */
   addSku(s: SkuRec): void {
@@ -492,7 +520,8 @@ export class Store {
     for (const c of s.custom_fields) st.putCustomField(c);
     st.packaging = s.packaging;
     for (const k of s.skus) st.addSku(k);
-    for (const t of s.tokens) st.tokens.set(t.token, t);
+    // Oldest first, as saved: a file from before the cap keeps each user's newest tokens.
+    for (const t of s.tokens) st.addToken(t);
     // Oldest first, so a live shipment wins the reference index over cancelled ones with the same reference.
     for (const sh of s.shipments) st.addShipment(sh);
     for (const sh of s.shipments) if (sh.status !== 'cancelled') st.activeByRef.set(sh.shipment_reference, sh);

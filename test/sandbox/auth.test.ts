@@ -119,6 +119,30 @@ describe('User token (Authentication §2, Endpoints/Tokens)', () => {
     const t = await sb.login();
     for (let i = 0; i < 5; i++) expect((await call(sb, 'GET', '/brands', undefined, { token: t })).status).toBe(200);
   });
+
+  it('each user keeps its newest 100 tokens: a login past that drops the oldest (the document shows no cap for 1.2)', async () => {
+    const own = await startTestSandbox();
+    try {
+      const packer = await own.login('packer@example.com', 'packer-password');
+      const tokens: string[] = [];
+      for (let i = 0; i < 103; i++) tokens.push(await own.login());
+      const status = (token: string) => call(own, 'GET', '/tokens', undefined, { token }).then((r) => r.status);
+      expect(await Promise.all(tokens.slice(0, 3).map(status))).toEqual([401, 401, 401]);
+      expect(await status(tokens[3])).toBe(200);
+      expect(await status(tokens[102])).toBe(200);
+      // Another user's token is not one of this user's 100.
+      expect(await status(packer)).toBe(200);
+      // A revoked token frees its place: the next login drops nothing.
+      expect((await call(own, 'DELETE', '/tokens', undefined, { token: tokens[102] })).status).toBe(200);
+      await own.login();
+      expect(await status(tokens[3])).toBe(200);
+      await own.login();
+      expect(await status(tokens[3])).toBe(401);
+      expect(await status(tokens[4])).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('Envelope and errors (Conventions, Errors)', () => {

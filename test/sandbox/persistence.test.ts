@@ -43,6 +43,29 @@ describe('--state FILE', () => {
     }
   });
 
+  it('tokens do not grow the file without bound: a file saved with more than 100 of one user keeps the newest 100', async () => {
+    const file = join(dir(), 'state.json');
+    const a = await startTestSandbox({ stateFile: file });
+    const first = await a.login();
+    await a.close();
+    const saved = JSON.parse(readFileSync(file, 'utf8'));
+    const user = saved.tokens[0].user_id;
+    // As an older sandbox (no cap) would have saved them: oldest first.
+    saved.tokens = [saved.tokens[0], ...Array.from({ length: 149 }, (_, i) => ({ token: `t${String(i).padStart(31, '0')}`, user_id: user, created_at: saved.tokens[0].created_at }))];
+    writeFileSync(file, JSON.stringify(saved));
+    const b = await startTestSandbox({ stateFile: file });
+    try {
+      const status = (token: string) => client(b, token).get('/tokens').then((r) => r.status);
+      expect(await status(first)).toBe(401);
+      expect(await status(`t${String(48).padStart(31, '0')}`)).toBe(401);
+      expect(await status(`t${String(49).padStart(31, '0')}`)).toBe(200);
+      await b.login();
+    } finally {
+      await b.close();
+    }
+    expect(JSON.parse(readFileSync(file, 'utf8')).tokens).toHaveLength(100);
+  });
+
   it('changes are saved shortly after they happen, without waiting for close (a kill keeps them)', async () => {
     const file = join(dir(), 'state.json');
     const a = await startTestSandbox({ stateFile: file });

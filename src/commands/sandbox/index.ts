@@ -25,6 +25,7 @@ Seeded account: user demo@example.com / demo-password (MERCHANT_ADMIN), packer@e
 Tracking moves forward on its own, as the service's does: each shipment is manifested 60 s after it was
 created (it can no longer be cancelled), then collected, in transit and delivered, one stage a minute
 (--auto-advance SECONDS sets the step; 0 leaves it to POST /__sandbox/tracking/advance, for tests).
+Tokens never expire, but each user keeps its newest 100: a login past that drops the user's oldest token.
 Control endpoints for tests live under /__sandbox (reset, tracking/advance, webhooks, faults); see the README.
 A second sandbox on the same --state FILE is refused while the first runs (FILE.lock holds its process ID and
 host); a lock left by a killed sandbox is taken over. Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving

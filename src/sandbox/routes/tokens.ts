@@ -1,4 +1,4 @@
-// POST/GET/DELETE /tokens: user tokens that persist until revoked.
+// POST/GET/DELETE /tokens: user tokens that persist until revoked (each user keeps its newest MAX_TOKENS_PER_USER).
 import { randomBytes } from 'node:crypto';
 import type { SandboxApp } from '../app.js';
 import { HttpError, ok, type ApiRequest, type ApiResponse } from '../http.js';
@@ -30,7 +30,7 @@ export function createToken(app: SandboxApp, req: ApiRequest): ApiResponse {
   const user = app.store.usersByEmail.get(username!.toLowerCase());
   if (!user || user.password !== password) throw new HttpError(401, 'The username or password is incorrect.', null);
   const token = randomBytes(16).toString('hex');
-  app.store.tokens.set(token, { token, user_id: user.id, created_at: app.nowStr() });
+  app.store.addToken({ token, user_id: user.id, created_at: app.nowStr() });
   app.changed();
   return ok('Login Successful', { token, user: tokenUser(user) });
 }
@@ -44,7 +44,7 @@ export function checkToken(app: SandboxApp, req: ApiRequest): ApiResponse {
 
 /** DELETE /tokens: revokes the token of the request. */
 export function revokeToken(app: SandboxApp, req: ApiRequest): ApiResponse {
-  app.store.tokens.delete(req.token!);
+  app.store.revokeToken(req.token!);
   app.changed();
   return ok('Token revoked', null);
 }
