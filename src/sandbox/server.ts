@@ -58,7 +58,39 @@ export interface SandboxOptions {
   clock?: () => Date;
   /** Webhook delivery tuning (tests shorten the back-off). */
   webhooks?: DispatcherOptions;
+  /** How long a client may take and how many connections may be open (defaults: SERVER_LIMITS; tests shorten them). */
+  limits?: Partial<ServerLimits>;
 }
+
+/** Timeouts and the connection cap that keep a stuck or greedy client from holding the sandbox. */
+export interface ServerLimits {
+  /** The request line and headers must arrive within this (else 408 with the envelope). */
+  headersMs: number;
+  /** The whole request, body included, must arrive within this (else 408 with the envelope). */
+  requestMs: number;
+  /** An idle keep-alive connection is closed after this (announced in `Keep-Alive: timeout=`). */
+  keepAliveMs: number;
+  /** A connection with no traffic either way for this long is closed (a client that stopped reading an answer). */
+  idleMs: number;
+  /** How often node checks the header and request timeouts (they fire up to this late). */
+  checkIntervalMs: number;
+  /** Connections open at once; more are closed as they arrive. */
+  maxConnections: number;
+}
+
+/**
+ * Generous for scripts and for the benchmarks (64 keep-alive connections), short enough that a client that
+ * stalls lets go of its connection in seconds rather than node's defaults (5 minutes per request, no cap).
+ */
+export const SERVER_LIMITS: ServerLimits = {
+  headersMs: 10_000,
+  requestMs: 60_000,
+  // Above ship's own keep-alive (10 s), so the sandbox is not the side closing a connection the client reuses.
+  keepAliveMs: 30_000,
+  idleMs: 120_000,
+  checkIntervalMs: 1_000,
+  maxConnections: 1024,
+};
 
 /** A started sandbox. */
 export interface RunningSandbox {
@@ -336,7 +368,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   let closingStarted = false;
   let onIdle: (() => void) | null = null;
 
-  const server = createServer((req, res) => {
+  const limits: ServerLimits = { ...SERVER_LIMITS, ...opts.limits };
+  const server = createServer({ headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkIntervalMs }, (req, res) => {
     inFlight.add(res);
     if (closingStarted) res.setHeader('connection', 'close');
     res.on('close', () => {
@@ -371,7 +404,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (opts.logRequests) log(`${req.method} ${url} → ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
     });
   });
-  server.keepAliveTimeout = 30_000;
+  server.keepAliveTimeout = limits.keepAliveMs;
+  server.timeout = limits.idleMs;
+  server.maxConnections = limits.maxConnections;
   // Unparsable requests, headers too large, slow requests: answered with the envelope, as every other error.
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;

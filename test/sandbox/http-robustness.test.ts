@@ -231,3 +231,66 @@ describe('request Content-Type (Conventions: bodies are JSON, Content-Type: appl
     await cancel.body.dump();
   });
 });
+
+describe('server limits (a stuck or greedy client cannot hold the sandbox)', () => {
+  /** Opens a connection, writes `data`, and resolves with what came back and when the server closed it. */
+  function stalled(port: number, data: string): Promise<{ answer: string; ms: number }> {
+    return new Promise((resolve) => {
+      const t0 = performance.now();
+      const s = connect(port, '127.0.0.1');
+      let answer = '';
+      s.setEncoding('latin1');
+      s.on('data', (d: string) => (answer += d));
+      s.on('error', () => undefined);
+      s.on('close', () => resolve({ answer, ms: performance.now() - t0 }));
+      if (data) s.write(data, 'latin1');
+    });
+  }
+
+  it('defaults: headers within 10 s, a whole request within 60 s, 30 s keep-alive, at most 1024 connections', async () => {
+    const { SERVER_LIMITS } = await import('../../src/sandbox/server.js');
+    expect(SERVER_LIMITS).toMatchObject({ headersMs: 10_000, requestMs: 60_000, keepAliveMs: 30_000, maxConnections: 1024 });
+    const r = await request(`${sb.url}/__sandbox/health`);
+    await r.body.dump();
+    expect(r.headers['keep-alive']).toBe('timeout=30');
+  });
+
+  it('a client that sends nothing, stops inside its headers or inside its body gets 408 with the envelope, and loses the connection', async () => {
+    const own = await startTestSandbox({ limits: { headersMs: 300, requestMs: 700, checkIntervalMs: 50 } });
+    try {
+      const cases = [
+        ['nothing', ''],
+        ['half the headers', 'GET /v1.2/brands HTTP/1.1\r\nHost: x\r\n'],
+        ['half the body', 'POST /v1.2/tokens HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"user'],
+      ] as const;
+      const results = await Promise.all(cases.map(([, data]) => stalled(own.port, data)));
+      results.forEach(({ answer, ms }, i) => {
+        expect(envelopeOf(answer), cases[i][0]).toEqual({ status: 408, body: { message: 'The request was not received in time.', data: null } });
+        expect(ms, cases[i][0]).toBeLessThan(3000);
+      });
+      // The stuck body took longer than stuck headers: the request timeout, not the headers one, ended it.
+      expect(results[2].ms).toBeGreaterThan(600);
+      expect((await fetch(`${own.url}/__sandbox/health`)).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('connections past the cap are closed as they arrive; one freed, the sandbox serves again', async () => {
+    const own = await startTestSandbox({ limits: { maxConnections: 2 } });
+    const held = [connect(own.port, '127.0.0.1'), connect(own.port, '127.0.0.1')];
+    try {
+      await Promise.all(held.map((s) => new Promise((r) => s.once('connect', r))));
+      await new Promise((r) => setTimeout(r, 50));
+      const refused = await stalled(own.port, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(refused.answer).toBe('');
+      held[0].destroy();
+      await new Promise((r) => setTimeout(r, 50));
+      const served = await stalled(own.port, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(served.answer).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      for (const s of held) s.destroy();
+      await own.close();
+    }
+  });
+});
