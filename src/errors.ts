@@ -166,8 +166,11 @@ export class TimedOut extends ShipError {
 
 /** The user pressed Ctrl-C and the command stopped cleanly (exit 130). */
 export class Interrupted extends ShipError {
-  constructor(message = 'interrupted') {
+  /** The signal that stopped the command, when one did (main.ts aborts ctx.signal with it). */
+  readonly signal?: NodeJS.Signals;
+  constructor(message = 'interrupted', signal?: NodeJS.Signals) {
     super(message, ExitCode.Interrupted);
+    this.signal = signal;
   }
 }
 

@@ -31,7 +31,7 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     interrupts++;
     if (interrupts === 1 && ctx.interruptHolders > 0) {
       io.stderr.write(`\n${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…\n`);
-      abort.abort(new Interrupted());
+      abort.abort(new Interrupted(undefined, sig));
       return;
     }
     // A spinner's line would otherwise stay on the terminal after the process is gone.

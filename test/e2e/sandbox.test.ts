@@ -1,7 +1,7 @@
-// The built binary's `ship sandbox`: base URL first on stdout, fast start, clean stop on SIGTERM/SIGINT, --state
+// The built binary's `ship sandbox`: base URL first on stdout, fast start, clean stop on SIGTERM (exit 0) and SIGINT (130), --state
 // surviving a SIGKILL.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -147,10 +147,28 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     }
   });
 
-  it('stops cleanly on SIGINT too (exit 0)', async () => {
-    const s = await startBinary(['sandbox', '--port', '0']);
+  it('Ctrl-C (SIGINT) stops it cleanly too, saving --state, then exits 130 (interrupted, cli-contract exit codes)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sb-e2e-')), 'state.json');
+    const s = await startBinary(['sandbox', '--port', '0', '--state', file]);
+    const res = await fetch(`${s.lines[0]}/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': 'sandbox-api-key' },
+      body: JSON.stringify({ username: 'demo@example.com', password: 'demo-password' }),
+    });
+    const token = ((await res.json()) as { data: { token: string } }).data.token;
     s.child.kill('SIGINT');
-    expect((await s.exited).code).toBe(0);
+    expect((await s.exited).code).toBe(130);
+    expect(s.stderr()).toContain('Sandbox stopped.');
+    expect(JSON.parse(readFileSync(file, 'utf8')).tokens.map((t: { token: string }) => t.token)).toContain(token);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('--json: a Ctrl-C stop is one JSON error line on stderr with exit_code 130', async () => {
+    const s = await startBinary(['--json', 'sandbox', '--port', '0']);
+    s.child.kill('SIGINT');
+    expect((await s.exited).code).toBe(130);
+    const last = s.stderr().trim().split('\n').at(-1)!;
+    expect(JSON.parse(last)).toEqual({ error: { message: 'Sandbox stopped.', exit_code: 130, type: 'Interrupted' } });
   });
 
   it('--json prints one JSON object with the base URL', async () => {

@@ -1,4 +1,4 @@
-// Declares `ship sandbox`: runs the embedded emulator of the whole API v1.2 until Ctrl-C or SIGTERM.
+// Declares `ship sandbox`: runs the embedded emulator of the whole API v1.2 until Ctrl-C (exit 130) or SIGTERM (exit 0).
 import type { Command } from 'commander';
 import type { Ctx } from '../../context.js';
 
@@ -28,8 +28,9 @@ created (it can no longer be cancelled), then collected, in transit and delivere
 Tokens never expire, but each user keeps its newest 100: a login past that drops the user's oldest token.
 Control endpoints for tests live under /__sandbox (reset, tracking/advance, webhooks, faults); see the README.
 A second sandbox on the same --state FILE is refused while the first runs (FILE.lock holds its process ID and
-host); a lock left by a killed sandbox is taken over. Stops cleanly on Ctrl-C or SIGTERM (exit 0), saving
---state first.
+host); a lock left by a killed sandbox is taken over. Stops cleanly on Ctrl-C or SIGTERM, letting requests
+in flight finish and saving --state first; then exits 130 after Ctrl-C (interrupted, as every command) and 0
+after SIGTERM (the usual way to stop a service: kill, docker stop, systemd).
 
 Examples:
   ship sandbox

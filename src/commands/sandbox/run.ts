@@ -1,5 +1,6 @@
 // `ship sandbox`: starts the emulator, prints its base URL first on stdout, and serves until interrupted.
 import type { Ctx } from '../../context.js';
+import { Interrupted } from '../../errors.js';
 
 /** Options of `ship sandbox`, already checked by index.ts. */
 export interface SandboxCommandOptions {
@@ -13,12 +14,24 @@ export interface SandboxCommandOptions {
   logRequests: boolean;
 }
 
+/**
+ * True when the stop came from SIGTERM: the usual way to stop a service (kill, docker stop, systemd, a test
+ * harness), so a clean stop is a success (exit 0). Ctrl-C (SIGINT) is an interruption: exit 130, as for every
+ * command (cli-contract, exit codes).
+ */
+function stoppedBySigterm(signal: AbortSignal): boolean {
+  return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM';
+}
+
 function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
-/** Runs the sandbox until ctx.signal aborts (Ctrl-C or SIGTERM), then closes it and returns (exit 0). */
+/**
+ * Runs the sandbox until ctx.signal aborts, then closes it (requests in flight finish, --state is saved):
+ * after SIGTERM it returns (exit 0), after Ctrl-C it throws Interrupted (exit 130).
+ */
 export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
   // We handle Ctrl-C ourselves: the first one stops the server cleanly instead of exiting at once.
   const release = ctx.holdInterrupts();
@@ -57,6 +70,7 @@ export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
     );
     await untilAborted(ctx.signal);
     await sb.close();
+    if (!stoppedBySigterm(ctx.signal)) throw new Interrupted('Sandbox stopped.');
     ctx.out.info('Sandbox stopped.');
   } finally {
     release();
