@@ -120,6 +120,17 @@ describe('User token (Authentication §2, Endpoints/Tokens)', () => {
     for (let i = 0; i < 5; i++) expect((await call(sb, 'GET', '/brands', undefined, { token: t })).status).toBe(200);
   });
 
+  it('a password with a backslash or a caret logs in (the text ban is for object attributes, not credentials)', async () => {
+    const own = await startTestSandbox({ password: 'pa^ss\\word' });
+    try {
+      const r = await call(own, 'POST', '/tokens', { username: 'demo@example.com', password: 'pa^ss\\word' });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect((await call(own, 'POST', '/tokens', { username: 'demo@example.com', password: 'pa^ss' })).status).toBe(401);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('each user keeps its newest 100 tokens: a login past that drops the oldest (the document shows no cap for 1.2)', async () => {
     const own = await startTestSandbox();
     try {
