@@ -216,10 +216,15 @@ function clientErrorReply(err: NodeJS.ErrnoException): string {
         : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
           ? [413, 'The request body is too large.']
           : [400, 'The request is not valid HTTP.'];
+  return rawReply(status, message);
+}
+
+/** An enveloped answer written straight to a socket (node:http has no response object for it), closing it. */
+function rawReply(status: number, message: string, headers = ''): string {
   const text = JSON.stringify({ message, data: null });
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${JSON_HEADERS}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
-    `connection: close\r\n\r\n${text}`
+    `${headers}connection: close\r\n\r\n${text}`
   );
 }
 
@@ -412,6 +417,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
     if (err.code !== 'ECONNRESET' && socket.writable && (!pending || !pending.headersSent)) socket.end(clientErrorReply(err));
     socket.destroy();
+  });
+  // CONNECT (a proxy tunnel) reaches no route: 405 with the envelope, where node would drop the connection unanswered.
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    log(`sandbox: 405 CONNECT ${req.url}`);
+    if (socket.writable) socket.end(rawReply(405, 'Method CONNECT is not allowed: the sandbox is not a proxy.'));
+    socket.destroySoon();
   });
   // `Expect: 100-continue` with a body over the limit: refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {

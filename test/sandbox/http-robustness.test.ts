@@ -172,6 +172,13 @@ describe('methods: HEAD, OPTIONS, 405', () => {
     expect(control.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
+  it('CONNECT gets 405 with the envelope instead of a dropped connection', async () => {
+    const { status, body } = envelopeOf(await raw(sb.port, 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n'));
+    expect(status).toBe(405);
+    expect(body).toEqual({ message: expect.stringContaining('CONNECT'), data: null });
+    expect((await fetch(`${sb.url}/__sandbox/health`)).status).toBe(200);
+  });
+
   it('OPTIONS answers 200 with Allow and the envelope, without credentials; unknown paths stay 404', async () => {
     const r = await fetch(`${sb.baseUrl}/shipments/ABC/events`, { method: 'OPTIONS' });
     expect(r.status).toBe(200);
