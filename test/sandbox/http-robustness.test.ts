@@ -283,6 +283,24 @@ describe('server limits (a stuck or greedy client cannot hold the sandbox)', () 
     }
   });
 
+  it('an idle keep-alive connection outlives the headers timeout: the next request on it is served (ship reuses them)', async () => {
+    const own = await startTestSandbox({ limits: { headersMs: 200, requestMs: 400, checkIntervalMs: 50, keepAliveMs: 3000 } });
+    const s = connect(own.port, '127.0.0.1');
+    try {
+      let out = '';
+      s.setEncoding('latin1');
+      s.on('data', (d: string) => (out += d));
+      s.write('GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      await new Promise((r) => setTimeout(r, 800));
+      s.write('GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n');
+      for (let i = 0; i < 40 && (out.match(/HTTP\/1\.1 /g) ?? []).length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(out.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    } finally {
+      s.destroy();
+      await own.close();
+    }
+  });
+
   it('connections past the cap are closed as they arrive; one freed, the sandbox serves again', async () => {
     const own = await startTestSandbox({ limits: { maxConnections: 2 } });
     const held = [connect(own.port, '127.0.0.1'), connect(own.port, '127.0.0.1')];
