@@ -220,12 +220,24 @@ function clientErrorReply(err: NodeJS.ErrnoException): string {
 }
 
 /** An enveloped answer written straight to a socket (node:http has no response object for it), closing it. */
-function rawReply(status: number, message: string, headers = ''): string {
+function rawReply(status: number, message: string): string {
   const text = JSON.stringify({ message, data: null });
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${JSON_HEADERS}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
-    `${headers}connection: close\r\n\r\n${text}`
+    `connection: close\r\n\r\n${text}`
   );
+}
+
+/**
+ * The path and query of a request target. A target in absolute form (`GET http://host/v1.2/brands`, as a client
+ * sends it through a proxy; servers must accept it, RFC 9112 §3.2.2) routes like its path.
+ */
+export function originFormOf(target: string): string {
+  if (target.charCodeAt(0) === 47 /* / */) return target;
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!origin) return target;
+  const rest = target.slice(origin[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -382,7 +394,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (inFlight.size === 0) onIdle?.();
     });
     const started = opts.logRequests ? performance.now() : 0;
-    const url = req.url ?? '/';
+    const url = originFormOf(req.url ?? '/');
     const q = url.indexOf('?');
     const fullPath = q < 0 ? url : url.slice(0, q);
     const query = q < 0 ? '' : url.slice(q + 1);

@@ -172,6 +172,21 @@ describe('methods: HEAD, OPTIONS, 405', () => {
     expect(control.headers.get('allow')).toBe('POST, OPTIONS');
   });
 
+  it('a request target in absolute form (as sent through a proxy) routes like its path', async () => {
+    const token = await sb.login();
+    const answer = await raw(
+      sb.port,
+      `GET http://127.0.0.1:${sb.port}/v1.2/brands?x=1 HTTP/1.1\r\nHost: 127.0.0.1:${sb.port}\r\nx-service-api-key: ${sb.apiKey}\r\nx-service-token: ${token}\r\nConnection: close\r\n\r\n`,
+    );
+    const { status, body } = envelopeOf(answer);
+    expect(status).toBe(200);
+    expect(body.data.length).toBeGreaterThan(0);
+    const { originFormOf } = await import('../../src/sandbox/server.js');
+    expect(originFormOf('http://h:1')).toBe('/');
+    expect(originFormOf('HTTP://h:1?q=1')).toBe('/?q=1');
+    expect(originFormOf('/v1.2/brands')).toBe('/v1.2/brands');
+  });
+
   it('CONNECT gets 405 with the envelope instead of a dropped connection', async () => {
     const { status, body } = envelopeOf(await raw(sb.port, 'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n'));
     expect(status).toBe(405);
