@@ -5,8 +5,8 @@
 // - append() resolves only after the record is written (and fdatasync'ed when `sync`), so a "sending" record
 //   is on disk before the request leaves;
 // - a write that fails part way (a full disk) is cut back to the last whole commit; a torn last line that remains
-//   (a kill in the middle of a write) is ignored when read, and a newline is added before the next record so it
-//   can never glue onto it: the file always stays readable line by line.
+//   (a kill in the middle of a write) is ignored when read and cut off before the next record (a whole record
+//   lacking only its newline is ended instead), so nothing glues onto it: the file stays readable line by line.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
