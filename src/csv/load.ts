@@ -170,16 +170,34 @@ function flat(s: string): string {
 
 const byRow = (a: InputProblem, b: InputProblem) => (a.row ?? 0) - (b.row ?? 0);
 
+/** The cells of rows whose quoting is broken, and the problems that say so (filled by walk). */
+interface MalformedCells {
+  problems: Set<InputProblem>;
+  /** cellKey of each: another problem of the same cell is about what the parser made of the broken quoting. */
+  cells: Set<string>;
+}
+
+const cellKey = (p: InputProblem) => `${p.row}\u0000${p.column}`;
+
 /**
  * Opens the file: its header, and the data records in batches (readCsvBatches); throws InputError for an
  * empty file.
  */
-async function openRecords(opts: LoadCsvOptions, name: string): Promise<{ records: AsyncGenerator<CsvRecord[]>; header: string[] }> {
-  const batches = readCsvBatches(opts.source, { delimiter: opts.delimiter, encoding: opts.encoding });
+async function openRecords(
+  opts: LoadCsvOptions,
+  name: string,
+  malformed: 'throw' | 'report' = 'throw',
+): Promise<{ records: AsyncGenerator<CsvRecord[]>; header: string[]; headerProblems: InputProblem[] }> {
+  const batches = readCsvBatches(opts.source, { delimiter: opts.delimiter, encoding: opts.encoding, malformed });
   let first = await batches.next();
   while (!first.done && first.value.length === 0) first = await batches.next();
   if (first.done) throw new InputError(`${name} is empty: a header row is required`, [{ row: 1, message: 'missing header row' }]);
   const [head, ...rest] = first.value;
+  if (head.malformed && !head.malformed.complete) {
+    // Nothing after a header cut short was read: its columns, and every row, are unknown.
+    await batches.return(undefined);
+    throw new InputError(`${name} is not a readable CSV file`, head.malformed.problems);
+  }
   async function* records(): AsyncGenerator<CsvRecord[]> {
     if (rest.length) yield rest;
     yield* batches;
@@ -191,7 +209,7 @@ async function openRecords(opts: LoadCsvOptions, name: string): Promise<{ record
     await batches.return(undefined);
     return close(v);
   };
-  return { records: it, header: head.values };
+  return { records: it, header: head.values, headerProblems: head.malformed?.problems ?? [] };
 }
 
 /** What finishing one shipment gave: a body, or a preset's exclusion, plus any problems and warnings. */
@@ -263,6 +281,7 @@ async function* walk(
   validate: boolean,
   rowProblems: InputProblem[],
   counter?: { rows: number },
+  malformed?: MalformedCells,
 ): AsyncGenerator<Finished> {
   const grouper = new ShipmentGrouper(layout.labelFor);
   const finish = (draft: ShipmentDraft): Finished | undefined => {
@@ -272,6 +291,16 @@ async function* walk(
   };
   for await (const batch of records) {
     for (const rec of batch) {
+      if (rec.malformed) {
+        for (const p of rec.malformed.problems) {
+          rowProblems.push(p);
+          malformed?.problems.add(p);
+          malformed?.cells.add(cellKey(p));
+        }
+        // A record cut short tells nothing more (not even its shipment); a whole one joins its shipment as read,
+        // so the shipment's other rows are checked as usual and no value seems missing for want of this row.
+        if (!rec.malformed.complete) continue;
+      }
       const row = layout.toRow(rec, rowProblems);
       if (!row) continue;
       grouper.add(row);
@@ -314,7 +343,8 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
           : { encoding: 'utf-8' };
   const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' ? options.encoding : encoding };
   const keep = opts.keep ?? true;
-  const pass = await openRecords(opts, name);
+  // Every problem of the file is listed, a record whose quoting is broken too: the read goes on past it.
+  const pass = await openRecords(opts, name, 'report');
   const header = pass.header;
   if (header.every((h) => h.replace(/^\uFEFF/, '').trim() === '')) {
     // Otherwise every column would be "missing", though the header is there, a row or two further down.
@@ -326,7 +356,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const layout = opts.layout.bind(header);
   if (layout.problems.length) {
     await pass.records.return(undefined);
-    throw new InputError(`${name}: the header row has problems`, layout.problems, {
+    throw new InputError(`${name}: the header row has problems`, [...pass.headerProblems, ...layout.problems], {
       hint: 'columns are listed under "ship create --csv" in `ship create --help`; --map FILE.json renames other headers',
     });
   }
@@ -347,6 +377,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     let keptSize = 0;
     for await (const batch of records) {
       for (const rec of batch) {
+        if (rec.malformed && !rec.malformed.complete) continue;
         // Only the reference matters here; read it straight from its column when the layout says where it is.
         const ref = at !== undefined ? rec.values[at] || undefined : layout.toRow(rec, scratch)?.cells.get('shipment_reference')?.value;
         if (ref !== undefined) lastRow.set(ref, rec.row);
@@ -358,11 +389,12 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
       dataRows += batch.length;
       opts.onProgress?.({ phase: 'reading', rows: dataRows });
     }
-    records = kept ? drain(kept) : (await openRecords(opts, name)).records;
+    records = kept ? drain(kept) : (await openRecords(opts, name, 'report')).records;
   }
   if (opts.onProgress) records = reporting(records, opts.onProgress, isFile ? dataRows : undefined);
 
-  const problems: InputProblem[] = [];
+  const problems: InputProblem[] = [...pass.headerProblems];
+  const malformed: MalformedCells = { problems: new Set(pass.headerProblems), cells: new Set(pass.headerProblems.map(cellKey)) };
   const warnings: InputProblem[] = [...layout.warnings];
   const shipments: PreparedShipment[] = [];
   const compact: CompactShipment[] = [];
@@ -380,7 +412,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     return true;
   };
   let onlyRows: Set<number> | undefined;
-  for await (const f of walk(records, layout, opts, lastRow, true, problems, counter)) {
+  for await (const f of walk(records, layout, opts, lastRow, true, problems, counter, malformed)) {
     for (const w of f.warnings) if (once(w)) warnings.push(w);
     if (f.kind === 'excluded') {
       excluded.push(f.excluded);
@@ -398,11 +430,13 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     else if (keep) shipments.push(f.shipment);
   }
 
-  let kept = problems;
+  // A broken cell is said once, as broken: not again for what the parser made of it (a postcode with a quote in it).
+  let kept = malformed.cells.size ? problems.filter((p) => malformed.problems.has(p) || !malformed.cells.has(cellKey(p))) : problems;
   if (opts.only !== undefined) {
     const rows = onlyRows ?? new Set<number>();
-    // Problems of no row come from finishing a shipment, which only the one asked for is: they are its own.
-    kept = problems.filter((p) => p.row === undefined || rows.has(p.row));
+    // Problems of no row come from finishing a shipment, which only the one asked for is: they are its own. A
+    // broken row is kept whatever its shipment: the shipment asked for may be the one it was meant for.
+    kept = kept.filter((p) => p.row === undefined || rows.has(p.row) || malformed.problems.has(p));
   }
   if (kept.length) {
     // Row by row, and within a row in the file's column order, as the user reads the file.

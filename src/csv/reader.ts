@@ -8,12 +8,30 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
-import { InputError, UsageError } from '../errors.js';
+import type { CsvError } from 'csv-parse';
+import { InputError, UsageError, type InputProblem } from '../errors.js';
 
 /** One record of the file: `row` is what a spreadsheet shows (the header is row 1). */
 export interface CsvRecord {
   row: number;
   values: string[];
+  /** Its quoting is broken (read with `malformed: 'report'` only): see MalformedRecord. */
+  malformed?: MalformedRecord;
+}
+
+/**
+ * What is wrong with a record whose quoting is broken, and how much of it could be read. `values` are then
+ * csv-parse's best reading of it (a stray quote kept as a character): good enough to check the row's other cells
+ * and to tell which shipment it belongs to, never to send.
+ */
+export interface MalformedRecord {
+  /** One per cell found broken, at the record's row and the cell's column. */
+  problems: InputProblem[];
+  /**
+   * The reading went on to the end of the record, so `values` has every cell; false when it stopped inside it
+   * (a quote never closed, or a fault csv-parse cannot read past): `values` holds the cells before the fault.
+   */
+  complete: boolean;
 }
 
 /** Where the CSV comes from: a path, or an already open stream (stdin). */
@@ -351,9 +369,10 @@ function explainCsvError(code: string | undefined, message: string): string {
     case 'INVALID_OPENING_QUOTE':
       return `a stray quote (") inside the cell: ${fix}`;
     case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
       return `text after the quote (") that closes the cell: ${fix}`;
     case 'CSV_QUOTE_NOT_CLOSED':
-      return `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it: close it, or if it is part of the text, ${fix}`;
+      return `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it and no row after this one was checked: close it, or if it is part of the text, ${fix}`;
     case 'CSV_MAX_RECORD_SIZE':
       return 'the row is longer than 1 MB: is a quote (") that opens a cell never closed?';
     default:
@@ -417,6 +436,40 @@ export interface ReadCsvOptions {
    * `" Red mug "` keeps them), for files whose values must come back exactly as an export wrote them.
    */
   trim?: 'all' | 'unquoted';
+  /**
+   * A record whose quoting is broken (a stray quote, text after a closing quote, a quote never closed): ends the
+   * read with an InputError naming its row and column ('throw', the default: for a file already checked), or is
+   * yielded in its place with `malformed` set, and the read goes on ('report': a check that lists every problem
+   * of the file).
+   */
+  malformed?: 'throw' | 'report';
+}
+
+/**
+ * csv-parse's codes for faults it reads on past with skip_records_with_error: the quote taken as a character
+ * (after a text after a closing quote, once readCsvBatches has ended the quoted cell), or the end of the input.
+ * Past the others (a record over max_record_size, text after a closing quote with `trim`) it drops the rest of
+ * the chunk it was reading, so the read stops there.
+ */
+const READ_PAST = new Set(['INVALID_OPENING_QUOTE', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_QUOTE_NOT_CLOSED']);
+
+/** A record csv-parse skipped for a fault (`records`: the records it gave before it), until it is yielded. */
+interface SkippedRecord {
+  records: number;
+  /** csv-parse's own array of the record's cells, which it goes on filling until the record ends. */
+  cells: string[];
+  faults: Array<{ code: string | undefined; message: string; column: number | undefined }>;
+  /** The read stopped inside this record. */
+  stopped: boolean;
+}
+
+/** Thrown from csv-parse's on_skip to stop the read after a fault it cannot read past (see READ_PAST). */
+const STOP_READING = new Error('stop reading');
+
+/** The parts of csv-parse's (undocumented but exposed) parser state that a fault is read past with. */
+interface ParserState {
+  record?: unknown;
+  quoting?: unknown;
 }
 
 /**
@@ -436,6 +489,35 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
   const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
   if (input !== raw) raw.on('error', (e: Error) => input.destroy(e));
+  const report = opts.malformed === 'report';
+  // Records csv-parse skipped for a fault, in file order, each yielded in its place (see `take` below).
+  const skippedRecords: SkippedRecord[] = [];
+  let lastSkipped: SkippedRecord | undefined;
+  const onSkip = (err: CsvError | undefined): undefined => {
+    if (!err) return;
+    const state = (parser as unknown as { state?: ParserState }).state;
+    const cells = Array.isArray(state?.record) ? (state.record as string[]) : undefined;
+    const records = Number(err.records ?? 0);
+    const last = lastSkipped;
+    // Another fault of the same record (csv-parse reads on and may trip again): csv-parse keeps one array per record.
+    const same = last !== undefined && last.records === records && (cells !== undefined ? last.cells === cells : true);
+    const rec: SkippedRecord = same ? last : { records, cells: cells ?? [], faults: [], stopped: false };
+    if (!same) skippedRecords.push(rec);
+    lastSkipped = rec;
+    const column = typeof err.column === 'number' ? err.column : undefined;
+    if (!rec.faults.some((f) => f.column === column)) rec.faults.push({ code: err.code, message: err.message, column });
+    if (err.code === 'CSV_INVALID_CLOSING_QUOTE' && typeof state?.quoting === 'boolean') {
+      // csv-parse would read on inside the quotes, taking the rows below into this cell until some other quote;
+      // a spreadsheet ends the quoted part here and the cell at the next separator, and so must the row count.
+      state.quoting = false;
+      return undefined;
+    }
+    if (!READ_PAST.has(err.code ?? '') || err.code === 'CSV_INVALID_CLOSING_QUOTE') {
+      rec.stopped = true;
+      throw STOP_READING;
+    }
+    return undefined;
+  };
   const parser = input.pipe(
     parse({
       bom: true,
@@ -445,6 +527,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       max_record_size: 1024 * 1024,
       // csv-parse's own trim leaves quoted fields alone.
       trim: opts.trim === 'unquoted',
+      ...(report ? { skip_records_with_error: true, on_skip: onSkip } : {}),
     }),
   );
   input.on('error', (e: Error) => parser.destroy(e));
@@ -467,23 +550,53 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   parser.on('end', onEvent);
   parser.on('close', onEvent);
   parser.on('error', onError);
+  const trimAll = opts.trim !== 'unquoted';
+  // Kept to name the column of a record skipped later (report mode).
+  let header: string[] | undefined;
+  // The records csv-parse skipped before its record number `upTo` (1-based), each in its place: it skipped
+  // them without counting them, and rows are numbered as the user sees them, every record counted.
+  const take = (upTo: number, batch: CsvRecord[]) => {
+    while (skippedRecords.length && skippedRecords[0].records < upTo) {
+      const rec = skippedRecords.shift()!;
+      row++;
+      const values = rec.cells;
+      if (trimAll) for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
+      const problems = rec.faults.map((f) => ({
+        row,
+        // csv-parse counts fields from 0; the user knows the column by its header.
+        ...(f.column !== undefined ? { column: row === 1 ? String(f.column + 1) : columnName(header, f.column) } : {}),
+        message: explainCsvError(f.code, f.message) + (rec.stopped ? ' (the file cannot be read past this row: no row after it was checked)' : ''),
+      }));
+      if (row === 1) header = values;
+      const complete = !rec.stopped && !rec.faults.some((f) => f.code === 'CSV_QUOTE_NOT_CLOSED');
+      batch.push({ row, values, malformed: { problems, complete } });
+    }
+  };
   try {
     for (;;) {
-      if (failure !== undefined) throw failure;
+      if (failure !== undefined && failure !== STOP_READING) throw failure;
       const batch: CsvRecord[] = [];
       let record: string[] | null;
       while ((record = parser.read() as string[] | null) !== null) {
-        if (++read <= skipped) continue;
+        ++read;
+        if (report) take(read, batch);
+        if (read <= skipped) continue;
         row++;
         const values = record;
-        if (opts.trim !== 'unquoted') for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
+        if (trimAll) for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
+        if (row === 1) header = values;
         batch.push({ row, values });
       }
+      const ended = parser.readableEnded || parser.destroyed;
+      // Records skipped after the last one given: they are complete once the parser has ended (or stopped).
+      if (ended && report) take(Infinity, batch);
       if (batch.length) {
         yield batch;
         continue;
       }
-      if (parser.readableEnded || parser.destroyed) {
+      if (ended) {
+        // Stopped at a fault it cannot read past: that record says so, and the read ends as if the file did.
+        if (failure === STOP_READING) break;
         if (failure !== undefined || parser.errored) throw failure ?? parser.errored;
         break;
       }

@@ -373,6 +373,68 @@ describe('quoting errors', () => {
     ]);
   });
 
+  it('are listed with every other problem of the file, in row order, the rows after them numbered right', async () => {
+    const p = await problems(
+      [
+        `shipment_reference,${ADDR},weight,item_short_description`,
+        'A,Ann,1 St,London,E1 1AA,GB,0,Mug',
+        'B,Bob,2 St,Leeds,LS1 1AA,GB,100,6" frame',
+        'C,Cy,"3 St"x,York,YO1 1AA,GB,100,Mug',
+        'D,Di,4 St,Hull,HU1 1AA,GB,1kg,Mug',
+      ].join('\n') + '\n',
+    );
+    expect(p.map((x) => [x.row, x.column, x.message.split(':')[0]])).toEqual([
+      [2, 'weight', 'must be greater than 0'],
+      [3, 'item_short_description', 'a stray quote (") inside the cell'],
+      [4, 'to_line_1', 'text after the quote (") that closes the cell'],
+      [5, 'weight', 'must be a whole number of grammes, not "1kg"'],
+    ]);
+  });
+
+  it('of a shipment of several rows: the shipment is checked as read, and nothing else is said of the broken cell', async () => {
+    const head = `shipment_reference,${ADDR},weight,item_short_description,item_quantity`;
+    const STRAY = 'a stray quote (") inside the cell: put the whole cell in quotes and double each quote inside it, e.g. "6"" frame"';
+    // Its middle row, or its first (the one with the address: the rows below leave it blank), broken: nothing
+    // seems missing from the shipment for want of the row; a postcode with a quote in it is not also "invalid".
+    const middle = [head, 'A,Ann,1 St,London,E1 1AA,GB,100,Mug,1', 'A,,,,,,,6" frame,1', 'A,,,,,,,Tee,1', 'B,Bo,2 St,Leeds,LS1 1AA,GB,100,Mug,x'];
+    expect(await problems(middle.join('\n'))).toEqual([
+      { row: 3, column: 'item_short_description', message: STRAY },
+      { row: 5, column: 'item_quantity', message: expect.stringMatching(/whole number/) },
+    ]);
+    const first = [head, 'A,Ann,1 St,London,E1 "1AA,GB,100,Mug,1', 'A,,,,,,,Frame,1', 'A,,,,,,,Tee,0'];
+    expect(await problems(first.join('\n'))).toEqual([
+      { row: 2, column: 'to_postcode', message: STRAY },
+      { row: 4, column: 'item_quantity', message: expect.any(String) },
+    ]);
+    // A quote never closed: the rows read before it are checked, nothing is made of the rest.
+    const unclosed = [head, 'A,Ann,1 St,London,E1 1AA,GB,-1,Mug,1', 'A,,,,,,,"Frame,1', 'A,,,,,,,Tee,1', 'B,Bo,2 St,Leeds,LS1 1AA,GB,100,Mug,1'];
+    expect((await problems(unclosed.join('\n'))).map((x) => [x.row, x.column, x.message.slice(0, 40)])).toEqual([
+      [2, 'weight', 'must be a whole number of grammes, not "'],
+      [3, 'item_short_description', 'a quote (") opens the cell but nothing c'],
+    ]);
+    // Picked with `only` (quote --shipment): a broken row is reported whichever shipment it is in.
+    const e = await loadCsv({ source: { path: csv(middle.join('\n')) }, layout: contractLayout({}), validate: await apiValidator(), only: 'B' }).catch((x) => x);
+    expect(e.problems.map((x: { row: number }) => x.row)).toEqual([3, 5]);
+  });
+
+  it('in the header row: a header problem (with what its cell was read as), or, when that reads as a column, listed with the rest', async () => {
+    // The rows are not checked against a header that misses a column: every row would lack it.
+    expect((await problems(`shipment_reference,${ADDR},"weight"x\nA,Ann,1 St,London,E1 1AA,GB,0\n`)).map((x) => [x.row, x.column, x.message.slice(0, 30)])).toEqual([
+      [1, '7', 'text after the quote (") that '],
+      [1, 'weight"x', 'unknown column (did you mean w'],
+    ]);
+    const p = await problems(`shipment_reference,${ADDR},weight,custom_fields.gift"s\nA,Ann,1 St,London,E1 1AA,GB,0,Mug\n`);
+    expect(p.map((x) => [x.row, x.column])).toEqual([
+      [1, '8'],
+      [2, 'weight'],
+    ]);
+    expect(await problems(`shipment_reference,${ADDR},"weight
+A,Ann,1 St,London,E1 1AA,GB,0
+`)).toEqual([
+      { row: 1, column: '7', message: expect.stringMatching(/^a quote \("\) opens the cell but nothing closes it/) },
+    ]);
+  });
+
   it('count the rows after a sep= line as Excel does, and name a column without a header by its position', async () => {
     const e = await load(`sep=;\nshipment_reference;${ADDR.replace(/,/g, ';')};\nA;Ann;1 St;London;E1 1AA;GB;\nB;Bo;2 St;Leeds;LS1 1AA;GB;"6" frame"\n`).catch((x) => x);
     expect(e.problems).toEqual([

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { declaredDelimiter, readCsv, type CsvRecord } from '../../src/csv/reader.js';
+import { declaredDelimiter, readCsv, readCsvBatches, type CsvRecord } from '../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-reader-'));
 let n = 0;
@@ -58,11 +58,104 @@ describe('quoting errors', () => {
     expect(await problem('a,b,c\n1,2,3\n4,x"y,6\n')).toEqual([{ row: 3, column: 'b', message: `a stray quote (") inside the cell: ${FIX}` }]);
     expect(await problem('a,b,c\n1,"2"x,3\n')).toEqual([{ row: 2, column: 'b', message: `text after the quote (") that closes the cell: ${FIX}` }]);
     expect(await problem('a,b,c\n1,2,"3\n4,5,6\n')).toEqual([
-      { row: 2, column: 'c', message: `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it: close it, or if it is part of the text, ${FIX}` },
+      { row: 2, column: 'c', message: `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it and no row after this one was checked: close it, or if it is part of the text, ${FIX}` },
     ]);
   });
 
   it('name a column by its position in the header row itself', async () => {
     expect(await problem('a,b"x,c\n1,2,3\n')).toEqual([{ row: 1, column: '2', message: `a stray quote (") inside the cell: ${FIX}` }]);
+  });
+});
+
+describe('malformed records, reported (malformed: "report")', () => {
+  const FIX = 'put the whole cell in quotes and double each quote inside it, e.g. "6"" frame"';
+  const STRAY = `a stray quote (") inside the cell: ${FIX}`;
+  const AFTER = `text after the quote (") that closes the cell: ${FIX}`;
+  const UNCLOSED = `a quote (") opens the cell but nothing closes it, so the rest of the file was read into it and no row after this one was checked: close it, or if it is part of the text, ${FIX}`;
+  async function reported(text: string, opts: { trim?: 'all' | 'unquoted' } = {}): Promise<CsvRecord[]> {
+    const out: CsvRecord[] = [];
+    for await (const rec of readCsv({ path: file(text) }, { ...opts, malformed: 'report' })) out.push(rec);
+    return out;
+  }
+
+  it('are each yielded in their place, at the row the user sees, and the read goes on with the rows after them numbered right', async () => {
+    // A stray quote (csv-parse reads on, the quote a character), two in one row (one problem per cell), two rows in
+    // a row, and text after a closing quote: csv-parse alone would read on inside the quotes and take rows 4 and
+    // 5 into that cell, up to the next quote; the rows after it would then be numbered two short.
+    const text = ['a,b,c', '1,6" frame,3', '4,x"y,z"z', '7,"8"9,10', 'd,e,f', 'g,"h",i', '11,12,13'].join('\n') + '\n';
+    expect(await reported(text)).toEqual([
+      { row: 1, values: ['a', 'b', 'c'] },
+      { row: 2, values: ['1', '6" frame', '3'], malformed: { problems: [{ row: 2, column: 'b', message: STRAY }], complete: true } },
+      {
+        row: 3,
+        values: ['4', 'x"y', 'z"z'],
+        malformed: { problems: [{ row: 3, column: 'b', message: STRAY }, { row: 3, column: 'c', message: STRAY }], complete: true },
+      },
+      { row: 4, values: ['7', '8"9', '10'], malformed: { problems: [{ row: 4, column: 'b', message: AFTER }], complete: true } },
+      { row: 5, values: ['d', 'e', 'f'] },
+      { row: 6, values: ['g', 'h', 'i'] },
+      { row: 7, values: ['11', '12', '13'] },
+    ]);
+    // Rows after a `sep=` line (not a row), and a header whose cell is broken (named by its position).
+    expect(await reported('sep=;\na;b"x\n1;2"\n3;4\n')).toEqual([
+      { row: 1, values: ['a', 'b"x'], malformed: { problems: [{ row: 1, column: '2', message: STRAY }], complete: true } },
+      { row: 2, values: ['1', '2"'], malformed: { problems: [{ row: 2, column: 'b"x', message: STRAY }], complete: true } },
+      { row: 3, values: ['3', '4'] },
+    ]);
+  });
+
+  it('a quote never closed is one problem, the record cut short, and nothing after it', async () => {
+    expect(await reported('a,b,c\n1,2,3\n4,"5,6\n7,8,9\n10,11,12\n')).toEqual([
+      { row: 1, values: ['a', 'b', 'c'] },
+      { row: 2, values: ['1', '2', '3'] },
+      { row: 3, values: ['4'], malformed: { problems: [{ row: 3, column: 'b', message: UNCLOSED }], complete: false } },
+    ]);
+  });
+
+  it('stop at a fault csv-parse cannot read past (a record over 1 MB), with the rows before it', async () => {
+    const rows = ['a,b', ...Array.from({ length: 3000 }, (_, i) => `${i},x`), `bad,"${'y'.repeat(1_100_000)}`, 'after,1'];
+    const got = await reported(rows.join('\n') + '\n');
+    expect(got).toHaveLength(3002);
+    expect(got[3000]).toEqual({ row: 3001, values: ['2999', 'x'] });
+    expect(got[3001]).toEqual({
+      row: 3002,
+      values: ['bad'],
+      malformed: {
+        problems: [{ row: 3002, column: 'b', message: 'the row is longer than 1 MB: is a quote (") that opens a cell never closed? (the file cannot be read past this row: no row after it was checked)' }],
+        complete: false,
+      },
+    });
+    // So does text after a closing quote when quoted cells keep their spaces (csv-parse's trim).
+    expect((await reported('a,b\n1,"2" x\n3,4\n', { trim: 'unquoted' })).map((r) => [r.row, r.malformed?.problems[0].message, r.malformed?.complete])).toEqual([
+      [1, undefined, undefined],
+      [2, `${AFTER} (the file cannot be read past this row: no row after it was checked)`, false],
+    ]);
+  });
+
+  it('keep their place across the parser\'s 64 KB reads: every broken row of a large file, each at its row', async () => {
+    const rows = ['ref,desc,n'];
+    const broken: number[] = [];
+    for (let i = 2; i <= 20_001; i++) {
+      const bad = i % 997 === 0;
+      if (bad) broken.push(i);
+      // Alternately a stray quote and text after a closing quote that would otherwise run on over the next rows.
+      rows.push(bad ? (i % 2 ? `R${i},6" frame,${i}` : `R${i},"6"x frame,${i}`) : `R${i},"a, b",${i}`);
+    }
+    let n = 0;
+    const found: number[] = [];
+    const misplaced: number[] = [];
+    for await (const batch of readCsvBatches({ path: file(rows.join('\r\n')) }, { malformed: 'report' })) {
+      for (const rec of batch) {
+        if (rec.row !== ++n || (rec.row > 1 && rec.values[2] !== String(rec.row))) misplaced.push(n);
+        if (rec.malformed) found.push(rec.row);
+      }
+    }
+    expect(misplaced).toEqual([]);
+    expect(n).toBe(20_001);
+    expect(found).toEqual(broken);
+  });
+
+  it('end the read with an InputError by default (a file already checked), as before', async () => {
+    await expect(records(file('a,b\n1,2"\n3,4\n'))).rejects.toMatchObject({ problems: [{ row: 2, column: 'b', message: STRAY }] });
   });
 });

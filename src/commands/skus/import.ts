@@ -135,7 +135,17 @@ export async function validateSkuFile(
   let checkUnheaded: ReturnType<typeof valuesUnderNoHeader> = () => undefined;
   const unheaded: InputProblem[] = [];
   const scientific = new Map<string, { rows: number[]; example: string }>();
-  for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted' })) {
+  // A row whose quoting is broken is listed with the rest, and the read goes on past it.
+  for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted', malformed: 'report' })) {
+    const broken = rec.malformed;
+    if (broken) {
+      broken.problems.forEach(push);
+      // Cut short (a quote never closed, or a row the reader could not get past): nothing more to read in it.
+      if (!broken.complete) {
+        if (!header) header = [];
+        continue;
+      }
+    }
     if (!header) {
       header = rec.values;
       const resolved = resolveSkuHeader(header, mapping);
@@ -148,10 +158,13 @@ export async function validateSkuFile(
     ctx.signal?.throwIfAborted();
     if (isBlank(rec.values)) continue;
     rows++;
+    // Of a broken row, the other cells are checked; the broken one was said to be broken.
+    const brokenColumns = broken ? new Set(broken.problems.map((p) => p.column)) : undefined;
+    const pushOther = brokenColumns ? (p: InputProblem) => void (brokenColumns.has(p.column) || push(p)) : push;
     checkUnheaded(rec, unheaded);
-    unheaded.splice(0).forEach(push);
+    unheaded.splice(0).forEach(pushOther);
     const r = checkRow(bindings, rec.values, rec.row);
-    r.problems.forEach(push);
+    r.problems.forEach(pushOther);
     for (const b of bindings) {
       const v = rec.values[b.index];
       if (b.column === null || !CODE_COLUMNS.has(b.column) || v === undefined || !SCIENTIFIC.test(v)) continue;

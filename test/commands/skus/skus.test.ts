@@ -232,6 +232,21 @@ describe('skus import', () => {
     expect(await allSkus(env)).toEqual(before);
   });
 
+  it('a row with a stray quote is one problem among the others: the rows after it are read and numbered right', async () => {
+    const before = await allSkus(env);
+    const f = file('quotes.csv', 'sku,product_name,gross_weight\nQ-1,6" frame,1.5\nQ-2,"Mug"s,2\nQ-3,Plate,x\nQ-4,Bowl,3\n');
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code, r.stderr).toBe(2);
+    const problems = JSON.parse(r.stderr.trim().split('\n').pop()!).error.problems;
+    expect(problems.map((p: { row: number; column: string; message: string }) => [p.row, p.column, p.message.split(':')[0]])).toEqual([
+      [2, 'product_name', 'a stray quote (") inside the cell'],
+      [2, 'gross_weight', expect.any(String)],
+      [3, 'product_name', 'text after the quote (") that closes the cell'],
+      [4, 'gross_weight', expect.any(String)],
+    ]);
+    expect(await allSkus(env)).toEqual(before);
+  });
+
   it("checks custom field columns and values against the account's SKU custom fields before sending anything", async () => {
     const before = await allSkus(env);
     // hazard_class: a SKU TEXT field of at most 20 characters; hazrd_class a typo; gone_field blank throughout.
