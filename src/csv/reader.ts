@@ -6,7 +6,7 @@
 // overrides the guess.
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { CsvError } from 'csv-parse';
 import { InputError, UsageError, type InputProblem } from '../errors.js';
@@ -114,7 +114,7 @@ async function openOrExplain(path: string) {
  * without a mark (utf16WithoutBom), else UTF-8 when every byte of it is valid
  * UTF-8 (read in 1 MB steps; a character cut by a step is completed by the next), else Windows-1252, guessed.
  * A file with both, well-formed UTF-8 characters and bytes that are not UTF-8 (a row pasted from another
- * program), has no one reading that is right: an InputError names the row of the first bad byte.
+ * program), has no one reading that is right: an InputError names every row with bad bytes (rowsWithInvalidUtf8).
  */
 export async function detectCsvEncoding(path: string, opts: { name?: string; delimiter?: string } = {}): Promise<CsvEncoding> {
   const fh = await openOrExplain(path);
@@ -151,7 +151,7 @@ export async function detectCsvEncoding(path: string, opts: { name?: string; del
           multiByte ||= !isAscii(chunk.subarray(0, bad)) || hasMultiByteUtf8(chunk.subarray(bad + 1));
         }
       } else if (!multiByte) multiByte = hasMultiByteUtf8(chunk);
-      if (invalidAt >= 0 && multiByte) throw await mixedEncodingError(fh, path, invalidAt, opts.name ?? path, opts.delimiter);
+      if (invalidAt >= 0 && multiByte) throw await mixedEncodingError(path, opts.name ?? path, opts.delimiter);
       if (bytesRead === 0) break;
       buf.copyWithin(0, end - tail, end);
       carry = tail;
@@ -219,59 +219,121 @@ export function hasMultiByteUtf8(b: Buffer): boolean {
   return DECODED_MULTI_BYTE.test(b.toString('utf8'));
 }
 
+/** Most rows with bytes that are not UTF-8 listed one by one; the rest are counted ("… and N more"). */
+export const MAX_INVALID_ROWS = 100;
+
 /**
- * The InputError for a file that is UTF-8 but for some bytes: the row (as readCsv counts them: line breaks
- * inside quotes do not end a row) and, when the header is readable, the column of the first bad byte.
+ * The problems of a file that is UTF-8 but for some bytes: one per row that has them (`message`), at most
+ * MAX_INVALID_ROWS, then how many more rows.
  */
-async function mixedEncodingError(fh: FileHandle, path: string, offset: number, name: string, delimiter: string | undefined): Promise<InputError> {
-  const { row, column } = await locateByte(fh, path, offset, delimiter);
-  return new InputError(`${name} is not valid utf-8 text`, [{ row, ...(column ? { column } : {}), message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding' }], {
-    hint: 'retype that row (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
+async function invalidUtf8Problems(path: string, delimiter: string | undefined, message: string): Promise<InputProblem[]> {
+  const { found, more } = await rowsWithInvalidUtf8(path, delimiter, MAX_INVALID_ROWS);
+  const problems: InputProblem[] = found.map((at) => ({ ...at, message }));
+  if (more) problems.push({ message: `… and ${more} more row${more === 1 ? '' : 's'} with bytes that are not UTF-8` });
+  return problems;
+}
+
+/** The InputError for a file that is UTF-8 but for some bytes: every row that has them, and its column. */
+async function mixedEncodingError(path: string, name: string, delimiter: string | undefined): Promise<InputError> {
+  const problems = await invalidUtf8Problems(path, delimiter, 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding');
+  return new InputError(`${name} is not valid utf-8 text`, problems, {
+    hint: 'retype those rows (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
   });
 }
 
 /**
- * The row (as readCsv counts them: line breaks inside quotes do not end a row, Excel's `sep=` line is not one)
- * and, when the header is readable as UTF-8, the column of the byte at `offset` of a UTF-8 file.
+ * The rows (as readCsv counts them: line breaks inside quotes do not end a row, Excel's `sep=` line is not one)
+ * of a file read as UTF-8 that hold bytes that are not UTF-8, each with the column of its first such byte when
+ * the header is readable as UTF-8: the first `limit` of them, and how many more. Read whole, in 1 MB steps.
  */
-async function locateByte(fh: FileHandle, path: string, offset: number, delimiter: string | undefined): Promise<{ row: number; column?: string }> {
-  const buf = Buffer.alloc(1024 * 1024);
-  let row = 1;
-  let field = 0;
-  let quoted = false;
-  // Excel's `sep=X` first line is not a row (readCsv skips it, and rows are numbered as a spreadsheet shows them).
+export async function rowsWithInvalidUtf8(path: string, delimiter: string | undefined, limit: number): Promise<{ found: Array<{ row: number; column?: string }>; more: number }> {
+  const fh = await open(path, 'r');
+  const found: Array<{ row: number; field: number }> = [];
+  let more = 0;
   let sepLine = false;
   let delim = delimiter?.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : undefined;
-  for (let pos = 0; pos < offset; ) {
-    const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, offset - pos), pos);
-    if (bytesRead === 0) break;
-    let from = 0;
-    if (pos === 0) {
-      const head = buf.subarray(0, bytesRead);
-      const nl = head.indexOf(0x0a);
-      const declared = declaredDelimiter(head.subarray(0, nl < 0 ? head.length : nl).toString('utf8'));
-      if (declared !== undefined && nl >= 0) {
-        sepLine = true;
-        from = nl + 1;
-        if (delim === undefined && declared.charCodeAt(0) < 0x80) delim = declared.charCodeAt(0);
+  try {
+    const buf = Buffer.alloc(1024 * 1024);
+    let row = 1;
+    let field = 0;
+    let quoted = false;
+    let lastBadRow = 0;
+    // The UTF-8 character being read: continuation bytes still expected, and the range the next one must be in
+    // (narrower after E0, ED, F0 and F4: no overlong forms, surrogates or code points beyond U+10FFFF).
+    let need = 0;
+    let lo = 0x80;
+    let hi = 0xbf;
+    const bad = () => {
+      if (row === lastBadRow) return;
+      lastBadRow = row;
+      if (found.length < limit) found.push({ row, field });
+      else more++;
+    };
+    for (let pos = 0; ; ) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      let from = 0;
+      if (pos === 0) {
+        const head = buf.subarray(0, bytesRead);
+        const nl = head.indexOf(0x0a);
+        const declared = declaredDelimiter(head.subarray(0, nl < 0 ? head.length : nl).toString('utf8'));
+        if (declared !== undefined && nl >= 0) {
+          sepLine = true;
+          from = nl + 1;
+          if (delim === undefined && declared.charCodeAt(0) < 0x80) delim = declared.charCodeAt(0);
+        }
+        if (delim === undefined) delim = detectDelimiter(head.subarray(from).toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
+        // A byte-order mark is a well-formed character, and not a cell's.
+        if (head[from] === 0xef && head[from + 1] === 0xbb && head[from + 2] === 0xbf) from += 3;
       }
-      if (delim === undefined) delim = detectDelimiter(head.subarray(from).toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
+      for (let i = from; i < bytesRead; i++) {
+        const b = buf[i];
+        if (need > 0) {
+          if (b >= lo && b <= hi) {
+            need--;
+            lo = 0x80;
+            hi = 0xbf;
+            continue;
+          }
+          // The character was cut short: it is bad, and this byte starts afresh.
+          bad();
+          need = 0;
+          lo = 0x80;
+          hi = 0xbf;
+        }
+        if (b < 0x80) {
+          if (b === 0x22) quoted = !quoted;
+          else if (quoted) continue;
+          else if (b === 0x0a) {
+            row++;
+            field = 0;
+          } else if (b === delim) field++;
+        } else if (b >= 0xc2 && b <= 0xdf) need = 1;
+        else if (b >= 0xe0 && b <= 0xef) {
+          need = 2;
+          if (b === 0xe0) lo = 0xa0;
+          else if (b === 0xed) hi = 0x9f;
+        } else if (b >= 0xf0 && b <= 0xf4) {
+          need = 3;
+          if (b === 0xf0) lo = 0x90;
+          else if (b === 0xf4) hi = 0x8f;
+        } else bad();
+      }
+      pos += bytesRead;
     }
-    for (let i = from; i < bytesRead; i++) {
-      const b = buf[i];
-      if (b === 0x22) quoted = !quoted;
-      else if (quoted) continue;
-      else if (b === 0x0a) {
-        row++;
-        field = 0;
-      } else if (b === delim) field++;
-    }
-    pos += bytesRead;
+    if (need > 0) bad();
+  } finally {
+    await fh.close();
   }
-  // The header is before the bad byte (row > 1), so it reads as UTF-8.
-  const header = row > 1 && delim !== undefined ? await headerOf(path, 'utf-8', String.fromCharCode(delim), sepLine ? 1 : 0) : undefined;
-  const column = header?.[field] || undefined;
-  return column ? { row, column } : { row };
+  // Columns by the header's names, when the header itself is UTF-8.
+  const header = found.length && found[0].row > 1 && delim !== undefined ? await headerOf(path, 'utf-8', String.fromCharCode(delim), sepLine ? 1 : 0) : undefined;
+  return {
+    found: found.map(({ row, field }) => {
+      const column = row > 1 ? header?.[field] || undefined : undefined;
+      return column ? { row, column } : { row };
+    }),
+    more,
+  };
 }
 
 /** Where the first byte that is not UTF-8 is in `b` (its length when all of it is); a chunk's last, cut character counts as bad. */
@@ -608,14 +670,8 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     if (err.code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
       const offset = (err as { offset?: number }).offset;
       if (offset !== undefined && 'path' in source) {
-        const fh = await open(source.path, 'r');
-        let at: { row: number; column?: string };
-        try {
-          at = await locateByte(fh, source.path, offset, delimiter);
-        } finally {
-          await fh.close();
-        }
-        throw new InputError(`${name} is not valid ${encoding} text`, [{ ...at, message: `bytes that are not ${encoding}` }], {
+        // Every row that has such bytes, not only the first the decoder tripped on.
+        throw new InputError(`${name} is not valid ${encoding} text`, await invalidUtf8Problems(source.path, delimiter, `bytes that are not ${encoding}`), {
           hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
         });
       }

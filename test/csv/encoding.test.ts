@@ -7,7 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/errors.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
-import { checkEncoding, detectCsvEncoding, firstInvalidUtf8, hasMultiByteUtf8, incompleteUtf8Tail, readCsv, utf16WithoutBom, writeBackWithBom } from '../../src/csv/reader.js';
+import { isUtf8 } from 'node:buffer';
+import {
+  checkEncoding,
+  detectCsvEncoding,
+  firstInvalidUtf8,
+  hasMultiByteUtf8,
+  incompleteUtf8Tail,
+  MAX_INVALID_ROWS,
+  readCsv,
+  rowsWithInvalidUtf8,
+  utf16WithoutBom,
+  writeBackWithBom,
+} from '../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-csv-enc-'));
 function file(name: string, bytes: Buffer): string {
@@ -150,6 +162,66 @@ describe('CSV encodings', () => {
     // A bad byte in the header: its row, no column.
     const inHeader = file('mixed-header.csv', Buffer.concat([Buffer.from([0x61, 0xe9, 0x2c, 0x62, 0x0a]), Buffer.from('Zoë,1\n')]));
     await expect(detectCsvEncoding(inHeader)).rejects.toMatchObject({ problems: [{ row: 1, message: expect.stringMatching(/not UTF-8/) }] });
+  });
+
+  it('names every row with bytes that are not UTF-8, not only the first, each with its column', async () => {
+    const row = (ref: string, name: number[]) => Buffer.from([...Buffer.from(`${ref};`), ...name, ...Buffer.from(';1 St;London;SW1A 1AA;GB;100\r\n')]);
+    // Rows 3, 5 and 6 (row 4 spans two lines: a line break in quotes), the last one's bad byte in a later column.
+    const mixed = Buffer.concat([
+      Buffer.from(HEADER),
+      row('U-1', [...Buffer.from('Zoë')]),
+      row('U-2', [0x5a, 0x6f, 0xeb]),
+      Buffer.from('U-3;"Ann\r\nLee";1 St;London;SW1A 1AA;GB;100\r\n'),
+      row('U-4', [0x4d, 0xfc, 0x6c, 0x6c, 0x65, 0x72, 0xe9]),
+      Buffer.from([...Buffer.from('U-5;Bo;1 St;K'), 0xf6, ...Buffer.from('ln;50667;DE;100\r\n')]),
+    ]);
+    const p = file('mixed-rows.csv', mixed);
+    const MIXED = 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding';
+    const err = await detectCsvEncoding(p, { name: 'mixed-rows.csv' }).catch((e) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.problems).toEqual([
+      { row: 3, column: 'to_name', message: MIXED },
+      { row: 5, column: 'to_name', message: MIXED },
+      { row: 6, column: 'to_city', message: MIXED },
+    ]);
+    // --encoding utf-8 given: the same rows.
+    await expect(records(p, 'utf-8')).rejects.toMatchObject({
+      problems: [3, 5, 6].map((r) => ({ row: r, message: 'bytes that are not utf-8' })),
+    });
+
+    // A Windows-1252 file read as UTF-8 has a bad byte on every row: the first hundred are named, the rest counted.
+    const many = Buffer.concat([Buffer.from(HEADER), ...Array.from({ length: 150 }, (_, i) => row(`W-${i}`, [0x5a, 0x6f, 0xeb]))]);
+    const e2 = await records(file('cp1252-rows.csv', many), 'utf-8').catch((e) => e);
+    expect(e2).toBeInstanceOf(InputError);
+    expect(e2.problems).toHaveLength(MAX_INVALID_ROWS + 1);
+    expect(e2.problems[0]).toEqual({ row: 2, column: 'to_name', message: 'bytes that are not utf-8' });
+    expect(e2.problems[MAX_INVALID_ROWS - 1]).toMatchObject({ row: MAX_INVALID_ROWS + 1 });
+    expect(e2.problems[MAX_INVALID_ROWS]).toEqual({ message: '… and 50 more rows with bytes that are not UTF-8' });
+  });
+
+  it('tells bytes that are not UTF-8 as the platform does: overlong forms, surrogates, cut characters, beyond U+10FFFF', async () => {
+    const sequences = [
+      [0xc2, 0x80], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0xa0, 0x80], [0xe0, 0x80, 0x80], [0xe0, 0x9f, 0xbf], [0xed, 0x9f, 0xbf], [0xed, 0xa0, 0x80],
+      [0xef, 0xbf, 0xbf], [0xf0, 0x90, 0x80, 0x80], [0xf0, 0x8f, 0xbf, 0xbf], [0xf4, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xf5, 0x80, 0x80, 0x80],
+      [0xe2, 0x82, 0x41], [0xe2, 0x82], [0x80], [0xff],
+    ];
+    for (const [i, seq] of sequences.entries()) {
+      const bytes = Buffer.from([...Buffer.from('a,b\nx,'), ...seq]);
+      const { found } = await rowsWithInvalidUtf8(file(`seq-${i}.csv`, bytes), ',', 10);
+      expect(found, Buffer.from(seq).toString('hex')).toEqual(isUtf8(bytes) ? [] : [{ row: 2, column: 'b' }]);
+    }
+    // Random mixes of well-formed characters and bytes of every kind: a file has a bad row exactly when it is not UTF-8.
+    const pieces = ['a', ',', '"', '\n', 'é', '€', '😀'].map((c) => Buffer.from(c));
+    const strays = [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0xa0, 0x90, 0x8f, 0x9f];
+    let seed = 7;
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    for (let t = 0; t < 300; t++) {
+      const parts: Buffer[] = [Buffer.from('a,b\n')];
+      for (let i = 0; i < 12; i++) parts.push(next(2) === 0 ? Buffer.from([strays[next(strays.length)]]) : pieces[next(pieces.length)]);
+      const bytes = Buffer.concat(parts);
+      const { found } = await rowsWithInvalidUtf8(file(`rand-${t}.csv`, bytes), ',', 10);
+      expect(found.length > 0, bytes.toString('hex')).toBe(!isUtf8(bytes));
+    }
   });
 
   it('finds a well-formed UTF-8 character of two or more bytes, and none in Windows-1252 text', () => {
