@@ -11,6 +11,7 @@ import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
 import { convertCell, type Defaults } from './build.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText, refuseTerminalStdin } from './read.js';
+import { jsonSyntaxMessage } from '../util/json-error.js';
 import type { ShipmentInputOptions } from './options.js';
 import { apiChecker, localDay } from './validate.js';
 
@@ -22,9 +23,15 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
   }
   if (o.map) {
     const text = await readInputText(ctx, o.map, '--map');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`--map ${o.map} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, { hint: 'see examples/mapping.json' });
+    }
     let mapping;
     try {
-      mapping = { ...parseMapping(JSON.parse(text)), source: o.map };
+      mapping = { ...parseMapping(json), source: o.map };
     } catch (e) {
       throw new UsageError(`--map ${o.map}: ${(e as Error).message}`, { hint: 'see examples/mapping.json' });
     }

@@ -8,6 +8,7 @@ import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
 import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
+import { jsonSyntaxMessage } from '../util/json-error.js';
 import { apiChecker, apiValidator, bodyWarnings, localDay, type RequestIssue } from './validate.js';
 import type { ShipmentDraft } from './draft.js';
 
@@ -109,7 +110,7 @@ export async function loadSingleShipment(
     try {
       body = JSON.parse(text);
     } catch (e) {
-      throw new InputError(`${name} is not valid JSON`, [{ message: (e as Error).message }]);
+      throw new InputError(`${name} is not valid JSON`, [{ message: jsonSyntaxMessage(e, text) }]);
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw new InputError(`${name} must hold one shipment request (a JSON object)`, [{ message: 'expected a JSON object like examples/shipment.json' }]);

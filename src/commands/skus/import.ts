@@ -16,6 +16,7 @@ import { InputError, NotFoundError, UsageError, ValidationError, type InputProbl
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { withoutBom } from '../../shipment-input/read.js';
+import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { alreadyHas, CUSTOM_FIELD_PREFIX, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import { closestName, valuesUnderNoHeader } from '../../csv/headers.js';
@@ -56,8 +57,15 @@ async function loadMapping(path: string | undefined): Promise<SkuMapping | undef
   } catch (e) {
     throw new UsageError(`--map: cannot read ${path}: ${(e as Error).message}`);
   }
+  const json = withoutBom(text);
+  let parsed: unknown;
   try {
-    return parseSkuMapping(JSON.parse(withoutBom(text)));
+    parsed = JSON.parse(json);
+  } catch (e) {
+    throw new InputError(`--map ${path} is not valid JSON`, [{ column: '--map', message: jsonSyntaxMessage(e, json) }]);
+  }
+  try {
+    return parseSkuMapping(parsed);
   } catch (e) {
     throw new InputError(`--map ${path} is not a usable mapping`, [{ column: '--map', message: (e as Error).message }]);
   }

@@ -5,6 +5,7 @@ import { InputError, UsageError, ValidationError, type InputProblem } from '../.
 import { validateRequest, SkuPatchSchema, SkuRequestSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { parseCell, SKU_COLUMNS, skuColumn, type SkuRecord } from '../../skus/columns.js';
 import { withoutBom } from '../../shipment-input/read.js';
+import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { skuDetails } from './render.js';
 
 /** Options of `skus create` / `skus update`. */
@@ -47,9 +48,10 @@ async function readSkuFile(ctx: Ctx, file: string): Promise<Record<string, unkno
   }
   let json: unknown;
   try {
-    json = JSON.parse(withoutBom(text));
+    text = withoutBom(text);
+    json = JSON.parse(text);
   } catch (e) {
-    throw new InputError(`--file ${file} is not valid JSON`, [{ column: '--file', message: (e as Error).message }]);
+    throw new InputError(`--file ${file} is not valid JSON`, [{ column: '--file', message: jsonSyntaxMessage(e, text) }]);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError(`--file ${file} must hold one JSON object of SKU attributes`, [{ column: '--file', message: 'not a JSON object' }]);

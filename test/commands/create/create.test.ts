@@ -243,6 +243,28 @@ describe('ship create --file', () => {
     expect(bad.stderr).toContain('stdin is not valid JSON');
     expect(proxy.requests).toEqual([]);
   });
+
+  it('places a --file or --map that is not JSON by line and column (Node 20 says a character position at most)', async () => {
+    const json = join(work, 'broken.json');
+    writeFileSync(json, '{\n  "shipment_reference": "J-1",\n  "parcels": [{ "weight": 1000, }]\n}\n');
+    const r = await ship(['create', '--file', json, '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${json} is not valid JSON`);
+    expect(r.stderr).toContain('line 3, column 33: Expected double-quoted property name');
+    expect(r.stderr).not.toContain('position');
+    // An unexpected character, which neither Node version places.
+    writeFileSync(json, '{\n  "shipment_reference": J-1\n}\n');
+    expect((await ship(['create', '--file', json, '--dry-run'])).stderr).toContain("line 2, column 25: Unexpected token 'J'");
+
+    const map = join(work, 'map.json');
+    writeFileSync(map, '{\n  "Order N": "shipment_reference"\n  "Kg": "weight"\n}\n');
+    const csv = join(work, 'orders.csv');
+    writeFileSync(csv, 'Order N,to_name,to_line_1,to_city,to_postcode,to_country,Kg\nJ-2,Ann,1 High St,London,E1 1AA,GB,800\n');
+    const m = await ship(['create', '--csv', csv, '--map', map, '--dry-run']);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toContain(`--map ${map} is not valid JSON: line 3, column 3: Expected ',' or '}' after property value`);
+    expect(proxy.requests).toEqual([]);
+  });
 });
 
 describe('JSON files saved by Windows Notepad (a UTF-8 byte-order mark first)', () => {

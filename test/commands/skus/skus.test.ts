@@ -129,6 +129,11 @@ describe('skus create / update', () => {
     expect(after.product_name).toBe('T-shirt Black Medium');
     expect(after.country_of_origin.code).toBe(sku.country_of_origin.code);
     expect(after.location.code).toBe(sku.location.code);
+    // A file edited into something that is not JSON: placed by line and column.
+    writeFileSync(f, JSON.stringify(sku, null, 2).replace('"T-shirt Black Medium"', '"T-shirt Black Medium",'));
+    const bad = await ship(['skus', 'update', 'TEE-BLK-M', '--file', f]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--file: line \d+, column \d+: Expected double-quoted property name\n/);
   });
 
   it('update --replace resets what it leaves out, so it asks first: --yes in scripts', async () => {
@@ -357,6 +362,12 @@ describe('skus import', () => {
     const b = await ship(['skus', 'import', f, '--map', bad]);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/did you mean sku/);
+    // Not JSON: placed by line and column.
+    const broken = file('brokenmap.json', '{\n  "Item No": "sku",\n}\n');
+    const j = await ship(['skus', 'import', f, '--map', broken]);
+    expect(j.code).toBe(2);
+    expect(j.stderr).toContain(`--map ${broken} is not valid JSON`);
+    expect(j.stderr).toContain('--map: line 3, column 1: Expected double-quoted property name');
   });
 
   it('reads a Windows-1252 file with its accents (saying so), and --encoding overrides the guess', async () => {
