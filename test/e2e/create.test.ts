@@ -189,6 +189,37 @@ describe('ship create --csv (binary)', () => {
     expect(proxy.requests).toEqual([]);
   });
 
+  it('a stray quote on one row and a missing postcode on another: both reported at their rows, exit 2, nothing sent', async () => {
+    const csv = file(
+      'quotes.csv',
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_short_description',
+        'Q-1,Ann,1 High St,London,E1 1AA,GB,100,Mug',
+        'Q-2,Bob,2 High St,Leeds,LS1 1AA,GB,100,6" frame',
+        'Q-2,,,,,,,Tea',
+        'Q-3,Cy,"3 High St,\nBack door",York,YO1 7HH,GB,100,Mug',
+        'Q-4,Dee,4 High St,Bath,,GB,100,Mug',
+        'Q-5,Eve,5 High St,Hull,HU1 1AA,GB,100,Mug',
+      ].join('\r\n') + '\r\n',
+    );
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels')], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(2);
+    const err = String(r.stderr);
+    expect(err).toContain('quotes.csv: 2 problems in 2 rows; nothing was sent');
+    // Row 6 is the file's seventh line (row 5 has a line break in quotes): rows are what a spreadsheet shows.
+    expect(err).toMatch(
+      /row 3, column item_short_description: a stray quote \(\"\) inside the cell: .*\n\s*row 6, column to_postcode: is required$/,
+    );
+    expect(String(r.stdout)).toBe('');
+    expect(proxy.creates()).toEqual([]);
+    expect(proxy.requests.filter((q) => q.method === 'POST')).toEqual([]);
+
+    const j = await ship(['create', '--csv', csv, '--json'], { env });
+    expect(j.exitCode).toBe(2);
+    expect(JSON.parse(String(j.stderr).trim()).error.problems.map((p: { row: number; column: string }) => `${p.row}:${p.column}`)).toEqual(['3:item_short_description', '6:to_postcode']);
+    expect(proxy.creates()).toEqual([]);
+  });
+
   it('refuses "1.000" in a whole-number column (1, or one thousand?) instead of sending 1; "12.0" is still 12', async () => {
     const header = 'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;length';
     const csv = file('eu.csv', `${header}\nR1;Ann;1 High St;London;SW1A 1AA;GB;1.000;10\n`);
