@@ -174,6 +174,15 @@ export class Interrupted extends ShipError {
   }
 }
 
+/**
+ * True when a long-running server (`ship sandbox`, `ship webhooks listen`) was stopped by SIGTERM: the usual way
+ * to stop a service (kill, docker stop, systemd, a test harness), so a clean stop is a success (exit 0). Ctrl-C
+ * (SIGINT) is an interruption: exit 130, as for every command (cli-contract, exit codes).
+ */
+export function stoppedAsService(signal: AbortSignal): boolean {
+  return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM';
+}
+
 /** Exit code for any thrown value. */
 export function exitCodeOf(err: unknown): number {
   return err instanceof ShipError ? err.exitCode : ExitCode.Failure;

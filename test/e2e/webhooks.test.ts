@@ -132,6 +132,9 @@ describe('ship webhooks listen (built binary, sandbox webhooks)', () => {
     await l.waitFor((ls) => events(ls).length >= 1, 'the good event');
     expect(l.lines.slice(1).map((x) => x.event)).toEqual(['TRACKING_DELIVERED']);
     expect(l.stderr()).toMatch(/rejected 401/);
+    // SIGTERM is how a service is stopped (kill, docker stop, systemd): a clean stop, exit 0 (Ctrl-C is 130).
+    l.proc.kill('SIGTERM');
+    expect((await l.proc).exitCode).toBe(0);
   });
 
   it('shows a duplicate request_token once, as a repeat', async () => {

@@ -1,6 +1,6 @@
 // `ship sandbox`: starts the emulator, prints its base URL first on stdout, and serves until interrupted.
 import type { Ctx } from '../../context.js';
-import { Interrupted } from '../../errors.js';
+import { Interrupted, stoppedAsService } from '../../errors.js';
 
 /** Options of `ship sandbox`, already checked by index.ts. */
 export interface SandboxCommandOptions {
@@ -12,15 +12,6 @@ export interface SandboxCommandOptions {
   stateFile?: string;
   autoAdvanceSeconds?: number;
   logRequests: boolean;
-}
-
-/**
- * True when the stop came from SIGTERM: the usual way to stop a service (kill, docker stop, systemd, a test
- * harness), so a clean stop is a success (exit 0). Ctrl-C (SIGINT) is an interruption: exit 130, as for every
- * command (cli-contract, exit codes).
- */
-function stoppedBySigterm(signal: AbortSignal): boolean {
-  return signal.reason instanceof Interrupted && signal.reason.signal === 'SIGTERM';
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {
@@ -70,7 +61,7 @@ export async function run(ctx: Ctx, o: SandboxCommandOptions): Promise<void> {
     );
     await untilAborted(ctx.signal);
     await sb.close();
-    if (!stoppedBySigterm(ctx.signal)) throw new Interrupted('Sandbox stopped.');
+    if (!stoppedAsService(ctx.signal)) throw new Interrupted('Sandbox stopped.');
     ctx.out.info('Sandbox stopped.');
   } finally {
     release();

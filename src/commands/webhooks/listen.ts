@@ -1,7 +1,7 @@
 // `ship webhooks listen`: runs the receiver, prints each event (line or NDJSON), relays to --forward-to.
 import { isLoopbackHost, shownUrl } from '../../config/validate.js';
 import type { Ctx } from '../../context.js';
-import { ExitCode, Interrupted, ShipError, UsageError } from '../../errors.js';
+import { ExitCode, Interrupted, ShipError, UsageError, stoppedAsService } from '../../errors.js';
 import { mask } from '../../output/redact.js';
 import { summarize, type EventKind } from '../../webhooks/events.js';
 import { Forwarder, type ForwardReport } from '../../webhooks/forwarder.js';
@@ -183,7 +183,8 @@ export async function run(ctx: Ctx, opts: ListenOptions): Promise<void> {
       out.warn(`${undelivered.length} event${undelivered.length === 1 ? ' was' : 's were'} not delivered to ${forwardShown}: ${undelivered.map((i) => `${i.meta.event} ${ref(i.meta)}`).join(', ')}`);
       if (json) out.jsonLine({ type: 'undelivered', count: undelivered.length, seqs: undelivered.map((i) => i.meta.seq) });
     }
-    throw new Interrupted('stopped listening');
+    // SIGTERM is how a service is stopped (exit 0, as `ship sandbox`); Ctrl-C is an interruption (exit 130).
+    if (!stoppedAsService(ctx.signal)) throw new Interrupted('stopped listening');
   } finally {
     release();
   }
