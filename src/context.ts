@@ -207,17 +207,19 @@ export function createContext(init: CtxInit): Ctx {
           const s = await ctx.settings();
           // No credentials because --profile or SHIP_PROFILE names a profile that does not exist: say that.
           if (!s.apiKey || (needToken && !s.token)) await refuseUnknownProfile(ctx);
+          const { checkCredential, loginCommand } = await import('./config/settings.js');
+          // The test set is empty until a login in test mode, even when the live one is not: say which is missing.
+          const where = s.credentialSet.name === 'test' ? ` in the test credentials of profile ${s.profile.value}` : '';
           if (!s.apiKey) {
-            throw new AuthError('no API key configured', {}, {
-              hint: 'set SHIP_API_KEY, or run `ship login --api-key KEY`',
+            throw new AuthError(`no API key configured${where}`, {}, {
+              hint: `set SHIP_API_KEY, or run \`${loginCommand(s)} --api-key KEY\``,
             });
           }
           if (needToken && !s.token) {
-            throw new AuthError('not logged in: no user token', {}, {
-              hint: 'run `ship login`, or set SHIP_TOKEN',
+            throw new AuthError(`not logged in: no user token${where}`, {}, {
+              hint: `run \`${loginCommand(s)}\`, or set SHIP_TOKEN`,
             });
           }
-          const { checkCredential } = await import('./config/settings.js');
           checkCredential(s.apiKey, s.profile.value);
           if (needToken && s.token) checkCredential(s.token, s.profile.value);
           const { createApi } = await loadApi();

@@ -208,12 +208,15 @@ export function systemErrorMessage(e: Error): string | undefined {
   return `${path}: ${what}${err.syscall ? ` (${err.syscall})` : ''}`;
 }
 
-/** A 401's hint when SHIP_API_KEY or SHIP_TOKEN supplied the credentials: `ship login` would not help. */
+/**
+ * A 401's hint when SHIP_API_KEY or SHIP_TOKEN supplied the credentials (`ship login` would not help), or when
+ * they came from the test set (which `ship --test login` replaces, not `ship login`).
+ */
 async function rejectedFromEnv(ctx: Ctx): Promise<string | undefined> {
   try {
     // Resolved already: the request that was rejected used them.
-    const [s, { rejectedFromEnvHint }] = await Promise.all([ctx.settings(), import('./config/settings.js')]);
-    return rejectedFromEnvHint(s);
+    const [s, { rejectedFromEnvHint, loginCommand }] = await Promise.all([ctx.settings(), import('./config/settings.js')]);
+    return rejectedFromEnvHint(s) ?? (s.credentialSet.name === 'test' ? `the API key or token of the test credentials was rejected; run \`${loginCommand(s)}\`` : undefined);
   } catch {
     return undefined;
   }

@@ -20,9 +20,9 @@ export const EXIT_CODES_HELP = `Exit codes:
 export const ENVIRONMENT_HELP = `Environment:
   SHIP_PROFILE      profile name (default "default")
   SHIP_BASE_URL     base URL including the version segment, e.g. http://127.0.0.1:4010/v1.2
-  SHIP_TEST=1       use the profile's test base URL
-  SHIP_API_KEY      API key, sent as X-SERVICE-API-KEY
-  SHIP_TOKEN        user token, sent as X-SERVICE-TOKEN
+  SHIP_TEST=1       use the profile's test base URL and its test credentials (kept apart from the live ones)
+  SHIP_API_KEY      API key, sent as X-SERVICE-API-KEY (wins over the profile's live and test credentials)
+  SHIP_TOKEN        user token, sent as X-SERVICE-TOKEN (wins over the profile's live and test credentials)
   SHIP_CONFIG_DIR   directory of the config file
   SHIP_TIMEOUT      request timeout in seconds
   SHIP_USERNAME     username for \`ship login\` (instead of --username)
@@ -55,7 +55,7 @@ export function buildProgram(ctx: Ctx, opts: { jsonErrors?: boolean } = {}): Com
     .helpOption('-h, --help', 'show help')
     .addOption(new Option('--profile <name>', 'config profile to use (env: SHIP_PROFILE)'))
     .addOption(new Option('--base-url <url>', 'API base URL including /v1.2'))
-    .addOption(new Option('--test', "use the profile's test base URL"))
+    .addOption(new Option('--test', "use the profile's test base URL and test credentials (env: SHIP_TEST=1)"))
     .addOption(new Option('--timeout <seconds>', 'request timeout in seconds'))
     .option('--json', 'print machine-readable JSON on stdout')
     .option('-q, --quiet', 'print only what a script needs')

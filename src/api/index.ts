@@ -112,6 +112,13 @@ export interface ServiceFilter {
   depth?: number;
 }
 
+/** What GET /tokens says about the token in use. */
+export interface TokenSession {
+  active: boolean;
+  /** The token's user as the server names it, unparsed; absent when the answer names none. */
+  user?: Record<string, unknown>;
+}
+
 /** The API, grouped by resource. Every method rejects with a src/errors.ts error. */
 export interface Api {
   tokens: {
@@ -119,6 +126,11 @@ export interface Api {
     create(body: { username: string; password: string }, o?: CallOptions): Promise<TokenResult>;
     /** GET /tokens: true when 200, false when 401; other failures throw. */
     check(o?: CallOptions): Promise<boolean>;
+    /**
+     * GET /tokens: whether the token is active (200) or not (401), with the user it belongs to when the answer
+     * names one (`data.user`: the sandbox's does; the API document shows no body). Other failures throw.
+     */
+    session(o?: CallOptions): Promise<TokenSession>;
     /** DELETE /tokens: invalidates the token. */
     revoke(o?: CallOptions): Promise<void>;
   };

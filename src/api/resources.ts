@@ -224,13 +224,18 @@ export function buildApi(opts: ApiOptions): Api {
         return data as z.output<typeof TokenResultSchema>;
       },
       async check(o) {
+        return (await api.tokens.session(o)).active;
+      },
+      async session(o) {
+        let data: unknown;
         try {
-          await call({ method: 'GET', path: '/tokens' }, o);
-          return true;
+          ({ data } = await call({ method: 'GET', path: '/tokens' }, o));
         } catch (err) {
-          if (err instanceof ApiError && err.http.status === 401) return false;
+          if (err instanceof ApiError && err.http.status === 401) return { active: false };
           throw err;
         }
+        const user = data && typeof data === 'object' ? (data as { user?: unknown }).user : undefined;
+        return user && typeof user === 'object' && !Array.isArray(user) ? { active: true, user: user as Record<string, unknown> } : { active: true };
       },
       async revoke(o) {
         await call({ method: 'DELETE', path: '/tokens' }, o);

@@ -4,7 +4,7 @@
 /** What `config set` accepts, with the help text `config set --help` and errors show. */
 export const SETTABLE_KEYS = {
   base_url: 'live API base URL including /v1.2',
-  test_base_url: 'test API base URL, used with --test or SHIP_TEST=1',
+  test_base_url: 'test API base URL, used with --test or SHIP_TEST=1 (with the test credentials)',
   api_key: 'API key (sent as X-SERVICE-API-KEY); usually set by `ship login`',
   token: 'user token (sent as X-SERVICE-TOKEN); usually set by `ship login`',
   label_format: 'default label format: ZPL, PDF or PNG',

@@ -1,7 +1,7 @@
 // Resolves where requests go and with which credentials: flag > env > profile > default, each with its source.
 import type { GlobalOptions } from '../context.js';
 import { UsageError } from '../errors.js';
-import type { ConfigStore, Profile } from './store.js';
+import { credentialPath, credentialsOf, type ConfigStore, type CredentialSet, type CredentialSetName, type Profile } from './store.js';
 import { credentialProblem, type LabelFormat, normalizeBaseUrl, parseLabelFormat, parseTimeoutSeconds } from './validate.js';
 
 /** Where a setting came from, highest precedence first. */
@@ -15,11 +15,20 @@ export interface Resolved<T> {
   origin?: string;
 }
 
+/** Which of the profile's credential sets this run uses, and why (for whoami, config list, doctor). */
+export interface CredentialSetChoice {
+  name: CredentialSetName;
+  /** In words, e.g. "the live base URL", "test mode (--test)", "--base-url is the profile's test_base_url". */
+  why: string;
+}
+
 /** Everything the API client needs, resolved. */
 export interface Settings {
   profile: Resolved<string>;
   baseUrl: Resolved<string>;
   testMode: Resolved<boolean>;
+  /** The credential set apiKey and token come from (when not from the environment), and the user cached with them. */
+  credentialSet: CredentialSetChoice;
   apiKey?: Resolved<string>;
   token?: Resolved<string>;
   timeoutMs: Resolved<number>;
@@ -88,6 +97,48 @@ export function resolveBaseUrl(
   return { value: DEFAULT_BASE_URL, source: 'default' };
 }
 
+/** The base URL given on the command line or in the environment, unchecked; undefined when it comes from the profile. */
+export function explicitBaseUrl(env: Record<string, string | undefined>, globals: GlobalOptions): { value: string; origin: string } | undefined {
+  if (globals.baseUrl !== undefined) return { value: globals.baseUrl, origin: '--base-url' };
+  const fromEnv = envValue(env, 'SHIP_BASE_URL');
+  return fromEnv !== undefined ? { value: fromEnv, origin: 'SHIP_BASE_URL' } : undefined;
+}
+
+/** A base URL as compared with another: normalised when it can be (trailing slash, case of the host), else trimmed. */
+function comparableUrl(raw: string): string {
+  try {
+    return normalizeBaseUrl(raw, { insecure: true, what: 'base URL' });
+  } catch {
+    return raw.trim().replace(/\/+$/, '');
+  }
+}
+
+/**
+ * Which credential set goes with the base URL in use. From the profile: base_url → live, test_base_url (test
+ * mode) → test. Given by --base-url or SHIP_BASE_URL: the set whose stored URL it is (the credentials must be the
+ * ones that server issued); when it is both or neither, test mode decides, so `ship --test --base-url URL login`
+ * stores test credentials (and URL as test_base_url), and a plain run against an unknown URL uses the live set.
+ */
+export function chooseCredentialSet(
+  profile: Profile,
+  testMode: Resolved<boolean>,
+  explicit: { value: string; origin: string } | undefined,
+): CredentialSetChoice {
+  const modeWords = testMode.value ? `test mode (${testMode.origin ?? 'on'})` : 'not in test mode';
+  if (!explicit) return testMode.value ? { name: 'test', why: modeWords } : { name: 'live', why: 'the live base URL' };
+  const url = comparableUrl(explicit.value);
+  const stored = (key: 'base_url' | 'test_base_url') => {
+    const v = profile[key];
+    return typeof v === 'string' && v !== '' && comparableUrl(v) === url;
+  };
+  const isLive = stored('base_url');
+  const isTest = stored('test_base_url');
+  if (isTest && !isLive) return { name: 'test', why: `${explicit.origin} is the profile's test_base_url` };
+  if (isLive && !isTest) return { name: 'live', why: `${explicit.origin} is the profile's base_url` };
+  const which = isLive ? 'both base_url and test_base_url' : 'no base URL of the profile';
+  return { name: testMode.value ? 'test' : 'live', why: `${explicit.origin} is ${which}; ${modeWords}` };
+}
+
 /** Timeout: --timeout > SHIP_TIMEOUT > profile timeout > 30 s. */
 export function resolveTimeout(env: Record<string, string | undefined>, globals: GlobalOptions, profile: Profile): Resolved<number> {
   if (globals.timeout !== undefined) return { value: parseTimeoutSeconds(globals.timeout, '--timeout'), source: 'flag', origin: '--timeout' };
@@ -99,18 +150,27 @@ export function resolveTimeout(env: Record<string, string | undefined>, globals:
   return { value: DEFAULT_TIMEOUT_MS, source: 'default' };
 }
 
-/** A credential: env var > profile key > none. (`--api-key` exists only on `ship login`, which handles it itself.) */
+/**
+ * A credential: env var > the key in the credential set in use > none. (`--api-key` exists only on `ship login`,
+ * which handles it itself.) The origin names where the set keeps it: `token`, or `test_credentials.token`.
+ */
 export function resolveSecret(
   env: Record<string, string | undefined>,
   envName: string,
-  profile: Profile,
+  credentials: CredentialSet,
   key: 'api_key' | 'token',
+  set: CredentialSetName = 'live',
 ): Resolved<string> | undefined {
   const fromEnv = envValue(env, envName);
   if (fromEnv !== undefined) return { value: fromEnv.trim(), source: 'env', origin: envName };
-  const stored = profile[key];
-  if (typeof stored === 'string' && stored) return { value: stored, source: 'profile', origin: key };
+  const stored = credentials[key];
+  if (typeof stored === 'string' && stored) return { value: stored, source: 'profile', origin: credentialPath(set, key) };
   return undefined;
+}
+
+/** The login command that stores credentials in the set in use: `ship login`, or `ship --test login` for the test set. */
+export function loginCommand(s: Pick<Settings, 'credentialSet'>): string {
+  return s.credentialSet.name === 'test' ? 'ship --test login' : 'ship login';
 }
 
 /**
@@ -121,15 +181,17 @@ export function resolveSecret(
 export function checkCredential(r: Resolved<string>, profileName: string): void {
   const problem = credentialProblem(r.value);
   if (!problem) return;
-  const key = r.origin === 'token' || r.origin === 'SHIP_TOKEN' ? 'token' : 'api_key';
+  const key = r.origin?.endsWith('token') || r.origin === 'SHIP_TOKEN' ? 'token' : 'api_key';
   const where = r.source === 'profile' ? `${r.origin ?? key} of profile ${profileName}` : (r.origin ?? key);
+  // A test credential is replaced in test mode, which keeps it apart from the live one.
+  const ship = r.origin?.startsWith('test_credentials.') ? 'ship --test' : 'ship';
   const hint =
     r.source === 'env'
       ? `set ${r.origin} again without it`
       : r.source === 'profile'
         ? key === 'token'
-          ? 'run `ship login` to store a new token'
-          : 'store it again: `ship config set api_key -` (reads stdin), or `ship login --api-key KEY`'
+          ? `run \`${ship} login\` to store a new token`
+          : `store it again: \`${ship} config set api_key -\` (reads stdin), or \`${ship} login --api-key KEY\``
         : undefined;
   throw new UsageError(`${where}: ${problem}`, { hint });
 }
@@ -160,12 +222,16 @@ export function resolveSettings(input: {
   const sel = store.selected;
   const profile = store.profile(sel.name);
   const testMode = resolveTestMode(env, globals);
+  const baseUrl = resolveBaseUrl(env, globals, profile, testMode.value, sel.name);
+  const credentialSet = chooseCredentialSet(profile, testMode, explicitBaseUrl(env, globals));
+  const credentials = credentialsOf(profile, credentialSet.name);
   const settings: Settings = {
     profile: { value: sel.name, source: sel.source, origin: sel.origin },
-    baseUrl: resolveBaseUrl(env, globals, profile, testMode.value, sel.name),
+    baseUrl,
     testMode,
-    apiKey: resolveSecret(env, 'SHIP_API_KEY', profile, 'api_key'),
-    token: resolveSecret(env, 'SHIP_TOKEN', profile, 'token'),
+    credentialSet,
+    apiKey: resolveSecret(env, 'SHIP_API_KEY', credentials, 'api_key', credentialSet.name),
+    token: resolveSecret(env, 'SHIP_TOKEN', credentials, 'token', credentialSet.name),
     timeoutMs: resolveTimeout(env, globals, profile),
     configPath: store.path,
   };

@@ -5,8 +5,13 @@
 // Layout of config.json:
 //   { "current_profile": "default",
 //     "profiles": { "default": { "base_url": "…", "test_base_url": "…", "api_key": "…", "token": "…",
-//                                "user": {…}, "label_format": "ZPL", "printer": "tcp://…", "timeout": 30,
+//                                "user": {…}, "test_credentials": { "api_key": "…", "token": "…", "user": {…} },
+//                                "label_format": "ZPL", "printer": "tcp://…", "timeout": 30,
 //                                "printers": { "dock": "tcp://10.0.0.50:9100" } } } }
+// A profile holds two credential sets, so that a login against the test base URL never replaces the live one:
+// the flat api_key/token/user are the live set (the only set older versions wrote, so their files read as they
+// are, with no migration), and test_credentials the test set. test_credentials is written only when a test
+// credential is stored, and removed again when its last key is.
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -39,13 +44,28 @@ export interface CachedUser {
   [field: string]: unknown;
 }
 
-/** One profile as stored in the file. Every field is optional; hand edits may leave odd types. */
-export interface Profile {
-  base_url?: string;
-  test_base_url?: string;
+/** Which of a profile's two credential sets: the one for its live base URL, or the one for its test base URL. */
+export type CredentialSetName = 'live' | 'test';
+
+/** One set of credentials: an API key, the token a login gave, and the user it was given to. */
+export interface CredentialSet {
   api_key?: string;
   token?: string;
   user?: CachedUser;
+}
+
+/** The profile key that holds the test set (the live set's keys sit flat in the profile). */
+export const TEST_CREDENTIALS = 'test_credentials';
+
+/** Keys that belong to a credential set rather than to the profile: get/set/unset take the set they mean. */
+export const CREDENTIAL_KEYS: ReadonlySet<string> = new Set(['api_key', 'token', 'user']);
+
+/** One profile as stored in the file. Every field is optional; hand edits may leave odd types. */
+export interface Profile extends CredentialSet {
+  base_url?: string;
+  test_base_url?: string;
+  /** The test set; absent until a test credential is stored. */
+  test_credentials?: CredentialSet;
   label_format?: LabelFormat;
   printer?: string;
   timeout?: number;
@@ -76,18 +96,27 @@ export interface ConfigStore {
   currentInFile(): string | undefined;
   /** A stored profile (an empty object when absent); defaults to the selected one. */
   profile(name?: string): Profile;
-  /** A stored value by key (`base_url`, `printers.dock`, `user`…) of a profile; undefined when unset. */
-  get(key: string, profile?: string): unknown;
-  /** Validates and stores a value; returns what was stored. Unknown keys and bad values throw UsageError. */
-  set(key: string, value: string, opts?: { profile?: string; insecure?: boolean }): unknown;
-  /** Removes a key; returns whether it was set. Unknown keys throw UsageError. */
-  unset(key: string, profile?: string): boolean;
+  /**
+   * A stored value by key (`base_url`, `printers.dock`, `user`…) of a profile; undefined when unset.
+   * For api_key, token and user, `set` says which credential set (default live).
+   */
+  get(key: string, profile?: string, set?: CredentialSetName): unknown;
+  /**
+   * Validates and stores a value; returns what was stored. Unknown keys and bad values throw UsageError.
+   * For api_key and token, `set` says which credential set (default live); a new token drops that set's cached
+   * user, who belonged to the token it replaces.
+   */
+  set(key: string, value: string, opts?: { profile?: string; insecure?: boolean; set?: CredentialSetName }): unknown;
+  /** Removes a key (of credential set `set` for api_key, token, user); returns whether it was set. Unknown keys throw UsageError. */
+  unset(key: string, profile?: string, set?: CredentialSetName): boolean;
+  /** A profile's credential set (an empty object when it has none); defaults to the selected profile. */
+  credentials(set: CredentialSetName, profile?: string): CredentialSet;
   /** Makes `name` the current profile in the file. */
   use(name: string): void;
-  /** Stores what a login produced (API key, token, user, and optionally the base URL it was made against). */
+  /** Stores what a login produced (API key, token, user, and optionally the base URL it was made against) in its set. */
   saveLogin(login: LoginRecord, profile?: string): void;
-  /** Removes the token (and the cached user) of a profile; returns whether there was one. */
-  forgetToken(profile?: string): boolean;
+  /** Removes the token (and the cached user) of a profile's credential set (default live); returns whether there was one. */
+  forgetToken(profile?: string, set?: CredentialSetName): boolean;
   /** Turns a printer name (a `printers.NAME` entry) or a `tcp://HOST:PORT` address into an address. */
   resolvePrinter(nameOrUrl: string, profile?: string): string;
   /**
@@ -99,6 +128,8 @@ export interface ConfigStore {
 
 /** What `ship login` stores in a profile. */
 export interface LoginRecord {
+  /** The credential set the login belongs to (default live). */
+  set?: CredentialSetName;
   apiKey: string;
   token: string;
   user?: CachedUser;
@@ -195,6 +226,20 @@ export function normalizeValue(key: string, value: string, opts: { insecure?: bo
 /** `printer.NAME` (singular, as people write it: `ship config set printer.dock3 tcp://…`) is `printers.NAME`. */
 export function canonicalKey(key: string): string {
   return key.startsWith('printer.') ? `printers.${key.slice('printer.'.length)}` : key;
+}
+
+/** Where a credential key of a set lives in a profile: `token` (live) or `test_credentials.token` (test). */
+export function credentialPath(set: CredentialSetName, key: string): string {
+  return set === 'test' ? `${TEST_CREDENTIALS}.${key}` : key;
+}
+
+/** A profile's credential set as stored: the flat keys (live), or test_credentials (test; empty when absent or not an object). */
+export function credentialsOf(profile: Profile, set: CredentialSetName): CredentialSet {
+  const holder = set === 'test' ? profile.test_credentials : profile;
+  if (!holder || typeof holder !== 'object' || Array.isArray(holder)) return {};
+  const out: CredentialSet = {};
+  for (const key of CREDENTIAL_KEYS) if (Object.hasOwn(holder, key)) (out as Record<string, unknown>)[key] = (holder as Record<string, unknown>)[key];
+  return out;
 }
 
 /** Checks a key name against the settable keys; returns it (canonical), throwing UsageError listing the valid keys. */
@@ -373,9 +418,14 @@ class FileStore implements ConfigStore {
     return p && typeof p === 'object' ? p : {};
   }
 
-  get(keyName: string, profile?: string): unknown {
+  credentials(set: CredentialSetName, profile?: string): CredentialSet {
+    return credentialsOf(this.profile(profile), set);
+  }
+
+  get(keyName: string, profile?: string, set: CredentialSetName = 'live'): unknown {
     const key = canonicalKey(keyName);
     const p = this.profile(profile) as Record<string, unknown>;
+    if (CREDENTIAL_KEYS.has(key)) return (credentialsOf(p, set) as Record<string, unknown>)[key];
     if (key.startsWith('printers.')) {
       const printers = p.printers as Record<string, unknown> | undefined;
       return printers && typeof printers === 'object' ? printers[key.slice('printers.'.length)] : undefined;
@@ -383,13 +433,18 @@ class FileStore implements ConfigStore {
     return Object.hasOwn(p, key) ? p[key] : undefined;
   }
 
-  set(keyName: string, value: string, opts: { profile?: string; insecure?: boolean } = {}): unknown {
+  set(keyName: string, value: string, opts: { profile?: string; insecure?: boolean; set?: CredentialSetName } = {}): unknown {
     const key = canonicalKey(keyName);
     const stored = normalizeValue(key, value, opts);
     const name = opts.profile ?? this.selected.name;
     this.write((file) => {
       const p = profileOf(file, name) as Record<string, unknown>;
-      if (key.startsWith('printers.')) {
+      if (CREDENTIAL_KEYS.has(key)) {
+        const holder = credentialHolder(p, opts.set ?? 'live');
+        holder[key] = stored;
+        // The cached user is the one the old token was given to; a token set by hand may be anyone's.
+        if (key === 'token') delete holder.user;
+      } else if (key.startsWith('printers.')) {
         const printers = (p.printers && typeof p.printers === 'object' ? p.printers : {}) as Record<string, unknown>;
         printers[key.slice('printers.'.length)] = stored;
         p.printers = printers;
@@ -400,16 +455,21 @@ class FileStore implements ConfigStore {
     return stored;
   }
 
-  unset(keyName: string, profile?: string): boolean {
+  unset(keyName: string, profile?: string, set: CredentialSetName = 'live'): boolean {
     const key = canonicalKey(keyName);
     if (key !== 'user') checkKey(key);
     const name = profile ?? this.selected.name;
-    if (this.get(key, name) === undefined) return false;
+    if (this.get(key, name, set) === undefined) return false;
     // Checked again inside the lock: another process may have removed it meanwhile.
     return this.write((file) => {
       const p = file.profiles?.[name] as Record<string, unknown> | undefined;
       if (!p || typeof p !== 'object') return false;
-      if (key.startsWith('printers.')) {
+      if (CREDENTIAL_KEYS.has(key)) {
+        const holder = set === 'live' ? p : (p[TEST_CREDENTIALS] as Record<string, unknown> | undefined);
+        if (!holder || typeof holder !== 'object' || !Object.hasOwn(holder, key)) return false;
+        delete holder[key];
+        dropEmptyTestSet(p);
+      } else if (key.startsWith('printers.')) {
         const printers = p.printers as Record<string, unknown> | undefined;
         const printer = key.slice('printers.'.length);
         if (!printers || typeof printers !== 'object' || !Object.hasOwn(printers, printer)) return false;
@@ -435,23 +495,28 @@ class FileStore implements ConfigStore {
     const name = profile ?? this.selected.name;
     this.write((file) => {
       const p = profileOf(file, name);
-      p.api_key = login.apiKey;
-      p.token = login.token;
-      if (login.user) p.user = login.user;
-      else delete p.user;
+      const holder = credentialHolder(p as Record<string, unknown>, login.set ?? 'live');
+      holder.api_key = login.apiKey;
+      holder.token = login.token;
+      if (login.user) holder.user = login.user;
+      else delete holder.user;
       if (login.baseUrl) p[login.baseUrl.key] = login.baseUrl.value;
     });
   }
 
-  forgetToken(profile?: string): boolean {
+  forgetToken(profile?: string, set: CredentialSetName = 'live'): boolean {
     const name = profile ?? this.selected.name;
-    const p = this.profile(name);
-    if (p.token === undefined && p.user === undefined) return false;
+    const c = this.credentials(set, name);
+    if (c.token === undefined && c.user === undefined) return false;
+    // Checked again inside the lock: another process may have logged out meanwhile.
     return this.write((file) => {
-      const q = file.profiles?.[name];
-      if (!q || typeof q !== 'object' || (q.token === undefined && q.user === undefined)) return false;
-      delete q.token;
-      delete q.user;
+      const p = file.profiles?.[name] as Record<string, unknown> | undefined;
+      if (!p || typeof p !== 'object') return false;
+      const holder = set === 'live' ? p : (p[TEST_CREDENTIALS] as Record<string, unknown> | undefined);
+      if (!holder || typeof holder !== 'object' || (holder.token === undefined && holder.user === undefined)) return false;
+      delete holder.token;
+      delete holder.user;
+      dropEmptyTestSet(p);
     });
   }
 
@@ -504,4 +569,18 @@ function profileOf(file: FileShape, name: string): Profile {
   const existing = file.profiles[name];
   if (!existing || typeof existing !== 'object') file.profiles[name] = {};
   return file.profiles[name];
+}
+
+/** The object a credential set's keys live in, inside a profile being edited: the profile itself, or its test set (created when missing). */
+function credentialHolder(p: Record<string, unknown>, set: CredentialSetName): Record<string, unknown> {
+  if (set === 'live') return p;
+  const existing = p[TEST_CREDENTIALS];
+  if (!existing || typeof existing !== 'object' || Array.isArray(existing)) p[TEST_CREDENTIALS] = {};
+  return p[TEST_CREDENTIALS] as Record<string, unknown>;
+}
+
+/** Removes an emptied test set, so a profile without test credentials keeps the layout older versions wrote. */
+function dropEmptyTestSet(p: Record<string, unknown>): void {
+  const t = p[TEST_CREDENTIALS];
+  if (t && typeof t === 'object' && Object.keys(t).length === 0) delete p[TEST_CREDENTIALS];
 }

@@ -104,6 +104,18 @@ describe('tokens', () => {
     await expect(api.tokens.check()).rejects.toMatchObject({ name: 'ApiError', http: { status: 500 } });
   });
 
+  it('session: active with the user when GET /tokens names one, inactive on 401', async () => {
+    api = freshApi();
+    srv.on('GET', '/v1.2/tokens', { status: 200, body: { message: 'Token active', data: null } });
+    expect(await api.tokens.session()).toEqual({ active: true });
+    srv.on('GET', '/v1.2/tokens', { status: 200, body: { message: 'Token active', data: { user: { id: 'u-1', email: 'a@b.c' } } } });
+    expect(await api.tokens.session()).toEqual({ active: true, user: { id: 'u-1', email: 'a@b.c' } });
+    srv.on('GET', '/v1.2/tokens', { status: 200, body: { message: 'Token active', data: { user: ['not', 'a', 'user'] } } });
+    expect(await api.tokens.session()).toEqual({ active: true });
+    srv.on('GET', '/v1.2/tokens', { status: 401, body: { message: 'Unauthenticated', data: null } });
+    expect(await api.tokens.session()).toEqual({ active: false });
+  });
+
   it('revoke: DELETE /tokens with the token', async () => {
     api = freshApi();
     srv.on('DELETE', '/v1.2/tokens', { status: 204 });

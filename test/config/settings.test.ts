@@ -4,16 +4,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
-import { DEFAULT_BASE_URL, describeSource, resolveSettings } from '../../src/config/settings.js';
+import { chooseCredentialSet, DEFAULT_BASE_URL, describeSource, resolveSettings } from '../../src/config/settings.js';
 import { openConfig, type Profile } from '../../src/config/store.js';
 
 /** A store whose selected profile holds `profile`, resolved with `env` and `globals`. */
-async function resolveWith(opts: { profile?: Partial<Record<keyof Profile, string>>; env?: Record<string, string>; globals?: GlobalOptions }) {
+async function resolveWith(opts: {
+  profile?: Partial<Record<keyof Profile, string>>;
+  /** The profile's test credential set. */
+  testSet?: { api_key?: string; token?: string };
+  env?: Record<string, string>;
+  globals?: GlobalOptions;
+}) {
   const dir = mkdtempSync(join(tmpdir(), 'ship-settings-'));
   const env = { SHIP_CONFIG_DIR: dir, ...opts.env };
   const globals = opts.globals ?? {};
   const writer = await openConfig({ env, globals });
   for (const [k, v] of Object.entries(opts.profile ?? {})) writer.set(k, v as string, { insecure: true, profile: writer.selected.name });
+  for (const [k, v] of Object.entries(opts.testSet ?? {})) writer.set(k, v, { profile: writer.selected.name, set: 'test' });
   const store = await openConfig({ env, globals });
   return resolveSettings({ env, globals, store });
 }
@@ -77,6 +84,54 @@ describe('credentials: env > profile > none', () => {
     const s = await resolveWith({ env: { SHIP_API_KEY: '' } });
     expect(s.apiKey).toBeUndefined();
     expect(s.token).toBeUndefined();
+  });
+});
+
+describe('credential sets: live and test credentials are kept apart, picked by the base URL in use', () => {
+  const LIVE_SET = { api_key: 'live-key-0001', token: 'live-tok-0001' };
+  const TEST_SET = { api_key: 'test-key-0002', token: 'test-tok-0002' };
+  const both = { profile: { base_url: LIVE, test_base_url: TEST, ...LIVE_SET }, testSet: TEST_SET };
+  it.each([
+    ['the live base URL: the live set', {}, LIVE, 'live', 'the live base URL'],
+    ['--test: the test set', { globals: { test: true } }, TEST, 'test', 'test mode (--test)'],
+    ['SHIP_TEST=1: the test set', { env: { SHIP_TEST: '1' } }, TEST, 'test', 'test mode (SHIP_TEST)'],
+    ["--base-url that is the profile's test_base_url: the test set", { globals: { baseUrl: `${TEST}/` } }, TEST, 'test', "--base-url is the profile's test_base_url"],
+    ["SHIP_BASE_URL that is the profile's base_url, even with --test: the live set", { globals: { test: true }, env: { SHIP_BASE_URL: LIVE } }, LIVE, 'live', "SHIP_BASE_URL is the profile's base_url"],
+    ['an unknown --base-url: the live set', { globals: { baseUrl: FLAG_URL } }, FLAG_URL, 'live', 'no base URL of the profile; not in test mode'],
+    ['an unknown --base-url with --test: the test set', { globals: { baseUrl: FLAG_URL, test: true } }, FLAG_URL, 'test', 'no base URL of the profile; test mode (--test)'],
+  ] as const)('%s', async (_name, input, url, set, why) => {
+    const s = await resolveWith({ ...both, ...(input as object) });
+    expect(s.baseUrl.value).toBe(url);
+    expect(s.credentialSet.name).toBe(set);
+    expect(s.credentialSet.why).toContain(why);
+    const expected = set === 'test' ? TEST_SET : LIVE_SET;
+    const prefix = set === 'test' ? 'test_credentials.' : '';
+    expect(s.apiKey).toEqual({ value: expected.api_key, source: 'profile', origin: `${prefix}api_key` });
+    expect(s.token).toEqual({ value: expected.token, source: 'profile', origin: `${prefix}token` });
+  });
+
+  it('SHIP_API_KEY and SHIP_TOKEN win over either set', async () => {
+    for (const globals of [{}, { test: true }]) {
+      const s = await resolveWith({ ...both, globals, env: { SHIP_API_KEY: 'env-key-0003', SHIP_TOKEN: 'env-tok-0003' } });
+      expect(s.apiKey).toEqual({ value: 'env-key-0003', source: 'env', origin: 'SHIP_API_KEY' });
+      expect(s.token).toEqual({ value: 'env-tok-0003', source: 'env', origin: 'SHIP_TOKEN' });
+    }
+  });
+
+  it('test mode never falls back to the live set: a profile without test credentials has none', async () => {
+    const s = await resolveWith({ globals: { test: true }, profile: { test_base_url: TEST, ...LIVE_SET } });
+    expect(s.credentialSet.name).toBe('test');
+    expect(s.apiKey).toBeUndefined();
+    expect(s.token).toBeUndefined();
+  });
+
+  it('a URL that is both base_url and test_base_url goes by test mode', () => {
+    const profile = { base_url: LIVE, test_base_url: LIVE };
+    expect(chooseCredentialSet(profile, { value: false, source: 'default' }, { value: LIVE, origin: '--base-url' }).name).toBe('live');
+    expect(chooseCredentialSet(profile, { value: true, source: 'flag', origin: '--test' }, { value: LIVE, origin: '--base-url' })).toEqual({
+      name: 'test',
+      why: '--base-url is both base_url and test_base_url; test mode (--test)',
+    });
   });
 });
 

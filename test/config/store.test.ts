@@ -109,6 +109,64 @@ describe('config store', () => {
     expect(fileOf(dir).profiles.default).toEqual({ api_key: 'key-1234567890', base_url: 'https://x.example/v1.2' });
   });
 
+  it('reads a file in the old flat layout as the live credential set, unchanged, and the test set as empty', async () => {
+    const dir = tmp();
+    const old = { current_profile: 'default', profiles: { default: { base_url: 'https://live.example/v1.2', test_base_url: 'https://test.example/v1.2', api_key: 'key-live-0001', token: 'tok-live-0001', user: { email: 'cron@example.com' } } } };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(old));
+    const store = await open(dir);
+    expect(store.credentials('live')).toEqual({ api_key: 'key-live-0001', token: 'tok-live-0001', user: { email: 'cron@example.com' } });
+    expect(store.credentials('test')).toEqual({});
+    expect(store.get('token')).toBe('tok-live-0001');
+    expect(store.get('token', undefined, 'test')).toBeUndefined();
+    // Writing anything but a test credential keeps the layout an older ship reads.
+    store.set('timeout', '9');
+    store.saveLogin({ set: 'live', apiKey: 'key-live-0002', token: 'tok-live-0002' });
+    expect(fileOf(dir).profiles.default.test_credentials).toBeUndefined();
+    expect(fileOf(dir).profiles.default).toMatchObject({ api_key: 'key-live-0002', token: 'tok-live-0002', timeout: 9 });
+  });
+
+  it('keeps the test credential set apart: a test login, logout or set never touches the live one', async () => {
+    const dir = tmp();
+    const store = await open(dir);
+    const live = { api_key: 'key-live-0001', token: 'tok-live-0001', user: { email: 'cron@example.com' } };
+    store.saveLogin({ set: 'live', apiKey: live.api_key, token: live.token, user: live.user });
+    store.saveLogin({ set: 'test', apiKey: 'key-test-0001', token: 'tok-test-0001', user: { email: 'ci@example.com' }, baseUrl: { key: 'test_base_url', value: 'https://test.example/v1.2' } });
+    expect(fileOf(dir).profiles.default).toEqual({
+      ...live,
+      test_base_url: 'https://test.example/v1.2',
+      test_credentials: { api_key: 'key-test-0001', token: 'tok-test-0001', user: { email: 'ci@example.com' } },
+    });
+    expect(store.get('user', undefined, 'test')).toEqual({ email: 'ci@example.com' });
+
+    // A token set by hand is not the cached user's: the user of that set (only) is dropped.
+    store.set('token', 'tok-test-0002', { set: 'test' });
+    expect(store.credentials('test')).toEqual({ api_key: 'key-test-0001', token: 'tok-test-0002' });
+    expect(store.credentials('live')).toEqual(live);
+
+    expect(store.forgetToken(undefined, 'test')).toBe(true);
+    expect(store.forgetToken(undefined, 'test')).toBe(false);
+    expect(store.credentials('live')).toEqual(live);
+    expect(store.unset('token', undefined, 'test')).toBe(false);
+    expect(store.unset('api_key', undefined, 'test')).toBe(true);
+    // The emptied test set goes, leaving the flat layout.
+    expect(fileOf(dir).profiles.default).toEqual({ ...live, test_base_url: 'https://test.example/v1.2' });
+
+    // And the other way round: the live set's logout leaves a test login alone.
+    store.saveLogin({ set: 'test', apiKey: 'key-test-0003', token: 'tok-test-0003' });
+    expect(store.forgetToken()).toBe(true);
+    expect(store.unset('api_key')).toBe(true);
+    expect(fileOf(dir).profiles.default).toEqual({ test_base_url: 'https://test.example/v1.2', test_credentials: { api_key: 'key-test-0003', token: 'tok-test-0003' } });
+  });
+
+  it('a hand-edited test_credentials that is not an object reads as an empty set and is replaced on writing', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { token: 'tok-live-0001', test_credentials: 'oops' } } }));
+    const store = await open(dir);
+    expect(store.credentials('test')).toEqual({});
+    store.set('api_key', 'key-test-0001', { set: 'test' });
+    expect(fileOf(dir).profiles.default).toEqual({ token: 'tok-live-0001', test_credentials: { api_key: 'key-test-0001' } });
+  });
+
   it('`use` records the current profile, which later opens select', async () => {
     const dir = tmp();
     const store0 = await open(dir);

@@ -11,19 +11,24 @@ export interface LoginOptions {
   passwordStdin?: boolean;
 }
 
-/** Logs in and stores the credentials; prints who is logged in on stderr (or `{profile, base_url, user}` with --json). */
+/**
+ * Logs in and stores the credentials in the credential set of the base URL in use (test mode: the test set);
+ * prints who is logged in on stderr (or `{profile, base_url, credential_set, user}` with --json).
+ */
 export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
   const settings = await ctx.settings();
   const store = await ctx.config({ write: true });
   const profile = settings.profile.value;
-  const cached = store.profile(profile).user;
+  // Live and test credentials are kept apart: a login in test mode must never replace the live token.
+  const set = settings.credentialSet.name;
+  const cached = store.credentials(set, profile).user;
   const willAsk =
     (opts.apiKey === undefined && !settings.apiKey) ||
     (opts.username === undefined && envValue(ctx, 'SHIP_USERNAME') === undefined) ||
     (!opts.passwordStdin && envValue(ctx, 'SHIP_PASSWORD') === undefined);
   // Said, and checked, before the questions: a person should not type three secrets for a server that is not there.
   if (ctx.mode.interactive && willAsk) {
-    ctx.out.info(`Logging in to ${settings.baseUrl.value} (profile ${profile})`);
+    ctx.out.info(`Logging in to ${settings.baseUrl.value} (profile ${profile}${set === 'test' ? ', test credentials' : ''})`);
     await checkReachable(settings.baseUrl.value, settings.baseUrl.source === 'default', Math.min(settings.timeoutMs.value, 5000));
   }
 
@@ -69,14 +74,15 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
 
   const user = result.user ? cacheableUser(result.user) : await lookUpUser(ctx, apiKey, result.token, username);
 
-  const record: LoginRecord = { apiKey, token: result.token, user: user ?? { email: username } };
+  const record: LoginRecord = { set, apiKey, token: result.token, user: user ?? { email: username } };
   if (settings.baseUrl.source === 'flag') {
-    record.baseUrl = { key: settings.testMode.value ? 'test_base_url' : 'base_url', value: settings.baseUrl.value };
+    // The URL goes with the set it logged in to, so later runs without --base-url pick the same set again.
+    record.baseUrl = { key: set === 'test' ? 'test_base_url' : 'base_url', value: settings.baseUrl.value };
   }
   store.saveLogin(record, profile);
 
   const shown = record.user as CachedUser;
-  ctx.out.success(`Logged in as ${describeUser(shown) || username} on ${settings.baseUrl.value}, profile ${profile}`);
+  ctx.out.success(`Logged in as ${describeUser(shown) || username} on ${settings.baseUrl.value}, profile ${profile}${set === 'test' ? ' (test credentials; the live ones are kept)' : ''}`);
   if (settings.apiKey?.source === 'env' && !opts.apiKey) {
     ctx.out.info(`(the API key from SHIP_API_KEY is now stored in profile ${profile} too)`);
   }
@@ -86,7 +92,7 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
   if (overriding.length) {
     ctx.out.warn(`${overriding.join(' and ')} ${overriding.length > 1 ? 'are' : 'is'} set in the environment and ${overriding.length > 1 ? 'win' : 'wins'} over what was just stored: unset ${overriding.join(' ')} for later commands to use this login`);
   }
-  if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, user: shown });
+  if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, credential_set: set, user: shown });
 }
 
 /** Fails at once when nothing accepts connections at the base URL's host and port. */

@@ -8,15 +8,17 @@ export async function run(ctx: Ctx): Promise<void> {
   const settings = await ctx.settings();
   const store = await ctx.config({ write: true });
   const profile = settings.profile.value;
+  const set = settings.credentialSet.name;
   const token = settings.token;
+  const which = set === 'test' ? ', test credentials' : '';
 
   if (!token) {
     // "Not logged in" under a mistyped --profile would leave the real profile's token in place, silently.
     const { unknownProfile } = await import('../../config/store.js');
     const unknown = unknownProfile(store);
     if (unknown) throw unknown;
-    ctx.out.info(`Not logged in (profile ${profile}); nothing to do.`);
-    if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, revoked: false, forgotten: false });
+    ctx.out.info(`Not logged in (profile ${profile}${which}); nothing to do.`);
+    if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, credential_set: set, revoked: false, forgotten: false });
     return;
   }
 
@@ -39,18 +41,20 @@ export async function run(ctx: Ctx): Promise<void> {
         ctx.out.warn(`the server rejected the token ${mask(token.value)} (${err.http.status ?? 'auth error'}): it was already invalid; forgetting it anyway`);
       } else {
         if (err instanceof ApiError) {
-          err.hint = `the token is still stored${err.http.status === 403 ? ' (and may still be valid on the server)' : ''}: retry \`ship logout\`, or \`ship config unset token\` to forget it without revoking it`;
+          const ship = set === 'test' ? 'ship --test' : 'ship';
+          err.hint = `the token is still stored${err.http.status === 403 ? ' (and may still be valid on the server)' : ''}: retry \`${ship} logout\`, or \`${ship} config unset token\` to forget it without revoking it`;
         }
         throw err;
       }
     }
   }
 
-  // Forget the stored token if it is the one in use (an env token leaves a different stored one alone).
-  const stored = store.profile(profile).token;
-  const forgotten = stored === token.value ? store.forgetToken(profile) : false;
+  // Forget the stored token if it is the one in use (an env token leaves a different stored one alone), and only in
+  // the set in use: logging out of the test server leaves the live login alone.
+  const stored = store.credentials(set, profile).token;
+  const forgotten = stored === token.value ? store.forgetToken(profile, set) : false;
   if (token.source === 'env') ctx.out.warn('the token came from SHIP_TOKEN: unset it in your environment');
 
-  ctx.out.success(`Logged out${revoked ? '' : ' (token was not revoked on the server)'}, profile ${profile}`);
-  if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, revoked, forgotten });
+  ctx.out.success(`Logged out${revoked ? '' : ' (token was not revoked on the server)'}, profile ${profile}${which}`);
+  if (ctx.mode.json) ctx.out.json({ profile, base_url: settings.baseUrl.value, credential_set: set, revoked, forgotten });
 }

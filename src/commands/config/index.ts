@@ -15,6 +15,10 @@ Keys (per profile; pick the profile with --profile or SHIP_PROFILE):
   test_base_url   test API base URL, used with --test or SHIP_TEST=1
   api_key         API key (secret; set by \`ship login\`)
   token           user token (secret; set by \`ship login\`)
+                  A profile keeps two sets of api_key, token and the cached user: the live set, and the
+                  test set (test_credentials.*) used with the test base URL. get, set and unset act on the
+                  set in use: the test set with --test or SHIP_TEST=1 (or a --base-url that is the
+                  profile's test_base_url), else the live set.
   label_format    default label format: ZPL, PDF or PNG
   printer         default printer: tcp://HOST:PORT, or the NAME of a printers.NAME entry; --printer
                   given without a value (create, label, print, containers label) sends to it
@@ -43,8 +47,8 @@ Examples:
 
   config
     .command('list')
-    .description('List the settings of the profile in use, with where each value comes from (secrets masked)')
-    .addHelpText('after', '\nExamples:\n  ship config list\n  ship --profile staging config list --json')
+    .description('List the settings of the profile in use, with where each value comes from (secrets masked), both credential sets included')
+    .addHelpText('after', '\nExamples:\n  ship config list\n  ship --test config list\n  ship --profile staging config list --json')
     .action(async () => {
       const { list } = await import('./run.js');
       await list(ctx);
@@ -54,7 +58,7 @@ Examples:
     .command('get')
     .addArgument(keyArgument())
     .description('Print one stored value of the profile (secrets masked)')
-    .addHelpText('after', '\nExamples:\n  ship config get base_url\n  ship config get printers.dock')
+    .addHelpText('after', '\nExamples:\n  ship config get base_url\n  ship config get printers.dock\n  ship --test config get token')
     .action(async (key: string) => {
       const { get } = await import('./run.js');
       await get(ctx, { key });
@@ -73,7 +77,8 @@ Examples:
   ship config set label_format PDF
   ship config set printers.dock tcp://10.0.0.50:9100
   ship config set printer dock
-  ship config set api_key -  < api-key.txt`,
+  ship config set api_key -  < api-key.txt
+  ship --test config set api_key -  < test-api-key.txt`,
     )
     .action(async (key: string, value: string | undefined) => {
       const { set } = await import('./run.js');
@@ -84,7 +89,7 @@ Examples:
     .command('unset')
     .addArgument(keyArgument())
     .description('Remove a value from the profile')
-    .addHelpText('after', '\nExamples:\n  ship config unset printer\n  ship config unset token')
+    .addHelpText('after', '\nExamples:\n  ship config unset printer\n  ship config unset token\n  ship --test config unset token')
     .action(async (key: string) => {
       const { unset } = await import('./run.js');
       await unset(ctx, { key });

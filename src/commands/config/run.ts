@@ -1,8 +1,17 @@
 // `ship config …`: read and change the config file. Secrets are masked in everything printed.
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { checkKey, SECRET_KEYS, unknownProfile, type ConfigStore, type Profile } from '../../config/store.js';
-import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_MS, describeSource, type Source } from '../../config/settings.js';
+import { checkKey, CREDENTIAL_KEYS, credentialPath, credentialsOf, SECRET_KEYS, unknownProfile, type ConfigStore, type Profile } from '../../config/store.js';
+import {
+  chooseCredentialSet,
+  type CredentialSetChoice,
+  DEFAULT_BASE_URL,
+  DEFAULT_TIMEOUT_MS,
+  describeSource,
+  explicitBaseUrl,
+  resolveTestMode,
+  type Source,
+} from '../../config/settings.js';
 import { shownUrl, validateName } from '../../config/validate.js';
 import { mask } from '../../output/redact.js';
 import { describeUser, envValue, readSecretFromStdin } from '../auth/common.js';
@@ -26,8 +35,25 @@ function maskAny(v: unknown): unknown {
   return mask(typeof v === 'string' ? v : JSON.stringify(v));
 }
 
-/** The rows of `config list` for the selected profile. Raw values (not validated), so a broken profile can be inspected. */
-export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
+/**
+ * Which credential set of `profile` this run's flags and env vars select (as every API call would pick it):
+ * `config get|set|unset api_key|token|user` act on that set.
+ */
+export function credentialSetInUse(ctx: Ctx, profile: Profile): CredentialSetChoice {
+  return chooseCredentialSet(profile, resolveTestMode(ctx.env, ctx.globals), explicitBaseUrl(ctx.env, ctx.globals));
+}
+
+/** " (test credentials)" after a message about a credential key of the test set; "" otherwise. */
+function setNote(key: string, set: CredentialSetChoice): string {
+  return CREDENTIAL_KEYS.has(key) && set.name === 'test' ? ' (test credentials)' : '';
+}
+
+/**
+ * The rows of `config list` for the selected profile. Raw values (not validated), so a broken profile can be
+ * inspected. Both credential sets are listed (the test set's keys as `test_credentials.KEY`); SHIP_API_KEY and
+ * SHIP_TOKEN are shown overriding the set `inUse`.
+ */
+export function configRows(ctx: Ctx, profile: Profile, inUse: CredentialSetChoice = { name: 'live', why: '' }): ConfigRow[] {
   const rows: ConfigRow[] = [];
   const show = (key: string, v: unknown) => (SECRET_KEYS.has(key) ? maskAny(v) : v);
   const showUrl = (v: unknown) => (typeof v === 'string' ? shownUrl(v) : v);
@@ -46,11 +72,15 @@ export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
     else if (own !== undefined) rows.push({ key, value: showUrl(own), source: 'profile', origin: key });
     else if (key === 'base_url') rows.push({ key, value: DEFAULT_BASE_URL, source: 'default', origin: null });
   }
-  for (const key of ['api_key', 'token'] as const) {
-    const fromEnv = env(ENV_OF[key]);
-    const own = stored(key);
-    if (fromEnv !== undefined) rows.push({ key, value: show(key, fromEnv), source: 'env', origin: ENV_OF[key], overrides: show(key, own) });
-    else if (own !== undefined) rows.push({ key, value: show(key, own), source: 'profile', origin: key });
+  for (const set of ['live', 'test'] as const) {
+    const creds = credentialsOf(profile, set);
+    for (const key of ['api_key', 'token'] as const) {
+      const name = credentialPath(set, key);
+      const fromEnv = set === inUse.name ? env(ENV_OF[key]) : undefined;
+      const own = creds[key] === undefined || creds[key] === null || creds[key] === '' ? undefined : creds[key];
+      if (fromEnv !== undefined) rows.push({ key: name, value: show(key, fromEnv), source: 'env', origin: ENV_OF[key], overrides: show(key, own) });
+      else if (own !== undefined) rows.push({ key: name, value: show(key, own), source: 'profile', origin: name });
+    }
   }
   {
     const own = stored('timeout');
@@ -67,7 +97,11 @@ export function configRows(ctx: Ctx, profile: Profile): ConfigRow[] {
   for (const [name, url] of Object.entries(printers).sort(([a], [b]) => a.localeCompare(b))) {
     rows.push({ key: `printers.${name}`, value: url, source: 'profile', origin: `printers.${name}` });
   }
-  if (profile.user && typeof profile.user === 'object') rows.push({ key: 'user', value: profile.user, source: 'profile', origin: 'user' });
+  for (const set of ['live', 'test'] as const) {
+    const user = credentialsOf(profile, set).user;
+    const name = credentialPath(set, 'user');
+    if (user && typeof user === 'object') rows.push({ key: name, value: user, source: 'profile', origin: name });
+  }
   return rows;
 }
 
@@ -83,11 +117,14 @@ export async function list(ctx: Ctx): Promise<void> {
   const store = await ctx.config();
   existingProfile(store);
   const sel = store.selected;
-  const rows = configRows(ctx, store.profile(sel.name));
+  const profile = store.profile(sel.name);
+  const inUse = credentialSetInUse(ctx, profile);
+  const rows = configRows(ctx, profile, inUse);
   if (ctx.mode.json) {
     ctx.out.json({
       profile: { value: sel.name, source: sel.source, origin: sel.origin ?? null },
       path: store.path,
+      credential_set: { value: inUse.name, why: inUse.why },
       settings: Object.fromEntries(rows.map((r) => [r.key, { value: r.value, source: r.source, origin: r.origin, ...(r.overrides !== undefined ? { overrides: r.overrides } : {}) }])),
     });
     return;
@@ -97,9 +134,10 @@ export async function list(ctx: Ctx): Promise<void> {
     return;
   }
   ctx.out.info(`profile ${sel.name} (${describeSource(sel)}), ${store.path}`);
+  ctx.out.info(`credentials in use: the ${inUse.name} set (${inUse.why}); the test set's keys are test_credentials.*`);
   await ctx.out.table(rows, [
     { header: 'KEY', value: (r) => r.key },
-    { header: 'VALUE', value: (r) => (r.key === 'user' ? describeUser(r.value as Profile['user']) : (r.value as string)) },
+    { header: 'VALUE', value: (r) => (r.key.endsWith('user') ? describeUser(r.value as Profile['user']) : (r.value as string)) },
     {
       header: 'SOURCE',
       value: (r) => describeSource({ source: r.source, origin: r.origin ?? undefined }, sel.name) + (r.overrides !== undefined ? ` (overrides profile value ${String(r.overrides)})` : ''),
@@ -117,15 +155,16 @@ export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = checkReadableKey(opts.key);
   const store = await ctx.config();
   const profile = existingProfile(store);
-  const raw = store.get(key, profile);
+  const set = credentialSetInUse(ctx, store.profile(profile));
+  const raw = store.get(key, profile, set.name);
   // A hand-edited base URL may hold a password or a key in its query (set refuses both; a file may not).
   const value = SECRET_KEYS.has(key) ? maskAny(raw) : (key === 'base_url' || key === 'test_base_url') && typeof raw === 'string' ? shownUrl(raw) : raw;
   if (ctx.mode.json) {
-    ctx.out.json({ profile, key, value: value ?? null });
+    ctx.out.json({ profile, key, value: value ?? null, ...(CREDENTIAL_KEYS.has(key) ? { credential_set: set.name } : {}) });
     return;
   }
   if (value === undefined || value === null) {
-    ctx.out.info(`${key} is not set in profile ${profile}`);
+    ctx.out.info(`${key} is not set in profile ${profile}${setNote(key, set)}`);
     return;
   }
   ctx.out.line(typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value));
@@ -152,7 +191,8 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
 
   // `default` is what a fresh install uses: not worth a remark.
   const isNew = profile !== 'default' && !store.profileNames().includes(profile);
-  const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure) });
+  const set = credentialSetInUse(ctx, store.profile(profile));
+  const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure), set: set.name });
   const shown = secret ? mask(String(stored)) : stored;
 
   const overriddenBy = key === 'base_url' || key === 'test_base_url' ? 'SHIP_BASE_URL' : ENV_OF[key];
@@ -166,8 +206,8 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   if (key === 'printer' && typeof stored === 'string' && !stored.startsWith('tcp://') && store.get(`printers.${stored}`, profile) === undefined) {
     ctx.out.warn(`no printers.${stored} entry yet: add one with \`ship config set printers.${stored} tcp://HOST:PORT\``);
   }
-  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}${isNew ? ' (a new profile)' : ''}`);
-  if (ctx.mode.json) ctx.out.json({ profile, key, value: shown });
+  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}${setNote(key, set)}${isNew ? ' (a new profile)' : ''}`);
+  if (ctx.mode.json) ctx.out.json({ profile, key, value: shown, ...(CREDENTIAL_KEYS.has(key) ? { credential_set: set.name } : {}) });
 }
 
 /** `config unset KEY`. */
@@ -175,10 +215,11 @@ export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = opts.key === 'user' ? 'user' : checkKey(opts.key);
   const store = await ctx.config({ write: true });
   const profile = existingProfile(store);
-  const removed = store.unset(key, profile);
-  if (removed) ctx.out.success(`Removed ${key} from profile ${profile}`);
-  else ctx.out.info(`${key} was not set in profile ${profile}`);
-  if (ctx.mode.json) ctx.out.json({ profile, key, removed });
+  const set = credentialSetInUse(ctx, store.profile(profile));
+  const removed = store.unset(key, profile, set.name);
+  if (removed) ctx.out.success(`Removed ${key} from profile ${profile}${setNote(key, set)}`);
+  else ctx.out.info(`${key} was not set in profile ${profile}${setNote(key, set)}`);
+  if (ctx.mode.json) ctx.out.json({ profile, key, removed, ...(CREDENTIAL_KEYS.has(key) ? { credential_set: set.name } : {}) });
 }
 
 /** `config use PROFILE`: records the current profile in the file. */
@@ -208,12 +249,14 @@ export async function profiles(ctx: Ctx): Promise<void> {
   if (!names.includes(current)) names.push(current);
   const rows = names.sort().map((name) => {
     const p = store.profile(name);
+    const test = credentialsOf(p, 'test');
     return {
       name,
       current: name === current,
       base_url: typeof p.base_url === 'string' ? shownUrl(p.base_url) : null,
       logged_in: typeof p.token === 'string' && p.token !== '',
       user: typeof p.user?.email === 'string' ? p.user.email : null,
+      test_logged_in: typeof test.token === 'string' && test.token !== '',
     };
   });
   if (ctx.mode.json) return ctx.out.json(rows);
@@ -227,6 +270,7 @@ export async function profiles(ctx: Ctx): Promise<void> {
     { header: 'BASE URL', value: (r) => r.base_url ?? '' },
     { header: 'LOGGED IN', value: (r) => r.logged_in },
     { header: 'USER', value: (r) => r.user ?? '' },
+    { header: 'TEST LOGGED IN', value: (r) => r.test_logged_in },
   ]);
 }
 

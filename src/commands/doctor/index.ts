@@ -16,6 +16,8 @@ Each check is a line: ✓ ok, ! warning, ✗ failed, – skipped. --json prints 
 Exit 0 when nothing failed (warnings allowed), 4 when credentials are missing or refused, 1 for any other failure.
 "reachable" asks GET /tokens without credentials: a 404 there means the base URL does not lead to the API (a
 missing or wrong version segment, e.g. /v1.1 or /api); it fails and names the /v1.2 address where the API answers.
+The credentials checked are the profile's set for the base URL in use: with --test (or SHIP_TEST=1) the test
+set, kept apart from the live one (the "credentials" line says which, and why).
 
 Examples:
   ship doctor

@@ -72,17 +72,22 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
     detail: `${settings.baseUrl.value}${settings.testMode.value ? ' (test mode)' : ''}`,
     source: srcOf(settings.baseUrl),
   });
+  const { loginCommand } = await import('../../config/settings.js');
+  const login = loginCommand(settings);
+  // Which of the profile's two credential sets goes with this base URL (the test set is apart from the live one).
+  add({ name: 'credentials', status: 'ok', detail: `${settings.credentialSet.name} set (${settings.credentialSet.why})` });
   const apiKey = settings.apiKey;
   const token = settings.token;
+  const inSet = settings.credentialSet.name === 'test' ? ' in the test set' : '';
   add(
     apiKey
       ? { name: 'API key', status: 'ok', detail: mask(apiKey.value), source: srcOf(apiKey) }
-      : { name: 'API key', status: 'fail', detail: 'none: set SHIP_API_KEY or run `ship login --api-key KEY`', credentials: true },
+      : { name: 'API key', status: 'fail', detail: `none${inSet}: set SHIP_API_KEY or run \`${login} --api-key KEY\``, credentials: true },
   );
   add(
     token
       ? { name: 'token', status: 'ok', detail: mask(token.value), source: srcOf(token) }
-      : { name: 'token', status: 'fail', detail: 'none: run `ship login` or set SHIP_TOKEN', credentials: true },
+      : { name: 'token', status: 'fail', detail: `none${inSet}: run \`${login}\` or set SHIP_TOKEN`, credentials: true },
   );
 
   const base = new URL(settings.baseUrl.value);
@@ -147,7 +152,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
       add(
         valid
           ? { name: 'token valid', status: 'ok', detail: 'GET /tokens answered 200', ms }
-          : { name: 'token valid', status: 'fail', detail: 'GET /tokens answered 401: the token or API key was refused; run `ship login`', ms, credentials: true },
+          : { name: 'token valid', status: 'fail', detail: `GET /tokens answered 401: the token or API key was refused; run \`${login}\``, ms, credentials: true },
       );
     } catch (err) {
       const ms = Math.round(performance.now() - t0);
@@ -185,7 +190,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
     }
   }
 
-  return finish(ctx, checks);
+  return finish(ctx, checks, login);
 }
 
 /** `base`'s GET /tokens URL (the base URL's path kept). */
@@ -291,7 +296,7 @@ async function printers(ctx: Ctx, settings: Settings): Promise<Array<PrinterTarg
   return out;
 }
 
-function finish(ctx: Ctx, checks: Check[]): void {
+function finish(ctx: Ctx, checks: Check[], login = 'ship login'): void {
   const failed = checks.filter((c) => c.status === 'fail');
   const warned = checks.filter((c) => c.status === 'warn');
   const exitCode = failed.length === 0 ? ExitCode.Ok : failed.some((c) => c.credentials) ? ExitCode.Auth : ExitCode.Failure;
@@ -307,7 +312,7 @@ function finish(ctx: Ctx, checks: Check[]): void {
   }
   if (failed.length > 0) {
     const names = failed.map((f) => f.name).join(', ');
-    if (exitCode === ExitCode.Auth) throw new AuthError(`doctor: ${names} failed`, {}, { hint: 'run `ship login`, or set SHIP_API_KEY and SHIP_TOKEN' });
+    if (exitCode === ExitCode.Auth) throw new AuthError(`doctor: ${names} failed`, {}, { hint: `run \`${login}\`, or set SHIP_API_KEY and SHIP_TOKEN` });
     throw new ShipError(`doctor: ${names} failed`, ExitCode.Failure);
   }
 }

@@ -161,7 +161,10 @@ export async function run(ctx: Ctx, opts: SmokeOptions): Promise<void> {
       api = await ctx.api();
       const valid = await api.tokens.check({ signal });
       // 401 is the document's answer to a bad API key; GET /tokens gives it for a bad token too.
-      if (!valid) throw new AuthError('the API key or the token was refused (GET /tokens answered 401)', { status: 401, method: 'GET', path: '/tokens' }, { hint: 'check the API key (SHIP_API_KEY), then run `ship login` (or set SHIP_TOKEN)' });
+      if (!valid) {
+        const { loginCommand } = await import('../../config/settings.js');
+        throw new AuthError('the API key or the token was refused (GET /tokens answered 401)', { status: 401, method: 'GET', path: '/tokens' }, { hint: `check the API key (SHIP_API_KEY), then run \`${loginCommand(settings)}\` (or set SHIP_TOKEN)` });
+      }
       return { value: true, detail: `token from ${settings.token ? [settings.token.source, settings.token.origin].filter(Boolean).join(' ') : 'unknown'} is valid` };
     });
 

@@ -64,11 +64,11 @@ describe('ship login', () => {
     }
   });
 
-  it('--json prints {profile, base_url, user} and never the token', async () => {
+  it('--json prints {profile, base_url, credential_set, user} and never the token', async () => {
     const r = await login(['--json']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toEqual({ profile: 'default', base_url: stub.baseUrl, user: expect.objectContaining({ email: USER.email }) });
+    expect(doc).toEqual({ profile: 'default', base_url: stub.baseUrl, credential_set: 'live', user: expect.objectContaining({ email: USER.email }) });
     noSecrets(r);
   });
 
@@ -165,13 +165,14 @@ describe('ship login', () => {
     noSecrets(r);
   });
 
-  it('stores a --base-url given to login (as test_base_url with --test)', async () => {
+  it('stores a --base-url given to login (as test_base_url with --test, beside the test credentials)', async () => {
     const env = { SHIP_BASE_URL: '' };
     expect((await ship(['--base-url', stub.baseUrl + '/', 'login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: PASSWORD, env })).code).toBe(0);
     expect(file().profiles.default.base_url).toBe(stub.baseUrl);
     expect((await ship(['--profile', 't', '--test', '--base-url', stub.baseUrl, 'login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: PASSWORD, env })).code).toBe(0);
-    expect(file().profiles.t).toMatchObject({ test_base_url: stub.baseUrl, token: TOKEN });
+    expect(file().profiles.t).toMatchObject({ test_base_url: stub.baseUrl, test_credentials: { api_key: API_KEY, token: TOKEN } });
     expect(file().profiles.t.base_url).toBeUndefined();
+    expect(file().profiles.t.token).toBeUndefined();
     // SHIP_BASE_URL is not copied into the profile.
     await ship(['--profile', 'e', 'login', '--api-key', API_KEY, '--username', USER.email, '--password-stdin'], { stdin: PASSWORD });
     expect(file().profiles.e.base_url).toBeUndefined();
@@ -239,6 +240,134 @@ describe('ship whoami', () => {
     const r = await ship(['whoami', '--timeout', '2'], { env: { SHIP_BASE_URL: `http://127.0.0.1:${port}/v1.2` } });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('token status\tunknown');
+  });
+});
+
+describe('live and test credentials are kept apart in a profile', () => {
+  const TEST_KEY = 'test-api-key-SECRET-3333';
+  const TEST_TOKEN = 'test-token-SECRET-5e4d3c2b';
+  const TEST_USER = { id: 'u-9', user_type: 'MERCHANT_USER', first_name: 'Cid', last_name: 'Test', email: 'ci@example.com' };
+  let testStub: StubServer;
+  beforeEach(async () => {
+    testStub = await startStub({
+      'POST /tokens': (r) =>
+        r.headers['x-service-api-key'] === TEST_KEY ? { body: { message: 'Login Successful', data: { token: TEST_TOKEN, user: TEST_USER } } } : { status: 401, body: { message: 'The API key supplied is not valid', data: null } },
+      'GET /tokens': (r) => (r.headers['x-service-token'] === TEST_TOKEN ? { body: { message: 'Token valid', data: null } } : { status: 401, body: { message: 'Unauthenticated', data: null } }),
+      'DELETE /tokens': { body: { message: 'Token deleted', data: null } },
+    });
+  });
+  afterEach(() => testStub.close());
+  // The profile's URLs, not SHIP_BASE_URL: the set follows the base URL the profile gives.
+  const env = { SHIP_BASE_URL: '' };
+  const configure = () =>
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { base_url: stub.baseUrl, test_base_url: testStub.baseUrl } } }));
+  const testLogin = () => ship(['--test', 'login', '--api-key', TEST_KEY, '--username', TEST_USER.email, '--password-stdin'], { stdin: PASSWORD, env });
+
+  it('`--test login` stores the test set beside the live one; plain commands keep sending the live credentials', async () => {
+    configure();
+    expect((await login([], { env })).code).toBe(0);
+    const r = await testLogin();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`on ${testStub.baseUrl}, profile default (test credentials; the live ones are kept)`);
+    noSecrets(r);
+    expect(file().profiles.default).toMatchObject({
+      api_key: API_KEY,
+      token: TOKEN,
+      user: { email: USER.email },
+      test_credentials: { api_key: TEST_KEY, token: TEST_TOKEN, user: { email: TEST_USER.email } },
+    });
+
+    const live = await ship(['whoami', '--json'], { env });
+    expect(live.code, live.stderr).toBe(0);
+    expect(JSON.parse(live.stdout)).toMatchObject({
+      base_url: { value: stub.baseUrl, origin: 'base_url' },
+      credential_set: { value: 'live' },
+      api_key: { masked: '****1111', origin: 'api_key' },
+      token: { masked: '****7d6c', origin: 'token' },
+      user: { email: USER.email },
+      token_status: 'valid',
+    });
+    expect(stub.requests.at(-1)!.headers['x-service-token']).toBe(TOKEN);
+
+    const test = await ship(['--test', 'whoami'], { env });
+    expect(test.code, test.stderr).toBe(0);
+    expect(test.stdout).toContain('credentials\ttest  (test mode (--test))');
+    expect(test.stdout).toContain('token\t****3c2b  (profile default (test_credentials.token))');
+    expect(test.stdout).toContain('user\tCid Test <ci@example.com> (MERCHANT_USER)');
+    expect(testStub.requests.at(-1)!.headers['x-service-token']).toBe(TEST_TOKEN);
+    noSecrets(test);
+  });
+
+  it('`--test logout` revokes and forgets the test token only; `logout` the live one only', async () => {
+    configure();
+    await login([], { env });
+    await testLogin();
+    const out = await ship(['--test', 'logout', '--json'], { env });
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toMatchObject({ credential_set: 'test', revoked: true, forgotten: true });
+    expect(testStub.requests.at(-1)).toMatchObject({ method: 'DELETE', path: '/tokens' });
+    expect(stub.requests.some((r) => r.method === 'DELETE')).toBe(false);
+    expect(file().profiles.default).toMatchObject({ token: TOKEN, test_credentials: { api_key: TEST_KEY } });
+    expect(file().profiles.default.test_credentials.token).toBeUndefined();
+    expect((await ship(['whoami'], { env })).code).toBe(0);
+    const none = await ship(['--test', 'whoami'], { env });
+    expect(none.code).toBe(4);
+    expect(none.stderr).toContain('hint: run `ship --test login`, or set SHIP_TOKEN');
+
+    await testLogin();
+    expect((await ship(['logout'], { env })).code).toBe(0);
+    expect(file().profiles.default.token).toBeUndefined();
+    expect(file().profiles.default.test_credentials.token).toBe(TEST_TOKEN);
+    expect((await ship(['--test', 'whoami'], { env })).code).toBe(0);
+  });
+
+  it('a profile written before test credentials existed: test mode has none (it never sends the live ones), live works as before', async () => {
+    configure();
+    await login([], { env });
+    const before = readFileSync(join(dir, 'config.json'), 'utf8');
+    const r = await ship(['--test', 'services'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('error: no API key configured in the test credentials of profile default');
+    expect(r.stderr).toContain('hint: set SHIP_API_KEY, or run `ship --test login --api-key KEY`');
+    expect(testStub.requests).toHaveLength(0);
+    expect((await ship(['whoami'], { env })).code).toBe(0);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+  });
+
+  it('a rejected test token says to log in again in test mode', async () => {
+    configure();
+    await testLogin();
+    testStub.on('GET /users', { status: 401, body: { message: 'Unauthenticated', data: null } });
+    const r = await ship(['--test', 'users'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('hint: the API key or token of the test credentials was rejected; run `ship --test login`');
+  });
+});
+
+describe('whoami with SHIP_TOKEN: whose token it is', () => {
+  it('the cached user is shown only for the token it logged in with', async () => {
+    await login();
+    const same = JSON.parse((await ship(['whoami', '--json'], { env: { SHIP_TOKEN: TOKEN } })).stdout);
+    expect(same).toMatchObject({ user: { email: USER.email }, user_source: 'profile' });
+  });
+
+  it('another token: the user the server names in GET /tokens, else "unknown", never the cached one', async () => {
+    await login();
+    const OTHER = 'other-token-SECRET-1a2b3c4d';
+    stub.on('GET /tokens', (r) => (r.headers['x-service-token'] === OTHER ? { body: { message: 'Token valid', data: null } } : { status: 401, body: { message: 'no', data: null } }));
+    const unknown = await ship(['whoami'], { env: { SHIP_TOKEN: OTHER } });
+    expect(unknown.code).toBe(0);
+    expect(unknown.stdout).toMatch(/^user\tunknown: the server does not say; the user cached in profile default \(Dana Demo <dana@example.com> \(MERCHANT_ADMIN\)\) logged in with another token than SHIP_TOKEN$/m);
+    const doc = JSON.parse((await ship(['whoami', '--json'], { env: { SHIP_TOKEN: OTHER } })).stdout);
+    expect(doc).toMatchObject({ user: null, user_source: null, user_note: expect.stringContaining('another token than SHIP_TOKEN') });
+
+    stub.on('GET /tokens', { body: { message: 'Token valid', data: { active: true, user: { id: 'u-7', first_name: 'Olga', last_name: 'Other', email: 'olga@example.com', location: { id: 'l', code: 'W', name: 'N', address_line_1: 'x' } } } } });
+    const named = await ship(['whoami'], { env: { SHIP_TOKEN: OTHER } });
+    expect(named.stdout).toContain('user\tOlga Other <olga@example.com>  (from GET /tokens)');
+    expect(named.stdout).not.toContain('Dana');
+    const namedJson = JSON.parse((await ship(['whoami', '--json'], { env: { SHIP_TOKEN: OTHER } })).stdout);
+    expect(namedJson).toMatchObject({ user: { email: 'olga@example.com', location: { code: 'W' } }, user_source: 'server' });
+    expect(namedJson.user.location.address_line_1).toBeUndefined();
   });
 });
 
@@ -322,7 +451,7 @@ describe('ship logout', () => {
     const r = await ship(['logout', '--json']);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: .*already invalid/);
-    expect(JSON.parse(r.stdout)).toEqual({ profile: 'default', base_url: stub.baseUrl, revoked: false, forgotten: true });
+    expect(JSON.parse(r.stdout)).toEqual({ profile: 'default', base_url: stub.baseUrl, credential_set: 'live', revoked: false, forgotten: true });
     expect(file().profiles.default.token).toBeUndefined();
   });
 

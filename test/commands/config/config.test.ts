@@ -74,7 +74,7 @@ describe('ship config', () => {
       expect(o.stdout + o.stderr).not.toContain(TOKEN);
     }
     expect(outputs[1].stdout).toBe('****7788\n');
-    expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34' });
+    expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34', credential_set: 'live' });
   });
 
   it('nor a password or query in a base URL given by env or flag (refused, and shown without them)', async () => {
@@ -158,6 +158,76 @@ describe('ship config', () => {
     expect(text.stdout).toMatch(/^timeout\t30\tdefault$/m);
   });
 
+  it('get, set and unset of api_key, token and user act on the credential set of the base URL in use (--test: the test set)', async () => {
+    const { ship, file } = setup();
+    const TEST_TOKEN = 'test-token-SECRET-ef56gh78';
+    await ship(['config', 'set', 'test_base_url', 'https://test.example.com/v1.2']);
+    await ship(['config', 'set', 'token', '-'], { stdin: TOKEN });
+    const set = await ship(['--test', 'config', 'set', 'token', '-', '--json'], { stdin: TEST_TOKEN });
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ profile: 'default', key: 'token', value: '****gh78', credential_set: 'test' });
+    expect(set.stderr).toContain('Set token = ****gh78 in profile default (test credentials)');
+    expect(file().profiles.default).toMatchObject({ token: TOKEN, test_credentials: { token: TEST_TOKEN } });
+    expect((await ship(['config', 'get', 'token'])).stdout).toBe('****cd34\n');
+    expect((await ship(['--test', 'config', 'get', 'token'])).stdout).toBe('****gh78\n');
+    // SHIP_TEST and a --base-url that is the profile's test_base_url pick the same set.
+    expect((await ship(['config', 'get', 'token'], { env: { SHIP_TEST: '1' } })).stdout).toBe('****gh78\n');
+    expect((await ship(['--base-url', 'https://test.example.com/v1.2', 'config', 'get', 'token'])).stdout).toBe('****gh78\n');
+    expect((await ship(['--test', 'config', 'get', 'api_key'])).stderr).toContain('api_key is not set in profile default (test credentials)');
+
+    const unset = await ship(['--test', 'config', 'unset', 'token']);
+    expect(unset.code).toBe(0);
+    expect(unset.stderr).toContain('Removed token from profile default (test credentials)');
+    expect(file().profiles.default).toEqual({ test_base_url: 'https://test.example.com/v1.2', token: TOKEN });
+    for (const r of [set, unset]) expect(r.stdout + r.stderr).not.toContain(TEST_TOKEN);
+  });
+
+  it('list shows both credential sets masked, the one in use taking the env overrides', async () => {
+    const { ship, dir } = setup();
+    const TEST_KEY = 'test-api-key-SECRET-4455';
+    const TEST_TOKEN = 'test-token-SECRET-ef56gh78';
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        profiles: {
+          default: {
+            base_url: 'https://api.example.com/v1.2',
+            test_base_url: 'https://test.example.com/v1.2',
+            api_key: API_KEY,
+            token: TOKEN,
+            user: { email: 'cron@example.com' },
+            test_credentials: { api_key: TEST_KEY, token: TEST_TOKEN, user: { email: 'ci@example.com' } },
+          },
+        },
+      }),
+    );
+    const live = await ship(['config', 'list', '--json']);
+    const doc = JSON.parse(live.stdout);
+    expect(doc.credential_set).toEqual({ value: 'live', why: 'the live base URL' });
+    expect(doc.settings).toMatchObject({
+      api_key: { value: '****7788', source: 'profile', origin: 'api_key' },
+      token: { value: '****cd34', source: 'profile', origin: 'token' },
+      user: { value: { email: 'cron@example.com' } },
+      'test_credentials.api_key': { value: '****4455', source: 'profile', origin: 'test_credentials.api_key' },
+      'test_credentials.token': { value: '****gh78', source: 'profile', origin: 'test_credentials.token' },
+      'test_credentials.user': { value: { email: 'ci@example.com' } },
+    });
+
+    const test = await ship(['--test', 'config', 'list', '--json'], { env: { SHIP_TOKEN: 'env-token-SECRET-0909' } });
+    const tdoc = JSON.parse(test.stdout);
+    expect(tdoc.credential_set).toEqual({ value: 'test', why: 'test mode (--test)' });
+    expect(tdoc.settings.token).toEqual({ value: '****cd34', source: 'profile', origin: 'token' });
+    expect(tdoc.settings['test_credentials.token']).toEqual({ value: '****0909', source: 'env', origin: 'SHIP_TOKEN', overrides: '****gh78' });
+
+    const text = await ship(['--test', 'config', 'list']);
+    expect(text.stderr).toContain('credentials in use: the test set (test mode (--test))');
+    expect(text.stdout).toMatch(/^test_credentials\.api_key\t\*{4}4455\tprofile default \(test_credentials\.api_key\)$/m);
+    expect(text.stdout).toMatch(/^test_credentials\.user\tci@example\.com\tprofile default \(test_credentials\.user\)$/m);
+    for (const r of [live, test, text]) {
+      for (const secret of [API_KEY, TOKEN, TEST_KEY, TEST_TOKEN, 'env-token-SECRET-0909']) expect(r.stdout + r.stderr).not.toContain(secret);
+    }
+  });
+
   it('profiles: --profile and SHIP_PROFILE pick one, `use` switches the current one', async () => {
     const { ship, file } = setup();
     await ship(['--profile', 'staging', 'config', 'set', 'test_base_url', 'https://test.example.com/v1.2']);
@@ -171,7 +241,7 @@ describe('ship config', () => {
     expect((await ship(['config', 'get', 'test_base_url'])).stdout).toBe('https://test.example.com/v1.2\n');
     const profiles = await ship(['config', 'profiles', '--json']);
     expect(JSON.parse(profiles.stdout)).toEqual([
-      { name: 'staging', current: true, base_url: null, logged_in: false, user: null },
+      { name: 'staging', current: true, base_url: null, logged_in: false, user: null, test_logged_in: false },
     ]);
     expect((await ship(['config', 'use', 'bad.name'])).code).toBe(2);
     expect((await ship(['--profile', 'a.b', 'config', 'list'])).code).toBe(2);

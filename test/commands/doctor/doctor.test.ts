@@ -92,6 +92,25 @@ describe('ship doctor', () => {
     expect(byName(doc.checks, 'config file')?.status).toBe('warn');
   });
 
+  it('in test mode checks the test credential set, and names `ship --test login` when it is empty', async () => {
+    const dir = tempConfigDir();
+    const token = await sb.login();
+    writeConfig(dir, { base_url: 'http://127.0.0.1:9/v1.2', test_base_url: sb.baseUrl, api_key: 'live-key-0000', token: 'live-token-0000', test_credentials: { api_key: sb.apiKey, token } });
+    const r = await runShip(['--test', 'doctor', '--json'], { env: { SHIP_CONFIG_DIR: dir } });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    expect(byName(doc.checks, 'credentials')).toMatchObject({ status: 'ok', detail: 'test set (test mode (--test))' });
+    expect(byName(doc.checks, 'token')).toMatchObject({ status: 'ok', detail: `****${token.slice(-4)}`, source: 'profile test_credentials.token' });
+    expect(byName(doc.checks, 'token valid')?.status).toBe('ok');
+
+    writeConfig(dir, { test_base_url: sb.baseUrl, api_key: sb.apiKey, token });
+    const empty = await runShip(['--test', 'doctor', '--json'], { env: { SHIP_CONFIG_DIR: dir } });
+    expect(empty.code).toBe(4);
+    const checks = (JSON.parse(empty.stdout) as { checks: Check[] }).checks;
+    expect(byName(checks, 'token')).toMatchObject({ status: 'fail', detail: 'none in the test set: run `ship --test login` or set SHIP_TOKEN' });
+    expect(empty.stderr).toContain('ship --test login');
+  });
+
   it('warns when --profile names a profile the config file does not have', async () => {
     const dir = tempConfigDir();
     writeConfig(dir, { base_url: sb.baseUrl });
