@@ -43,9 +43,22 @@ export function credentialSetInUse(ctx: Ctx, profile: Profile): CredentialSetCho
   return chooseCredentialSet(profile, resolveTestMode(ctx.env, ctx.globals), explicitBaseUrl(ctx.env, ctx.globals));
 }
 
+/**
+ * The credential set a get/set/unset of `key` acts on: only api_key, token and user have one (other keys
+ * leave test mode, and a malformed SHIP_TEST, alone, as before).
+ */
+function setFor(ctx: Ctx, key: string, profile: Profile): CredentialSetChoice | undefined {
+  return CREDENTIAL_KEYS.has(key) ? credentialSetInUse(ctx, profile) : undefined;
+}
+
 /** " (test credentials)" after a message about a credential key of the test set; "" otherwise. */
-function setNote(key: string, set: CredentialSetChoice): string {
-  return CREDENTIAL_KEYS.has(key) && set.name === 'test' ? ' (test credentials)' : '';
+function setNote(set: CredentialSetChoice | undefined): string {
+  return set?.name === 'test' ? ' (test credentials)' : '';
+}
+
+/** The `credential_set` field of get/set/unset --json, for credential keys only. */
+function setField(set: CredentialSetChoice | undefined): { credential_set?: string } {
+  return set ? { credential_set: set.name } : {};
 }
 
 /**
@@ -155,16 +168,16 @@ export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = checkReadableKey(opts.key);
   const store = await ctx.config();
   const profile = existingProfile(store);
-  const set = credentialSetInUse(ctx, store.profile(profile));
-  const raw = store.get(key, profile, set.name);
+  const set = setFor(ctx, key, store.profile(profile));
+  const raw = store.get(key, profile, set?.name);
   // A hand-edited base URL may hold a password or a key in its query (set refuses both; a file may not).
   const value = SECRET_KEYS.has(key) ? maskAny(raw) : (key === 'base_url' || key === 'test_base_url') && typeof raw === 'string' ? shownUrl(raw) : raw;
   if (ctx.mode.json) {
-    ctx.out.json({ profile, key, value: value ?? null, ...(CREDENTIAL_KEYS.has(key) ? { credential_set: set.name } : {}) });
+    ctx.out.json({ profile, key, value: value ?? null, ...setField(set) });
     return;
   }
   if (value === undefined || value === null) {
-    ctx.out.info(`${key} is not set in profile ${profile}${setNote(key, set)}`);
+    ctx.out.info(`${key} is not set in profile ${profile}${setNote(set)}`);
     return;
   }
   ctx.out.line(typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value));
@@ -191,8 +204,8 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
 
   // `default` is what a fresh install uses: not worth a remark.
   const isNew = profile !== 'default' && !store.profileNames().includes(profile);
-  const set = credentialSetInUse(ctx, store.profile(profile));
-  const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure), set: set.name });
+  const set = setFor(ctx, key, store.profile(profile));
+  const stored = store.set(key, value, { profile, insecure: Boolean(ctx.globals.insecure), set: set?.name });
   const shown = secret ? mask(String(stored)) : stored;
 
   const overriddenBy = key === 'base_url' || key === 'test_base_url' ? 'SHIP_BASE_URL' : ENV_OF[key];
@@ -206,8 +219,8 @@ export async function set(ctx: Ctx, opts: { key: string; value?: string }): Prom
   if (key === 'printer' && typeof stored === 'string' && !stored.startsWith('tcp://') && store.get(`printers.${stored}`, profile) === undefined) {
     ctx.out.warn(`no printers.${stored} entry yet: add one with \`ship config set printers.${stored} tcp://HOST:PORT\``);
   }
-  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}${setNote(key, set)}${isNew ? ' (a new profile)' : ''}`);
-  if (ctx.mode.json) ctx.out.json({ profile, key, value: shown, ...(CREDENTIAL_KEYS.has(key) ? { credential_set: set.name } : {}) });
+  ctx.out.success(`Set ${key} = ${String(shown)} in profile ${profile}${setNote(set)}${isNew ? ' (a new profile)' : ''}`);
+  if (ctx.mode.json) ctx.out.json({ profile, key, value: shown, ...setField(set) });
 }
 
 /** `config unset KEY`. */
@@ -215,11 +228,11 @@ export async function unset(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = opts.key === 'user' ? 'user' : checkKey(opts.key);
   const store = await ctx.config({ write: true });
   const profile = existingProfile(store);
-  const set = credentialSetInUse(ctx, store.profile(profile));
-  const removed = store.unset(key, profile, set.name);
-  if (removed) ctx.out.success(`Removed ${key} from profile ${profile}${setNote(key, set)}`);
-  else ctx.out.info(`${key} was not set in profile ${profile}${setNote(key, set)}`);
-  if (ctx.mode.json) ctx.out.json({ profile, key, removed, ...(CREDENTIAL_KEYS.has(key) ? { credential_set: set.name } : {}) });
+  const set = setFor(ctx, key, store.profile(profile));
+  const removed = store.unset(key, profile, set?.name);
+  if (removed) ctx.out.success(`Removed ${key} from profile ${profile}${setNote(set)}`);
+  else ctx.out.info(`${key} was not set in profile ${profile}${setNote(set)}`);
+  if (ctx.mode.json) ctx.out.json({ profile, key, removed, ...setField(set) });
 }
 
 /** `config use PROFILE`: records the current profile in the file. */

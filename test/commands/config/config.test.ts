@@ -180,6 +180,12 @@ describe('ship config', () => {
     expect(unset.stderr).toContain('Removed token from profile default (test credentials)');
     expect(file().profiles.default).toEqual({ test_base_url: 'https://test.example.com/v1.2', token: TOKEN });
     for (const r of [set, unset]) expect(r.stdout + r.stderr).not.toContain(TEST_TOKEN);
+    // Which set a malformed SHIP_TEST means cannot be told: refused for credential keys only.
+    const bad = await ship(['config', 'get', 'token'], { env: { SHIP_TEST: 'maybe' } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('SHIP_TEST: "maybe" is not a switch');
+    const plain = await ship(['config', 'get', 'test_base_url', '--json'], { env: { SHIP_TEST: 'maybe' } });
+    expect(JSON.parse(plain.stdout)).toEqual({ profile: 'default', key: 'test_base_url', value: 'https://test.example.com/v1.2' });
   });
 
   it('list shows both credential sets masked, the one in use taking the env overrides', async () => {
