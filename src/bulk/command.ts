@@ -28,6 +28,7 @@
 //   });
 import type { Ctx } from '../context.js';
 import { AuthError, Interrupted, PartialFailure } from '../errors.js';
+import { renewCredentials } from '../config/settings.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -169,7 +170,11 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   const failedPath = failed?.finish() ?? own.failedPath;
   const resultsPath = results?.finish() ?? own.resultsPath;
   // A run stopped after its first task still had more to do: it gets a summary too.
-  if (opts.summary ?? (opts.total ?? summary.total) !== 1) printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path });
+  if (opts.summary ?? (opts.total ?? summary.total) !== 1) {
+    // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
+    const renew = summary.authStop ? renewCredentials(await ctx.settings()) : '';
+    printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path }, renew);
+  }
 
   // Exit 4 with the API's own message and hint ("run `ship login`"), whatever else happened.
   if (summary.authStop) throw summary.authStop;
@@ -199,6 +204,7 @@ function printSummary<I, R>(
   opts: BulkCommandOptions<I, R>,
   s: BulkSummary,
   files: { failedPath?: string; resultsPath?: string; journalPath?: string },
+  renew: string,
 ): void {
   const { mode, io, out } = ctx;
   const rate = s.elapsedS > 0 ? (s.created + s.failed) / s.elapsedS : 0;
@@ -265,8 +271,8 @@ function printSummary<I, R>(
     lines.push(
       c.yellow(
         files.journalPath
-          ? 'Run `ship login`, then rerun the same command to continue: nothing is created twice.'
-          : 'Run `ship login`, then run the command again for the ones not done.',
+          ? `${renew}, then rerun the same command to continue: nothing is created twice.`
+          : `${renew}, then run the command again for the ones not done.`,
       ),
     );
   } else if (unreachable) {

@@ -212,6 +212,16 @@ export function rejectedFromEnvHint(s: Pick<Settings, 'apiKey' | 'token'>): stri
   return `${names.join(' and ')} ${names.length > 1 ? 'are' : 'is'} set in the environment and ${names.length > 1 ? 'win' : 'wins'} over the profile, so \`ship login\` does not replace ${them}: set ${them} anew, or unset ${them} to use the profile's`;
 }
 
+/**
+ * What to do about refused credentials, as the start of a sentence: set the env vars that supplied them anew, or
+ * the login that replaces the set in use (`ship login`, `ship --test login`).
+ */
+export function renewCredentials(s: Pick<Settings, 'apiKey' | 'token' | 'credentialSet'>): string {
+  const names = credentialsFromEnv(s);
+  if (names.length) return `Set ${names.join(' and ')} anew (${names.length > 1 ? 'they win' : 'it wins'} over the profile)`;
+  return `Run \`${loginCommand(s)}\``;
+}
+
 /** Resolves every setting for this run. Throws UsageError for values that cannot be used. */
 export function resolveSettings(input: {
   env: Record<string, string | undefined>;

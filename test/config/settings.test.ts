@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
-import { chooseCredentialSet, DEFAULT_BASE_URL, describeSource, resolveSettings } from '../../src/config/settings.js';
+import { chooseCredentialSet, DEFAULT_BASE_URL, describeSource, renewCredentials, resolveSettings } from '../../src/config/settings.js';
 import { openConfig, type Profile } from '../../src/config/store.js';
 
 /** A store whose selected profile holds `profile`, resolved with `env` and `globals`. */
@@ -170,5 +170,16 @@ describe('profile selection and per-profile defaults', () => {
     expect(describeSource({ source: 'flag', origin: '--base-url' })).toBe('flag --base-url');
     expect(describeSource({ source: 'profile', origin: 'token' }, 'work')).toBe('profile work (token)');
     expect(describeSource({ source: 'default' })).toBe('default');
+  });
+});
+
+describe('renewCredentials: what to do about refused credentials', () => {
+  it('names the login of the set in use, or the env vars that win over the profile', async () => {
+    const live = await resolveWith({ profile: { base_url: LIVE, api_key: 'k-live', token: 't-live' } });
+    expect(renewCredentials(live)).toBe('Run `ship login`');
+    const test = await resolveWith({ globals: { test: true }, profile: { base_url: LIVE, test_base_url: TEST }, testSet: { api_key: 'k-test', token: 't-test' } });
+    expect(renewCredentials(test)).toBe('Run `ship --test login`');
+    const env = await resolveWith({ env: { SHIP_TOKEN: 't-env' }, profile: { base_url: LIVE, api_key: 'k-live' } });
+    expect(renewCredentials(env)).toBe('Set SHIP_TOKEN anew (it wins over the profile)');
   });
 });
