@@ -27,7 +27,7 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
     try {
       json = JSON.parse(text);
     } catch (e) {
-      throw new UsageError(`--map ${o.map} is not valid JSON: ${jsonSyntaxMessage(e, text)}`, { hint: 'see examples/mapping.json' });
+      throw new UsageError(`--map ${o.map} is not valid JSON: ${await jsonSyntaxMessage(e, text)}`, { hint: 'see examples/mapping.json' });
     }
     let mapping;
     try {

@@ -110,7 +110,7 @@ export async function loadSingleShipment(
     try {
       body = JSON.parse(text);
     } catch (e) {
-      throw new InputError(`${name} is not valid JSON`, [{ message: jsonSyntaxMessage(e, text) }]);
+      throw new InputError(`${name} is not valid JSON`, [{ message: await jsonSyntaxMessage(e, text) }]);
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw new InputError(`${name} must hold one shipment request (a JSON object)`, [{ message: 'expected a JSON object like examples/shipment.json' }]);

@@ -4,15 +4,15 @@
  * What JSON.parse refused in `text`, as "line L, column C: reason". Node 20 says at most a character position
  * ("… in JSON at position 41"), Node 24 adds "(line 3 column 8)", and neither places an unexpected character
  * ("Unexpected token 'x', "…" is not valid JSON", quoting a stretch of the text instead): the position is then
- * found by reading the text (jsonErrorOffset). Lines and columns count from 1.
+ * found by reading the text with jsonc-parser (jsonErrorOffset). Lines and columns count from 1.
  */
-export function jsonSyntaxMessage(err: unknown, text: string): string {
+export async function jsonSyntaxMessage(err: unknown, text: string): Promise<string> {
   const message = err instanceof Error ? err.message : String(err);
   const reason = message
     .replace(/(?: in JSON)? at position \d+(?: \(line \d+ column \d+\))?$/, '')
     .replace(/, (?:\.\.\.)?"[\s\S]*"(?:\.\.\.)? is not valid JSON$/, '');
   const given = /at position (\d+)/.exec(message);
-  const offset = given ? Number(given[1]) : /^Unexpected end of JSON input/.test(message) ? text.length : jsonErrorOffset(text);
+  const offset = given ? Number(given[1]) : /^Unexpected end of JSON input/.test(message) ? text.length : await jsonErrorOffset(text);
   if (offset === undefined) return reason;
   const { line, column } = lineAndColumn(text, offset);
   return `line ${line}, column ${column}: ${reason}`;
@@ -30,125 +30,15 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
   return { line, column: before.length - lineStart + 1 };
 }
 
-/** Thrown inside jsonErrorOffset where the text stops being JSON. */
-class NotJsonAt {
-  constructor(readonly offset: number) {}
-}
-
 /**
- * Where `text` stops being JSON (RFC 8259, as JSON.parse reads it): the offset of the first character that
- * cannot continue it (the text's length when it ends too soon), or undefined when it is JSON (or nested too
- * deep to follow).
+ * Where `text` stops being JSON, as jsonc-parser (VS Code's JSON scanner) reads it in strict mode (no comments, no
+ * trailing commas): the offset of the first token that cannot continue it (the text's length when it ends too
+ * soon), or undefined when it is JSON. Loaded only for a file that is not JSON.
  */
-export function jsonErrorOffset(text: string): number | undefined {
-  let i = 0;
-  const fail = (): never => {
-    throw new NotJsonAt(i);
-  };
-  const space = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const digits = () => {
-    const start = i;
-    while (text[i] >= '0' && text[i] <= '9') i++;
-    if (i === start) fail();
-  };
-  const string = () => {
-    i++; // the opening quote
-    for (;;) {
-      const c = text[i];
-      if (c === undefined || c < ' ') fail();
-      if (c === '"') {
-        i++;
-        return;
-      }
-      if (c !== '\\') {
-        i++;
-        continue;
-      }
-      const e = text[i + 1];
-      if (e !== undefined && '"\\/bfnrt'.includes(e)) i += 2;
-      else if (e === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
-      else {
-        i++;
-        fail();
-      }
-    }
-  };
-  const value = (): void => {
-    space();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      space();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      for (;;) {
-        space();
-        if (text[i] !== '"') fail();
-        string();
-        space();
-        if (text[i] !== ':') fail();
-        i++;
-        value();
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') {
-          i++;
-          return;
-        } else fail();
-      }
-    }
-    if (c === '[') {
-      i++;
-      space();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (;;) {
-        value();
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') {
-          i++;
-          return;
-        } else fail();
-      }
-    }
-    if (c === '"') return string();
-    if (c === '-' || (c >= '0' && c <= '9')) {
-      if (c === '-') i++;
-      if (text[i] === '0') i++;
-      else digits();
-      if (text[i] === '.') {
-        i++;
-        digits();
-      }
-      if (text[i] === 'e' || text[i] === 'E') {
-        i++;
-        if (text[i] === '+' || text[i] === '-') i++;
-        digits();
-      }
-      return;
-    }
-    const literal = c === 't' ? 'true' : c === 'f' ? 'false' : c === 'n' ? 'null' : undefined;
-    if (literal === undefined) fail();
-    // Character by character, so that "tru}" stops at the "}", where JSON.parse does.
-    for (const ch of literal!) {
-      if (text[i] !== ch) fail();
-      i++;
-    }
-  };
-  try {
-    value();
-    space();
-    if (i < text.length) fail();
-    return undefined;
-  } catch (e) {
-    if (e instanceof NotJsonAt) return e.offset;
-    return undefined; // nested too deep for the call stack: no position, V8's message alone
-  }
+export async function jsonErrorOffset(text: string): Promise<number | undefined> {
+  // Its ES module build (the package's main is a UMD build that loads its parts with require(), which a bundle cannot follow).
+  const { parse } = await import('jsonc-parser/lib/esm/main.js');
+  const errors: Array<{ offset: number }> = [];
+  parse(text, errors as Parameters<typeof parse>[1], { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  return errors[0]?.offset;
 }

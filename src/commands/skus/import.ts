@@ -62,7 +62,7 @@ async function loadMapping(path: string | undefined): Promise<SkuMapping | undef
   try {
     parsed = JSON.parse(json);
   } catch (e) {
-    throw new InputError(`--map ${path} is not valid JSON`, [{ column: '--map', message: jsonSyntaxMessage(e, json) }]);
+    throw new InputError(`--map ${path} is not valid JSON`, [{ column: '--map', message: await jsonSyntaxMessage(e, json) }]);
   }
   try {
     return parseSkuMapping(parsed);

@@ -51,7 +51,7 @@ async function readSkuFile(ctx: Ctx, file: string): Promise<Record<string, unkno
     text = withoutBom(text);
     json = JSON.parse(text);
   } catch (e) {
-    throw new InputError(`--file ${file} is not valid JSON`, [{ column: '--file', message: jsonSyntaxMessage(e, text) }]);
+    throw new InputError(`--file ${file} is not valid JSON`, [{ column: '--file', message: await jsonSyntaxMessage(e, text) }]);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new InputError(`--file ${file} must hold one JSON object of SKU attributes`, [{ column: '--file', message: 'not a JSON object' }]);
