@@ -135,7 +135,7 @@ export function chooseCredentialSet(
   const isTest = stored('test_base_url');
   if (isTest && !isLive) return { name: 'test', why: `${explicit.origin} is the profile's test_base_url` };
   if (isLive && !isTest) return { name: 'live', why: `${explicit.origin} is the profile's base_url` };
-  const which = isLive ? 'both base_url and test_base_url' : 'no base URL of the profile';
+  const which = isLive ? 'both base_url and test_base_url' : "neither of the profile's base URLs";
   return { name: testMode.value ? 'test' : 'live', why: `${explicit.origin} is ${which}; ${modeWords}` };
 }
 

@@ -97,8 +97,8 @@ describe('credential sets: live and test credentials are kept apart, picked by t
     ['SHIP_TEST=1: the test set', { env: { SHIP_TEST: '1' } }, TEST, 'test', 'test mode (SHIP_TEST)'],
     ["--base-url that is the profile's test_base_url: the test set", { globals: { baseUrl: `${TEST}/` } }, TEST, 'test', "--base-url is the profile's test_base_url"],
     ["SHIP_BASE_URL that is the profile's base_url, even with --test: the live set", { globals: { test: true }, env: { SHIP_BASE_URL: LIVE } }, LIVE, 'live', "SHIP_BASE_URL is the profile's base_url"],
-    ['an unknown --base-url: the live set', { globals: { baseUrl: FLAG_URL } }, FLAG_URL, 'live', 'no base URL of the profile; not in test mode'],
-    ['an unknown --base-url with --test: the test set', { globals: { baseUrl: FLAG_URL, test: true } }, FLAG_URL, 'test', 'no base URL of the profile; test mode (--test)'],
+    ['an unknown --base-url: the live set', { globals: { baseUrl: FLAG_URL } }, FLAG_URL, 'live', "neither of the profile's base URLs; not in test mode"],
+    ['an unknown --base-url with --test: the test set', { globals: { baseUrl: FLAG_URL, test: true } }, FLAG_URL, 'test', "neither of the profile's base URLs; test mode (--test)"],
   ] as const)('%s', async (_name, input, url, set, why) => {
     const s = await resolveWith({ ...both, ...(input as object) });
     expect(s.baseUrl.value).toBe(url);
