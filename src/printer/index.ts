@@ -106,11 +106,17 @@ export function parseHostStatus(text: string): HostStatus {
   if (frames.length < 2) throw new PrinterError(`the printer's status answer could not be read (${JSON.stringify(text.slice(0, 80))})`);
   const s1 = frames[0].split(',').map((f) => f.trim());
   const s2 = frames[1].split(',').map((f) => f.trim());
-  if (s1.length < 3 || s2.length < 4) {
+  // The manual's strings have 12 and 11 fields. A shorter answer, or a flag that is not 0 or 1, is not one we
+  // can read: taking a missing or odd flag for "no problem" passed printers out of paper or open as ready.
+  if (s1.length < 12 || s2.length < 11) {
     throw new PrinterError(`the printer's status answer has too few fields (${JSON.stringify(text.slice(0, 80))})`);
   }
+  const flagAt: Array<[string[], number]> = [[s1, 1], [s1, 2], [s1, 5], [s1, 9], [s1, 10], [s1, 11], [s2, 2], [s2, 3], [s2, 4]];
+  if (flagAt.some(([arr, i]) => arr[i] !== '0' && arr[i] !== '1')) {
+    throw new PrinterError(`the printer's status answer has flags that are not 0 or 1 (${JSON.stringify(text.slice(0, 80))})`);
+  }
   const flag = (arr: string[], i: number) => arr[i] === '1';
-  const num = (arr: string[], i: number) => (arr[i] !== undefined && /^\d+$/.test(arr[i]) ? Number(arr[i]) : 0);
+  const num = (arr: string[], i: number) => (/^\d+$/.test(arr[i]) ? Number(arr[i]) : 0);
   return {
     paperOut: flag(s1, 1),
     paused: flag(s1, 2),

@@ -80,6 +80,19 @@ describe('~HS host status', () => {
     expect(() => parseHostStatus('garbage')).toThrow(/could not be read/);
   });
 
+  it('refuses an answer it cannot read instead of taking missing or odd flags for "ready" (ZPL manual: 12 and 11 fields, flags 0 or 1)', () => {
+    const ready = hs().split('\r\n');
+    const answer = (s1: string, s2: string) => `${STX}${s1}${ETX}\r\n${STX}${s2}${ETX}\r\n${ready[2]}\r\n`;
+    // Too few fields: the ribbon, thermal-transfer and temperature flags are not there to read.
+    expect(() => parseHostStatus(answer('abc,x,y', 'a,b,c,d'))).toThrow(/too few fields/);
+    expect(() => parseHostStatus(answer('030,0,0,1245,000,0,0,0,000,0,0,0', '001,0,0,1'))).toThrow(/too few fields/);
+    // Flags other than 0 and 1 ("Y" for paper out, "2" for head up).
+    expect(() => parseHostStatus(answer('030,Y,N,1245,000,0,0,0,000,0,0,0', '001,0,0,0,0,2,4,0,00000000,1,000'))).toThrow(/flags that are not 0 or 1/);
+    expect(() => parseHostStatus(answer('030,0,0,1245,000,0,0,0,000,0,0,0', '001,0,2,0,0,2,4,0,00000000,1,000'))).toThrow(/flags that are not 0 or 1/);
+    // The whole documented answer, print mode and width fields whatever they hold, is read.
+    expect(parseHostStatus(answer('030,0,0,1245,000,0,0,0,000,0,0,1', '001,0,0,0,0,5,4,0,00000012,1,000'))).toMatchObject({ overTemperature: true, labelsRemaining: 12 });
+  });
+
   it('preflight passes a ready printer (answer reassembled from several chunks)', async () => {
     const p = await printer(hs());
     const st = await preflight(p.target, { timeoutMs: 2000 });

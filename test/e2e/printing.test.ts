@@ -1,0 +1,99 @@
+// Raw-socket printing, the built binary against the in-process sandbox and a loopback fake ZPL printer whose
+// ~HS answer and pace are set per test: status answers it cannot read, Ctrl-C during a batch.
+import { createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ship } from '../helpers/bin.js';
+import { apiCall, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  env = await sb.authEnv();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+/** A ~HS answer: two strings of the ZPL manual's layout, then the third. */
+const hs = (s1: string, s2: string) => `\x02${s1}\x03\r\n\x02${s2}\x03\r\n\x021234,0\x03\r\n`;
+const HS_READY = hs('030,0,0,1245,000,0,0,0,000,0,0,0', '001,0,0,0,0,2,4,0,00000000,1,000');
+
+interface FakePrinter {
+  url: string;
+  /** The bytes of every label connection (not the ~HS ones), in the order they ended. */
+  jobs: Buffer[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback raw printer: answers ~HS with `status`; takes each label connection and closes its side
+ * `closeDelayMs` after ship's end (a printer busy printing), recording the bytes.
+ */
+async function fakePrinter(o: { status?: string; closeDelayMs?: number } = {}): Promise<FakePrinter> {
+  const jobs: Buffer[] = [];
+  const open = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
+    open.add(sock);
+    sock.on('close', () => open.delete(sock));
+    sock.on('error', () => {});
+    const chunks: Buffer[] = [];
+    let status = false;
+    sock.on('data', (d) => {
+      chunks.push(d);
+      if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) {
+        status = true;
+        sock.end(o.status ?? HS_READY);
+      }
+    });
+    sock.on('end', () => {
+      if (status) return;
+      jobs.push(Buffer.concat(chunks));
+      setTimeout(() => sock.end(), o.closeDelayMs ?? 0);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `tcp://127.0.0.1:${(server.address() as { port: number }).port}`,
+    jobs,
+    close: () =>
+      new Promise((r) => {
+        for (const s of open) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+async function createShipment(ref: string, parcels: number): Promise<string[]> {
+  const res = await apiCall(env as never, 'POST', '/shipments', {
+    shipment_reference: ref,
+    to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+    parcels: Array.from({ length: parcels }, (_, i) => ({ reference: `${ref}-P${i + 1}`, weight: 1000 + i, length: 20, width: 15, depth: 10 })),
+  });
+  if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(res.body)}`);
+  const ev = await apiCall(env as never, 'GET', `/shipments/${encodeURIComponent(ref)}/events`);
+  return Object.keys(ev.body.data);
+}
+
+describe('~HS status answers ship cannot read', () => {
+  it.each([
+    ['too few fields', hs('abc,x,y', 'a,b,c,d'), /too few fields/],
+    ['a paper-out flag that is not 0 or 1', hs('030,Y,0,1245,000,0,0,0,000,0,0,0', '001,0,0,0,0,2,4,0,00000000,1,000'), /flags that are not 0 or 1/],
+  ])('%s: refused (exit 1), nothing sent', async (_what, status, message) => {
+    await createShipment(`HS-BAD-${status.length}`, 1);
+    const printer = await fakePrinter({ status });
+    try {
+      const r = await ship(['print', `HS-BAD-${status.length}`, '--printer', printer.url], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(1);
+      expect(String(r.stderr)).toMatch(message);
+      expect(String(r.stderr)).toMatch(/--no-preflight sends without asking/);
+      expect(printer.jobs).toHaveLength(0);
+    } finally {
+      await printer.close();
+    }
+  });
+});
