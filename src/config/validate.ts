@@ -69,13 +69,18 @@ export interface PrinterAddress {
   port: number;
 }
 
-/** Parses `tcp://HOST:PORT` (IPv6 hosts in brackets); throws UsageError naming `what` otherwise. */
+/**
+ * Parses `tcp://HOST:PORT` (IPv6 hosts in brackets); throws UsageError naming `what` otherwise. The one parser of
+ * printer addresses, for --printer as for the config: the port is required (the contract's tcp://HOST:PORT),
+ * and a missing or impossible one is named as such, with the usual raw port in the hint.
+ */
 export function parsePrinterUrl(raw: string, what = 'printer'): PrinterAddress {
-  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})\/?$/.exec(raw.trim());
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || port < 1 || port > 65535) {
-    throw new UsageError(`${what}: "${raw}" is not a printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
-  }
+  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::(\d*))?\/?$/i.exec(raw.trim());
+  if (!m) throw new UsageError(`${what}: "${raw}" is not a printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
+  const usual = `a label printer's raw port is usually 9100: tcp://${m[1]}:9100`;
+  if (!m[2]) throw new UsageError(`${what}: "${raw}" has no port`, { hint: usual });
+  const port = Number(m[2]);
+  if (m[2].length > 5 || port < 1 || port > 65535) throw new UsageError(`${what}: "${raw}": port ${m[2]} is not a TCP port (1 to 65535)`, { hint: usual });
   return { host: m[1].replace(/^\[|\]$/g, ''), port };
 }
 

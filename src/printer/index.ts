@@ -4,6 +4,7 @@
 import * as net from 'node:net';
 import type { Ctx } from '../context.js';
 import { ExitCode, ShipError, UsageError } from '../errors.js';
+import { parsePrinterUrl as parsePrinterAddress } from '../config/validate.js';
 
 /** Where labels go: a raw TCP port. */
 export interface PrinterTarget {
@@ -30,14 +31,10 @@ export class PrinterError extends ShipError {
 /** Default raw printing port of Zebra (and most label) printers. */
 export const RAW_PORT = 9100;
 
-/** Parses tcp://HOST[:PORT] (IPv6 in brackets; port defaults to 9100); undefined when it is not such an address. */
-export function parsePrinterUrl(text: string): PrinterTarget | undefined {
-  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?\/?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const port = m[2] ? Number(m[2]) : RAW_PORT;
-  if (port < 1 || port > 65535) return undefined;
-  const host = m[1].replace(/^\[|\]$/g, '');
-  return { host, port, url: `tcp://${m[1]}:${port}` };
+/** Parses tcp://HOST:PORT (IPv6 in brackets) into a target; UsageError naming `what` when it is not one (config/validate.ts). */
+export function parsePrinterUrl(text: string, what = '--printer'): PrinterTarget {
+  const { host, port } = parsePrinterAddress(text, what);
+  return { host, port, url: `tcp://${host.includes(':') ? `[${host}]` : host}:${port}` };
 }
 
 /**
@@ -60,17 +57,14 @@ export async function resolvePrinter(ctx: Ctx, nameOrUrl: string | undefined): P
   }
   // A person at a terminal sees a spinner while the printer is slow (output/wait.ts).
   const onWait = (text: string) => ctx.out.wait.begin(text);
-  const direct = parsePrinterUrl(v);
-  if (direct) return { ...direct, onWait };
+  if (/^tcp:\/\//i.test(v)) return { ...parsePrinterUrl(v), onWait };
   if (/^[a-z]+:\/\//i.test(v)) {
     throw new UsageError(`--printer: "${v}" is not a raw printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
   }
   const store = await ctx.config();
-  // The config layer knows the profile's printers and says which exist when the name is unknown.
+  // The config layer knows the profile's printers, says which exist when the name is unknown, and checks the address.
   const url = store.resolvePrinter(v);
-  const target = parsePrinterUrl(url);
-  if (!target) throw new UsageError(`printers.${v}: "${url}" is not a printer address`, { hint: 'use tcp://HOST:PORT' });
-  return { ...target, name: v, onWait };
+  return { ...parsePrinterUrl(url, `printers.${v}`), name: v, onWait };
 }
 
 /** The printer's answer to ~HS, decoded (Zebra ZPL manual, "~HS Host Status Return"). */

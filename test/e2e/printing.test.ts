@@ -97,3 +97,53 @@ describe('~HS status answers ship cannot read', () => {
     }
   });
 });
+
+describe('printer addresses', () => {
+  it('tcp://HOST without a port, port 0 or 70000, http://: exit 2 saying why, as `config set printers.NAME` says it', async () => {
+    const cfg = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-printer-addr-')) };
+    const cases: Array<[string, RegExp]> = [
+      ['tcp://127.0.0.1', /"tcp:\/\/127\.0\.0\.1" has no port\nhint: a label printer's raw port is usually 9100: tcp:\/\/127\.0\.0\.1:9100/],
+      ['tcp://127.0.0.1:0', /port 0 is not a TCP port \(1 to 65535\)/],
+      ['tcp://127.0.0.1:70000', /port 70000 is not a TCP port \(1 to 65535\)/],
+      ['http://127.0.0.1:9100', /"http:\/\/127\.0\.0\.1:9100" is not a raw printer address/],
+    ];
+    for (const [url, message] of cases) {
+      const r = await ship(['label', 'ANY-PARCEL', '--printer', url], { env: cfg });
+      expect(r.exitCode, `${url}: ${r.stderr}`).toBe(2);
+      expect(String(r.stderr)).toMatch(message);
+      const set = await ship(['config', 'set', 'printers.dock3', url], { env: cfg });
+      expect(set.exitCode, url).toBe(2);
+    }
+    // Before the change --printer took tcp://HOST as port 9100 while the config refused it: now neither does.
+    expect(String((await ship(['config', 'set', 'printers.dock3', 'tcp://127.0.0.1'], { env: cfg })).stderr)).toMatch(/has no port/);
+  });
+
+  it('IPv6 loopback tcp://[::1]:PORT: the labels go there', async (t) => {
+    const jobs: Buffer[] = [];
+    const server = createServer((sock) => {
+      const chunks: Buffer[] = [];
+      sock.on('error', () => {});
+      sock.on('data', (d) => {
+        chunks.push(d);
+        if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) sock.end(HS_READY);
+      });
+      sock.on('end', () => {
+        if (!chunks[0]?.toString('latin1').startsWith('~HS')) jobs.push(Buffer.concat(chunks));
+      });
+    });
+    const listening = await new Promise<boolean>((r) => {
+      server.once('error', () => r(false));
+      server.listen(0, '::1', () => r(true));
+    });
+    if (!listening) t.skip();
+    try {
+      const refs = await createShipment('PRN-V6', 2);
+      const r = await ship(['print', 'PRN-V6', '--printer', `tcp://[::1]:${(server.address() as { port: number }).port}`, '--json'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(JSON.parse(String(r.stdout))).toMatchObject({ status: 'sent', labels: refs });
+      expect(jobs).toHaveLength(2);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -61,12 +61,31 @@ const until = async (cond: () => boolean, ms = 2000) => {
 };
 
 describe('printer address', () => {
-  it('parses tcp:// addresses with a default port of 9100', () => {
-    expect(parsePrinterUrl('tcp://10.0.0.50:9100')).toMatchObject({ host: '10.0.0.50', port: 9100 });
-    expect(parsePrinterUrl('tcp://zebra-dock3')).toMatchObject({ host: 'zebra-dock3', port: 9100 });
-    expect(parsePrinterUrl('tcp://[::1]:9101')).toMatchObject({ host: '::1', port: 9101 });
-    expect(parsePrinterUrl('http://x:9100')).toBeUndefined();
-    expect(parsePrinterUrl('tcp://x:99999')).toBeUndefined();
+  it('parses tcp://HOST:PORT, IPv6 in brackets', () => {
+    expect(parsePrinterUrl('tcp://10.0.0.50:9100')).toMatchObject({ host: '10.0.0.50', port: 9100, url: 'tcp://10.0.0.50:9100' });
+    expect(parsePrinterUrl('TCP://zebra_dock3:9100/')).toMatchObject({ host: 'zebra_dock3', port: 9100 });
+    expect(parsePrinterUrl('tcp://[::1]:9101')).toMatchObject({ host: '::1', port: 9101, url: 'tcp://[::1]:9101' });
+  });
+
+  // The contract's form is tcp://HOST:PORT, and `config set printers.NAME` always refused an address without a
+  // port: --printer took one (as port 9100), so the same address worked in one place and not the other.
+  it.each([
+    ['tcp://zebra-dock3', /^--printer: "tcp:\/\/zebra-dock3" has no port$/, /usually 9100: tcp:\/\/zebra-dock3:9100/],
+    ['tcp://10.0.0.50:0', /port 0 is not a TCP port \(1 to 65535\)/, /tcp:\/\/10\.0\.0\.50:9100/],
+    ['tcp://x:99999', /port 99999 is not a TCP port/, /9100/],
+    ['tcp://x:0000009100', /port 0000009100 is not a TCP port/, /9100/],
+    ['http://x:9100', /is not a printer address/, /tcp:\/\/HOST:PORT/],
+  ])('refuses %s, saying why', (raw, message, hint) => {
+    const err = (() => {
+      try {
+        parsePrinterUrl(raw);
+      } catch (e) {
+        return e as { message: string; hint?: string; exitCode: number };
+      }
+    })();
+    expect(err?.message).toMatch(message);
+    expect(err?.hint).toMatch(hint);
+    expect(err?.exitCode).toBe(2);
   });
 });
 
