@@ -3,7 +3,7 @@
 // acknowledgement, so labels are reported as "sent", never as "printed".
 import * as net from 'node:net';
 import type { Ctx } from '../context.js';
-import { ExitCode, ShipError, UsageError } from '../errors.js';
+import { ExitCode, Interrupted, ShipError, UsageError } from '../errors.js';
 import { parsePrinterUrl as parsePrinterAddress } from '../config/validate.js';
 
 /** Where labels go: a raw TCP port. */
@@ -353,17 +353,27 @@ export function checkedSocket(target: PrinterTarget, timeoutMs: number): RawInte
   };
 }
 
-/** Sends labels one after another in the given order; a failure stops the rest. Returns how many were sent. */
+/**
+ * Sends labels one after another in the given order; a failure stops the rest. Returns how many were sent.
+ * With `signal` (Ctrl-C), the label being sent is finished (a label cut off mid-way prints as garbage or not at
+ * all) and none after it is started: Interrupted is thrown, and onSent has counted what went out.
+ */
 export async function sendLabels(
   target: PrinterTarget,
   labels: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
-  opts: PrinterOptions & { onSent?: (index: number) => void } = {},
+  opts: PrinterOptions & { onSent?: (index: number) => void; signal?: AbortSignal } = {},
 ): Promise<number> {
   let n = 0;
   for await (const label of labels) {
+    if (opts.signal?.aborted) throw interruption(opts.signal);
     await sendRaw(target, label, opts);
     opts.onSent?.(n);
     n++;
   }
   return n;
+}
+
+/** The Interrupted an aborted signal carries (main.ts aborts with one naming the signal), or a plain one. */
+export function interruption(signal: AbortSignal): Interrupted {
+  return signal.reason instanceof Interrupted ? signal.reason : new Interrupted();
 }

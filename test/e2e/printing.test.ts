@@ -147,3 +147,102 @@ describe('printer addresses', () => {
     }
   });
 });
+
+/** Resolves once `cond` holds (polled), or rejects after `ms`. */
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('Ctrl-C while labels are being sent', () => {
+  // The printer takes its time over each label (300 ms), so Ctrl-C lands in the middle of the batch.
+  it('ship print --printer: the label under way finishes, none is started after it; exit 130 naming what was sent and not', async () => {
+    const refs = await createShipment('PRN-INT', 6);
+    const printer = await fakePrinter({ closeDelayMs: 300 });
+    try {
+      const run = ship(['print', 'PRN-INT', '--printer', printer.url], { env });
+      await until(() => printer.jobs.length >= 2);
+      run.kill('SIGINT');
+      const r = await run;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const n = printer.jobs.length;
+      expect(n).toBeGreaterThanOrEqual(2);
+      expect(n).toBeLessThan(6);
+      await new Promise((res) => setTimeout(res, 400));
+      expect(printer.jobs).toHaveLength(n);
+      const stderr = String(r.stderr);
+      expect(stderr).toContain(`interrupted: ${n} of the 6 labels of PRN-INT were sent (${refs.slice(0, n).join(', ')}); not sent: ${refs.slice(n).join(', ')}.`);
+      expect(stderr).toContain(`\`ship label ${refs[n]} --printer ${printer.url}\``);
+      expect(String(r.stdout)).toBe('');
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('ship create --file --printer: the shipment is shown, then the labels not sent and how to send them (exit 130)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-print-int-'));
+    const file = join(dir, 'shipment.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        shipment_reference: 'CRT-INT',
+        to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+        parcels: Array.from({ length: 5 }, (_, i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })),
+      }),
+    );
+    const printer = await fakePrinter({ closeDelayMs: 300 });
+    try {
+      const run = ship(['create', '--file', file, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--quiet'], { env });
+      await until(() => printer.jobs.length >= 1);
+      run.kill('SIGINT');
+      const r = await run;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const n = printer.jobs.length;
+      expect(n).toBeLessThan(5);
+      const tracking = String(r.stdout).trim().split('\n');
+      expect(tracking).toHaveLength(5);
+      expect(String(r.stderr)).toContain(`interrupted: shipment CRT-INT was created, but ${5 - n} of its 5 labels were not sent to printer ${printer.url}; do not create it again`);
+      expect(String(r.stderr)).toContain(`\`ship label ${tracking[n]} --printer ${printer.url}\``);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('ship create --csv --printer: no label is sent after Ctrl-C; the shipments left are named ("labels_not_sent"), and a rerun prints nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-print-int-csv-'));
+    const csv = join(dir, 'orders.csv');
+    const rows = Array.from({ length: 12 }, (_, i) => `CSV-INT-${String(i + 1).padStart(2, '0')},Ann,1 High Street,London,SW1A 1AA,GB,${1000 + i},20,15,10`);
+    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,length,width,depth\n${rows.join('\n')}\n`);
+    const printer = await fakePrinter({ closeDelayMs: 300 });
+    const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
+    try {
+      const run = ship(args, { env });
+      await until(() => printer.jobs.length >= 2);
+      run.kill('SIGINT');
+      const r = await run;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const n = printer.jobs.length;
+      const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
+      const created = lines.filter((l) => l.status === 'created');
+      const notSent = created.filter((l) => l.labels_not_sent === 1).map((l) => l.shipment_reference);
+      // Every created shipment's label either reached the printer or is named as not sent, in input order.
+      expect(created.length - notSent.length).toBe(n);
+      expect(notSent.length).toBeGreaterThan(0);
+      expect(created.slice(n).map((l) => l.shipment_reference)).toEqual(notSent);
+      expect(String(r.stderr)).toContain(`interrupted: the labels of ${notSent.length} created shipment${notSent.length === 1 ? '' : 's'} were not sent to printer ${printer.url}: ${notSent[0]}`);
+      expect(String(r.stderr)).not.toMatch(/printer \S+ failed/);
+      await new Promise((res) => setTimeout(res, 400));
+      expect(printer.jobs).toHaveLength(n);
+      // The rerun creates what was not created and sends only those labels; the created ones are not printed twice.
+      const again = await ship(args, { env });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      const rerunCreated = String(again.stdout).trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.status === 'created');
+      expect(printer.jobs).toHaveLength(n + rerunCreated.length);
+    } finally {
+      await printer.close();
+    }
+  });
+});

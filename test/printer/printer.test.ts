@@ -268,6 +268,26 @@ describe('raw sending', () => {
     }
   });
 
+  it('an aborted signal (Ctrl-C) lets the label under way finish and starts none after it', async () => {
+    const p = await printer(null);
+    const abort = new AbortController();
+    const sentOrder: number[] = [];
+    const labels = ['^XA^FD1^FS^XZ', '^XA^FD2^FS^XZ', '^XA^FD3^FS^XZ'].map((t) => Buffer.from(t));
+    const err = await sendLabels(p.target, labels, {
+      timeoutMs: 2000,
+      signal: abort.signal,
+      onSent: (i) => {
+        sentOrder.push(i);
+        if (i === 0) abort.abort();
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'Interrupted', exitCode: 130 });
+    expect(sentOrder).toEqual([0]);
+    await until(() => p.connections.length >= 1 && p.connections[0].length === labels[0].length);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(p.connections.map((c) => c.toString())).toEqual(['^XA^FD1^FS^XZ']);
+  });
+
   it('sends labels byte for byte and in order (real ZPL with set-up commands, graphics, placeholders, binary)', async () => {
     const p = await printer(null);
     const labels = [

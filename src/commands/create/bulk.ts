@@ -303,7 +303,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           notes.push(
             printerFailure === undefined
               ? `${labelsSent} label${labelsSent === 1 ? '' : 's'} sent to printer ${printer.name ?? printer.url} (sent, not confirmed printed)`
-              : `Printer ${printer.name ?? printer.url} failed: ${labelsSent} label${labelsSent === 1 ? '' : 's'} sent, those of ${notSent.size} shipment${notSent.size === 1 ? '' : 's'} not`,
+              : printerFailure instanceof Interrupted
+                ? `Printing interrupted: ${labelsSent} label${labelsSent === 1 ? '' : 's'} sent to printer ${printer.name ?? printer.url}, those of ${notSent.size} shipment${notSent.size === 1 ? '' : 's'} not`
+                : `Printer ${printer.name ?? printer.url} failed: ${labelsSent} label${labelsSent === 1 ? '' : 's'} sent, those of ${notSent.size} shipment${notSent.size === 1 ? '' : 's'} not`,
           );
         }
         return notes;
@@ -361,9 +363,11 @@ function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string
   // `ship print REF` sends every label of REF: for a shipment some of whose labels went out, name the parcels
   // still to send (ship label sends one parcel's), so no label comes out twice.
   const cutNotes = [...cut].map(([ref, parcels]) => `of ${ref} only ${parcels.length === 1 ? 'parcel' : 'parcels'} ${parcels.join(', ')} (\`ship label ${parcels[0]} --printer ${name}\`${parcels.length > 1 ? ' for each' : ''})`);
-  return new ShipError(`printer ${name} failed (${cause instanceof Error ? cause.message : String(cause)}): the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent: ${shown}`, ExitCode.Failure, {
+  // Ctrl-C stops the printing as it stops the run (no label started after it): not a printer failure.
+  const what = cause instanceof Interrupted ? `interrupted: the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent to printer ${name}` : `printer ${name} failed (${cause instanceof Error ? cause.message : String(cause)}): the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent`;
+  return new ShipError(`${what}: ${shown}`, ExitCode.Failure, {
     hint:
-      `their label files are in ${dir}; when the printer is back, send them with \`ship print REF --printer ${name}\`` +
+      `their label files are in ${dir}; ${cause instanceof Interrupted ? 'send them' : 'when the printer is back, send them'} with \`ship print REF --printer ${name}\`` +
       (cutNotes.length ? ` — but ${cutNotes.join('; ')}, the others went out` : '') +
       ' (a rerun of this command skips created shipments and prints nothing)',
     cause,

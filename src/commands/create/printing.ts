@@ -14,14 +14,17 @@ export async function preparePrinter(ctx: Ctx, o: { printer?: string; preflight:
   return target;
 }
 
-/** Sends label files to the printer, one after another, unchanged (timeoutMs: connection and idle timeout, default 5 s). */
+/**
+ * Sends label files to the printer, one after another, unchanged (timeoutMs: connection and idle timeout, default
+ * 5 s). After Ctrl-C (ctx.signal) no further label is started: Interrupted is thrown, onSent having counted the sent.
+ */
 export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: readonly string[], onSent?: (index: number) => void, timeoutMs?: number): Promise<number> {
   if (paths.length === 0) return 0;
   const { sendLabels } = await import('../../printer/index.js');
   async function* bytes() {
     for (const p of paths) yield await readFile(p);
   }
-  const n = await sendLabels(target, bytes(), { onSent, timeoutMs });
+  const n = await sendLabels(target, bytes(), { onSent, timeoutMs, signal: ctx.signal });
   ctx.out.debug(`sent ${n} label${n === 1 ? '' : 's'} to ${target.name ?? target.url}`);
   return n;
 }

@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import type { Api, ShipmentResponse } from '../../api/index.js';
 import { classifyFailure } from '../../bulk/runner.js';
 import type { Ctx } from '../../context.js';
-import { ExitCode, ShipError, UsageError, ValidationError } from '../../errors.js';
+import { ExitCode, Interrupted, ShipError, UsageError, ValidationError } from '../../errors.js';
 import { LabelNamer, parseLabelFormat } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
@@ -62,7 +62,13 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   // A printer that fails does not hide the shipment it was printing for: shown first, then the error.
   let printFailed: unknown;
   let sent = 0;
-  if (printer && !labelsFailed) await printLabelFiles(ctx, printer, created.labels, () => sent++, o.printerTimeoutMs).catch((e: unknown) => (printFailed = e ?? new Error('printer failed')));
+  if (printer && !labelsFailed) {
+    // Ctrl-C while sending finishes the label under way and stops there; the shipment is shown, then what was not sent.
+    const release = ctx.holdInterrupts();
+    await printLabelFiles(ctx, printer, created.labels, () => sent++, o.printerTimeoutMs)
+      .catch((e: unknown) => (printFailed = e ?? new Error('printer failed')))
+      .finally(release);
+  }
   if (o.merge && created.labels.length) {
     await mergePdfs(created.labels, o.merge);
     ctx.out.info(`Labels merged into ${o.merge}`);
@@ -76,8 +82,13 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
     const resend = rest.length
       ? `send only the parcels not sent: ${resendRestHint(ref, name, rest, sent)}`
       : `\`ship print ${ref} --printer ${name}\``;
+    const notSent = `${sent === 0 ? 'its labels were' : `${created.labels.length - sent} of its ${created.labels.length} labels were`} not sent to printer ${name}`;
+    // Interrupted is shown as its message alone (exit 130): the way on goes in it.
+    if (printFailed instanceof Interrupted) {
+      throw new Interrupted(`interrupted: shipment ${ref} was created, but ${notSent}; do not create it again: ${resend}`, printFailed.signal);
+    }
     throw new ShipError(
-      `shipment ${ref} was created, but ${sent === 0 ? 'its labels were' : `${created.labels.length - sent} of its ${created.labels.length} labels were`} not sent to printer ${name}: ${printFailed instanceof Error ? printFailed.message : String(printFailed)}`,
+      `shipment ${ref} was created, but ${notSent}: ${printFailed instanceof Error ? printFailed.message : String(printFailed)}`,
       ExitCode.Failure,
       { cause: printFailed, hint: `do not create it again; when the printer is back: ${resend} (the label files are in ${o.outputDir})` },
     );

@@ -2,8 +2,8 @@
 // them to a thermal printer over a raw socket, in parcel order.
 import type { Ctx } from '../../context.js';
 import type { Api } from '../../api/index.js';
-import { ApiError, NotFoundError, ShipError, ValidationError } from '../../errors.js';
-import { preflight as checkPrinter, PrinterError, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { ApiError, Interrupted, NotFoundError, ShipError, ValidationError } from '../../errors.js';
+import { preflight as checkPrinter, interruption, PrinterError, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
 import { resendRestHint } from '../shared/printer-flag.js';
 
@@ -62,13 +62,21 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
   }
   const sent: string[] = [];
   const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
-  for (const l of labels) {
-    try {
-      await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs });
-    } catch (e) {
-      throw partlySent(shipment, printer.name ?? printer.url, labels.map((x) => x.ref), sent, e);
+  // Ctrl-C while sending finishes the label under way and stops there, saying which went out (an exit
+  // without a word left the user to guess which labels to send again).
+  const release = ctx.holdInterrupts();
+  try {
+    for (const l of labels) {
+      if (ctx.signal.aborted) throw interruptedPrint(shipment, printer.name ?? printer.url, labels.map((x) => x.ref), sent, interruption(ctx.signal));
+      try {
+        await sendRaw(printer, l.bytes, { timeoutMs: opts.printerTimeoutMs });
+      } catch (e) {
+        throw partlySent(shipment, printer.name ?? printer.url, labels.map((x) => x.ref), sent, e);
+      }
+      sent.push(l.ref);
     }
-    sent.push(l.ref);
+  } finally {
+    release();
   }
   if (ctx.mode.json) {
     ctx.out.json({ shipment_reference: shipment, via: 'raw', printer: { url: printer.url, name: printer.name ?? null }, status: 'sent', labels: sent });
@@ -124,5 +132,19 @@ function partlySent(ref: string, name: string, all: readonly string[], sent: rea
       hint: `when the printer is back, send only those: ${resendRestHint(ref, name, rest, sent.length)}`,
       cause,
     },
+  );
+}
+
+/**
+ * Ctrl-C between two labels of a shipment: which went out and which did not, and how to send only the rest
+ * (exit 130). Interrupted is shown as its message alone, so the way on is in it.
+ */
+function interruptedPrint(ref: string, name: string, all: readonly string[], sent: readonly string[], reason: Interrupted): Interrupted {
+  if (sent.length === 0) return new Interrupted(`interrupted: no label of ${ref} was sent`, reason.signal);
+  const rest = all.slice(sent.length);
+  return new Interrupted(
+    `interrupted: ${sent.length} of the ${all.length} labels of ${ref} were sent (${sent.join(', ')}); not sent: ${rest.join(', ')}. ` +
+      `To send only those: ${resendRestHint(ref, name, rest, sent.length)}`,
+    reason.signal,
   );
 }
