@@ -168,6 +168,14 @@ export function queryHostStatus(target: PrinterTarget, opts: PrinterOptions = {}
     };
     let connected = false;
     const timer = setTimeout(() => {
+      // Part of an answer is not silence: say what came, not that nothing did.
+      if (connected && text !== '') {
+        return done(
+          new PrinterError(`printer ${nameOf(target)} sent only part of its status answer (~HS) within ${timeoutMs / 1000}s (${JSON.stringify(text.slice(0, 80))})`, {
+            hint: 'is this the raw port (usually 9100) of a ZPL label printer? --no-preflight sends without asking for its status',
+          }),
+        );
+      }
       done(
         connected
           ? new PrinterError(`printer ${target.url} did not answer the status request (~HS) within ${timeoutMs / 1000}s`, {

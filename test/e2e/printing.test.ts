@@ -32,9 +32,10 @@ interface FakePrinter {
 
 /**
  * A loopback raw printer: answers ~HS with `status`; takes each label connection and closes its side
- * `closeDelayMs` after ship's end (a printer busy printing), recording the bytes.
+ * `closeDelayMs` after ship's end (a printer busy printing), recording the bytes. `statusKeepsOpen`: the
+ * connection stays open after the status answer.
  */
-async function fakePrinter(o: { status?: string; closeDelayMs?: number } = {}): Promise<FakePrinter> {
+async function fakePrinter(o: { status?: string; closeDelayMs?: number; statusKeepsOpen?: boolean } = {}): Promise<FakePrinter> {
   const jobs: Buffer[] = [];
   const open = new Set<Socket>();
   const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
@@ -47,7 +48,8 @@ async function fakePrinter(o: { status?: string; closeDelayMs?: number } = {}): 
       chunks.push(d);
       if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) {
         status = true;
-        sock.end(o.status ?? HS_READY);
+        if (o.statusKeepsOpen) sock.write(o.status ?? HS_READY);
+        else sock.end(o.status ?? HS_READY);
       }
     });
     sock.on('end', () => {
@@ -91,6 +93,21 @@ describe('~HS status answers ship cannot read', () => {
       expect(r.exitCode, String(r.stderr)).toBe(1);
       expect(String(r.stderr)).toMatch(message);
       expect(String(r.stderr)).toMatch(/--no-preflight sends without asking/);
+      expect(printer.jobs).toHaveLength(0);
+    } finally {
+      await printer.close();
+    }
+  });
+});
+
+describe('~HS answered in part', () => {
+  it('two of the three strings, then nothing: exit 1 saying what came (it was not silence), nothing sent', async () => {
+    await createShipment('HS-PART', 1);
+    const printer = await fakePrinter({ status: HS_READY.split('\r\n').slice(0, 2).join('\r\n') + '\r\n', statusKeepsOpen: true });
+    try {
+      const r = await ship(['print', 'HS-PART', '--printer', printer.url, '--printer-timeout', '1'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(1);
+      expect(String(r.stderr)).toContain(`printer ${printer.url} sent only part of its status answer (~HS) within 1s`);
       expect(printer.jobs).toHaveLength(0);
     } finally {
       await printer.close();

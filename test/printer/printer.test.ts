@@ -144,6 +144,14 @@ describe('~HS host status', () => {
     expect(err.exitCode).toBe(1);
   });
 
+  it('a printer that sends part of the ~HS answer and then nothing: says what came, not "did not answer"', async () => {
+    const p = await printer(hs().split('\r\n').slice(0, 2).join('\r\n') + '\r\n');
+    const err = await queryHostStatus({ ...p.target, name: 'dock3' }, { timeoutMs: 300 }).catch((e) => e);
+    expect(err.message).toMatch(/^printer dock3 sent only part of its status answer \(~HS\) within 0\.3s \("\\u0002030,/);
+    expect(err.hint).toMatch(/--no-preflight/);
+    expect(err.exitCode).toBe(1);
+  });
+
   it('a printer that closes at once, or answers something else than ~HS: an error naming it, with a next step', async () => {
     const open: Socket[] = [];
     const closing = createServer((sock) => {
