@@ -31,7 +31,12 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   // The format asked for: --format, else a --file body's own, else the default (see extraFields).
   const format = parseLabelFormat(String(input.body.format ?? '')) ?? o.format;
   // Before anything is created: merging ZPL or PNG labels failed after the shipment was made, hiding it.
-  if (o.merge && format !== 'PDF') throw new UsageError(`--merge joins PDF labels, and ${o.file ?? 'the request'} asks for ${format}: add --format PDF`);
+  if (o.merge && format !== 'PDF') {
+    // Name where the format came from: the --file body's own "format", or the default (label_format, else ZPL).
+    const fromFile = input.locate('format').column !== '--format';
+    const given = fromFile ? `${o.file ?? 'the request'} asks for ${format}` : `${o.file ?? 'the request'} names no "format" and the default is ${format}`;
+    throw new UsageError(`--merge joins PDF labels, and ${given}: add --format PDF`);
+  }
   // A label directory that cannot be made or written to is found before the shipment exists, not after.
   if (o.labels) {
     makeDirSync(o.outputDir);

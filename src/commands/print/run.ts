@@ -127,7 +127,7 @@ function partlySent(ref: string, name: string, all: readonly string[], sent: rea
   }
   const rest = all.slice(sent.length);
   return new PrinterError(
-    `${sent.length} of the ${all.length} labels of ${ref} were sent (${sent.join(', ')}), then the printer failed: ${why}; not sent: ${rest.join(', ')}`,
+    `${sent.length} of the ${all.length} labels of ${ref} ${sent.length === 1 ? 'was' : 'were'} sent (${sent.join(', ')}), then the printer failed: ${why}; not sent: ${rest.join(', ')}`,
     {
       hint: `when the printer is back, send only those: ${resendRestHint(ref, name, rest, sent.length)}`,
       cause,
@@ -143,7 +143,7 @@ function interruptedPrint(ref: string, name: string, all: readonly string[], sen
   if (sent.length === 0) return new Interrupted(`interrupted: no label of ${ref} was sent`, reason.signal);
   const rest = all.slice(sent.length);
   return new Interrupted(
-    `interrupted: ${sent.length} of the ${all.length} labels of ${ref} were sent (${sent.join(', ')}); not sent: ${rest.join(', ')}. ` +
+    `interrupted: ${sent.length} of the ${all.length} labels of ${ref} ${sent.length === 1 ? 'was' : 'were'} sent (${sent.join(', ')}); not sent: ${rest.join(', ')}. ` +
       `To send only those: ${resendRestHint(ref, name, rest, sent.length)}`,
     reason.signal,
   );

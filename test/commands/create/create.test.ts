@@ -64,6 +64,14 @@ describe('ship create from flags', () => {
     const zpl = await runShip(['create', '--file', zplFile, '--merge', join(work, 'm.pdf'), '-o', work], { env: own });
     expect(zpl.code).toBe(2);
     expect(zpl.stderr).toContain(`--merge joins PDF labels, and ${zplFile} asks for ZPL: add --format PDF`);
+    // A file that names no format gets the default, and the message says that is where ZPL or PNG came from.
+    expect((await runShip(['config', 'set', 'label_format', 'PNG'], { env: own })).code).toBe(0);
+    const noFormat = join(work, 'none.json');
+    writeFileSync(noFormat, JSON.stringify({ ...body('MGF-3', 'PDF'), format: undefined }));
+    const none = await runShip(['create', '--file', noFormat, '--merge', join(work, 'm.pdf'), '-o', work], { env: own });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`--merge joins PDF labels, and ${noFormat} names no "format" and the default is PNG: add --format PDF`);
+    expect((await runShip(['config', 'set', 'label_format', 'PDF'], { env: own })).code).toBe(0);
     expect(proxy.creates()).toHaveLength(before);
     const pdfFile = join(work, 'pdf.json');
     writeFileSync(pdfFile, JSON.stringify(body('MGF-2', 'PDF')));
