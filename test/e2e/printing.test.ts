@@ -191,7 +191,7 @@ describe('Ctrl-C while labels are being sent', () => {
       await new Promise((res) => setTimeout(res, 400));
       expect(printer.jobs).toHaveLength(n);
       const stderr = String(r.stderr);
-      expect(stderr).toContain(`interrupted: ${n} of the 6 labels of PRN-INT were sent (${refs.slice(0, n).join(', ')}); not sent: ${refs.slice(n).join(', ')}.`);
+      expect(stderr).toContain(`interrupted: ${n} of the 6 labels of PRN-INT ${n === 1 ? 'was' : 'were'} sent (${refs.slice(0, n).join(', ')}); not sent: ${refs.slice(n).join(', ')}.`);
       expect(stderr).toContain(`\`ship label ${refs[n]} --printer ${printer.url}\``);
       expect(String(r.stdout)).toBe('');
     } finally {

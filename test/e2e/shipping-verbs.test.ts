@@ -420,7 +420,7 @@ describe('ship print', () => {
       expect(r.exitCode).toBe(1);
       expect(String(r.stdout)).toBe('');
       const err = JSON.parse(String(r.stderr).trim().split('\n').pop()!).error;
-      expect(err.message).toContain(`1 of the 3 labels of PRN-CUT were sent (${trackingRefs[0]})`);
+      expect(err.message).toContain(`1 of the 3 labels of PRN-CUT was sent (${trackingRefs[0]})`);
       expect(err.message).toContain(`not sent: ${trackingRefs[1]}, ${trackingRefs[2]}`);
       expect(err.hint).toContain(`\`ship label ${trackingRefs[1]} --printer ${url}\``);
       expect(err.hint).toContain(`\`ship label ${trackingRefs[2]} --printer ${url}\``);
