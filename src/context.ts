@@ -275,6 +275,23 @@ function createPrompter(getCtx: () => Ctx): Prompter {
     const { io } = getCtx();
     return { input: io.stdin, output: io.stderr };
   };
+  // Inquirer colours by itself (NO_COLOR only): styled with our chalk instead, --no-color and TERM=dumb reach
+  // the prompts too. Its look otherwise, but the default answer is not dim (faint on many themes).
+  const theme = () => {
+    const c = getCtx().out.c;
+    return {
+      prefix: { idle: c.blue('?'), done: c.green('✔') },
+      style: {
+        answer: (s: string) => c.cyan(s),
+        message: (s: string) => c.bold(s),
+        error: (s: string) => c.red(`> ${s}`),
+        defaultAnswer: (s: string) => `(${s})`,
+        help: (s: string) => s,
+        highlight: (s: string) => c.cyan(s),
+        key: (s: string) => c.cyan(c.bold(`<${s}>`)),
+      },
+    };
+  };
   // Ctrl-C at a prompt is a keypress inquirer handles itself (no SIGINT reaches main.ts): it rejects with
   // ExitPromptError, which is the user interrupting, so exit 130 like any other interrupt.
   const ask = async <T>(spec: { message: string; supplyWith: string }, prompt: () => Promise<T>): Promise<T> => {
@@ -294,17 +311,17 @@ function createPrompter(getCtx: () => Ctx): Prompter {
     input: (spec) =>
       ask(spec, async () => {
         const { input } = await import('@inquirer/prompts');
-        return input({ message: spec.message, default: spec.default }, streams());
+        return input({ message: spec.message, default: spec.default, theme: theme() }, streams());
       }),
     password: (spec) =>
       ask(spec, async () => {
         const { password } = await import('@inquirer/prompts');
-        return password({ message: spec.message, mask: '*' }, streams());
+        return password({ message: spec.message, mask: '*', theme: theme() }, streams());
       }),
     confirm: (spec) =>
       ask(spec, async () => {
         const { confirm } = await import('@inquirer/prompts');
-        return confirm({ message: spec.message, default: spec.default }, streams());
+        return confirm({ message: spec.message, default: spec.default, theme: theme() }, streams());
       }),
   };
 }

@@ -28,12 +28,13 @@ let counter = 0;
  * Starts `node bin/ship.js ARGS` in a detached 120x40 tmux session with exactly the given environment
  * (env -i: in particular no CI, which the test runner sets), and "EXIT=<code>" printed when it ends.
  */
-function start(args: string[], env: Record<string, string>, opts: { before?: string } = {}): string {
+function start(args: string[], env: Record<string, string | undefined>, opts: { before?: string } = {}): string {
   const name = `ship-tty-${process.pid}-${++counter}`;
+  // A variable given as undefined is left out (NO_COLOR: undefined for a run in colour).
   const vars = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), TERM: 'xterm-256color', NO_COLOR: '1', ...env };
   const cmd = [
     'env -i',
-    ...Object.entries(vars).map(([k, v]) => shq(`${k}=${v}`)),
+    ...Object.entries(vars).flatMap(([k, v]) => (v === undefined ? [] : [shq(`${k}=${v}`)])),
     shq(process.execPath),
     shq(BIN),
     ...args.map(shq),
@@ -214,6 +215,29 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(exitCode(skipped), skipped).toBe(0);
     expect(skipped).not.toMatch(/Create \d+ shipment/);
     expect(skipped).toMatch(/skipped\s+4\b/);
+  });
+
+  it('--no-color reaches the prompts too (inquirer coloured them, knowing only NO_COLOR)', async () => {
+    const tag = `TTYC${Date.now().toString(36).toUpperCase()}`;
+    const csv = join(work, `${tag}.csv`);
+    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${tag}-1,Ada,1 High St,London,SW1Y 4JH,GB,650\n`);
+    const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')), NO_COLOR: undefined };
+    const args = ['create', '--csv', csv, '--output-dir', join(work, `${tag}-labels`)];
+    // With escapes (-e): what the terminal was told about colours and attributes.
+    const styled = (name: string): string => tmux('capture-pane', '-p', '-e', '-t', name);
+    const asked = /\? .*Create 1 shipment \(1 parcel\) on .*\(y\/N\)/;
+
+    const coloured = start(args, env);
+    await waitFor(coloured, asked);
+    expect(styled(coloured)).toMatch(/\x1b\[[\d;]*m/);
+    type(coloured, 'n');
+    await waitFor(coloured, /EXIT=\d+/);
+
+    const plain = start(['--no-color', ...args], env);
+    await waitFor(plain, asked);
+    expect(styled(plain)).not.toMatch(/\x1b\[[\d;]*m/);
+    type(plain, 'n');
+    expect(exitCode(await waitFor(plain, /EXIT=\d+/))).toBe(0);
   });
 
   it('ship containers close REF answered "n" leaves the container open', async () => {
