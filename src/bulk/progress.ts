@@ -82,9 +82,25 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
       bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] `;
     }
     const cols = ((typeof opts.columns === 'function' ? opts.columns() : opts.columns) || 80) - 1;
-    let line = `${bar}${of} · ${counts_} · ${tail.join(' · ')}`;
-    // Narrow terminals lose the bar first, then the noun; counts, rate and ETA stay.
-    if (line.length > cols) line = `${of} · ${counts_} · ${tail.join(' · ')}`;
+    // Narrow terminals lose the bar first, then the counts that are 0, then the breakdown (failures stay), then
+    // the noun: how far, how fast and how long to go stay to the last (cutting the end lost rate and ETA first).
+    const breakdown = [
+      [opts.createdWord ?? 'created', counts.created],
+      ['skipped', counts.skipped],
+      ['failed', counts.failed],
+    ] as const;
+    const nonZero = breakdown.filter(([, n]) => n > 0).map(([w, n]) => `${w} ${n}`).join(' ');
+    const bare = total !== undefined && total > 0 ? `${done}/${total}` : `${done}`;
+    const candidates = [
+      [bar + of, counts_, ...tail],
+      [of, counts_, ...tail],
+      [of, nonZero, ...tail],
+      [of, counts.failed ? `failed ${counts.failed}` : '', ...tail],
+      [bare, counts.failed ? `failed ${counts.failed}` : '', ...tail],
+      [bare, ...tail],
+      [bare, ...tail.slice(1)],
+    ].map((parts) => parts.filter(Boolean).join(' · '));
+    let line = candidates.find((l) => l.length <= cols) ?? candidates[candidates.length - 1];
     if (line.length > cols) line = line.slice(0, cols);
     opts.stream.write(`\r${line}\x1b[K`);
     drawn = true;

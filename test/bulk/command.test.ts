@@ -211,6 +211,30 @@ describe('progress', () => {
     expect(narrow.length).toBeLessThan(50);
   });
 
+  it('keeps rate and ETA on a narrow terminal: the bar and the breakdown go first (a cut line lost them)', () => {
+    const frameAt = (width: number, counts: { created: number; skipped: number; failed: number }): string => {
+      const s = new PassThrough();
+      let out = '';
+      s.on('data', (d) => (out += d));
+      let t = 0;
+      const p = createProgress({ stream: s, enabled: true, label: 'shipments', now: () => t, intervalMs: 100, columns: width });
+      p.start(400);
+      t = 2000;
+      p.update(counts);
+      return out.split('\r').map((f) => f.replace('\x1b[K', '')).filter(Boolean).at(-1)!;
+    };
+    const ok = { created: 100, skipped: 0, failed: 0 };
+    expect(frameAt(40, ok)).toBe('100/400 shipments · 50.0/s · ETA 6s');
+    expect(frameAt(60, ok)).toBe('100/400 shipments · created 100 · 50.0/s · ETA 6s');
+    expect(frameAt(100, ok)).toBe('[####------------] 100/400 shipments · created 100 skipped 0 failed 0 · 50.0/s · ETA 6s');
+    // Failures are kept longest: a person watching needs to see them early.
+    const failing = { created: 90, skipped: 0, failed: 10 };
+    expect(frameAt(50, failing)).toBe('100/400 shipments · failed 10 · 50.0/s · ETA 6s');
+    expect(frameAt(44, failing)).toBe('100/400 · failed 10 · 50.0/s · ETA 6s');
+    expect(frameAt(30, ok)).toBe('100/400 · 50.0/s · ETA 6s');
+    expect(frameAt(20, ok)).toBe('100/400 · ETA 6s');
+  });
+
   it('is off through runBulkCommand when stderr is not a TTY', async () => {
     const { ctx, io } = ctxWith();
     await runBulkCommand(ctx, { noun: 'x', tasks: tasks().slice(0, 1), hooks, concurrency: 1, jsonLine: () => ({}) });
