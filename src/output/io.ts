@@ -14,6 +14,8 @@ export interface IO {
   stderrIsTTY: boolean;
   /** Terminal width for tables, when known (read when asked: the terminal may be resized while a command runs). */
   readonly columns?: number;
+  /** Terminal height, when known (read when asked, like columns): a redraw cannot move up past the screen's top. */
+  readonly rows?: number;
 }
 
 /** The IO of the running process. */
@@ -29,6 +31,10 @@ export function processIO(): IO {
     // at the start wraps (and leaves a trail of copies) once the window is made narrower.
     get columns() {
       return terminalColumns();
+    },
+    get rows() {
+      for (const stream of [process.stdout, process.stderr]) if (stream.isTTY && stream.rows > 0) return stream.rows;
+      return undefined;
     },
   };
 }

@@ -21,7 +21,8 @@ export function registerTrack(program: Command, ctx: Ctx): void {
       `
 One timeline per parcel, oldest event first and the latest last (marked ▶ on a terminal): time, stage,
 description. A reference "-" reads references from stdin, one per line (as --from -).
-With --watch the timeline is redrawn on a terminal, and only new events are appended
+With --watch the timeline is redrawn in place on a terminal (after the window is resized, or when it is
+taller than the window, the screen is cleared and it is drawn from the top), and only new events are appended
 otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED. Tracking has no event for a
 cancelled shipment, and a parcel the carrier never moves never gets there: in a cron job give --max-wait,
 which stops watching after that many seconds, prints what it has, names on stderr the references not

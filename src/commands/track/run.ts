@@ -55,16 +55,26 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json;
   const seen = new Set<string>();
   let drawnLines = 0;
+  let drawnText = '';
+  let drawnColumns: number | undefined;
   const show = (watching = true) => {
     if (ctx.mode.json) return;
     if (redraw) {
       const limit = opts.maxWaitMs !== undefined ? ` · for up to ${opts.maxWaitMs / 1000}s` : '';
       const footer = watching ? `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s${limit} · Ctrl-C to stop`)}\n` : '';
       const text = renderAll(ctx, state) + footer;
-      // Move up over the previous drawing and clear it, so the timeline updates in place.
-      if (drawnLines) ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
+      const columns = ctx.io.columns;
+      const reach = redrawFrom(drawnLines, drawnColumns, columns, ctx.io.rows);
+      // Taller than the screen: each redraw leaves a copy of the top in the scrollback, so only a change is drawn.
+      if (reach === 'screen' && drawnColumns === columns && text === drawnText) return;
+      // Move up over the previous drawing and clear it, so the timeline updates in place; when that drawing is
+      // out of reach (resized, or taller than the screen), clear the screen and draw from its top instead.
+      if (reach === 'up') ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
+      else if (reach === 'screen') ctx.io.stdout.write('\x1b[H\x1b[J');
       ctx.io.stdout.write(text);
-      drawnLines = screenRows(text, ctx.io.columns);
+      drawnLines = screenRows(text, columns);
+      drawnText = text;
+      drawnColumns = columns;
     } else {
       for (const line of newEventLines(state, seen)) ctx.out.line(line);
       // As without --watch: a reference that cannot be tracked is said on stderr (once), naming it. A lone
@@ -280,6 +290,19 @@ function toJson(state: TrackedShipment[]): unknown {
       return o;
     }),
   };
+}
+
+/**
+ * How a --watch redraw reaches the previous drawing: 'none' (nothing drawn yet), 'up' (cursor up over its rows),
+ * or 'screen' (clear the whole screen). Cursor-up stops at the screen's top, so a drawing as tall as the screen
+ * cannot be reached, and after a resize the terminal has re-wrapped (or cut) the old lines into a number of rows
+ * no one can know: both left the old drawing's top on screen above the new one.
+ */
+export function redrawFrom(drawnRows: number, drawnColumns: number | undefined, columns: number | undefined, rows: number | undefined): 'none' | 'up' | 'screen' {
+  if (!drawnRows) return 'none';
+  if (drawnColumns !== columns) return 'screen';
+  if (rows !== undefined && rows > 0 && drawnRows >= rows) return 'screen';
+  return 'up';
 }
 
 /**

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/main.js';
+import { redrawFrom } from '../../../src/commands/track/run.js';
 import { bufferIO, runShip } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 import { startStub, type StubServer } from '../stub-server.js';
@@ -51,6 +52,63 @@ describe('track --watch on a TTY', () => {
     // Finished: the last drawing no longer says it is watching.
     expect(lastFrame).not.toContain('watching');
     expect(lastFrame).not.toContain('Ctrl-C');
+  });
+});
+
+describe('track --watch redraws where the old drawing is out of reach of cursor-up', () => {
+  it('unit: up over the rows drawn; the whole screen after a resize or when the drawing was as tall as the screen', () => {
+    expect(redrawFrom(0, undefined, 100, 30)).toBe('none');
+    expect(redrawFrom(8, 100, 100, 30)).toBe('up');
+    expect(redrawFrom(8, 100, 100, undefined)).toBe('up');
+    expect(redrawFrom(8, 100, 60, 30)).toBe('screen');
+    expect(redrawFrom(30, 100, 100, 30)).toBe('screen');
+    expect(redrawFrom(29, 100, 100, 30)).toBe('up');
+  });
+
+  /** Runs a watch of a new shipment on a fake terminal, calling `between` after the first frame. */
+  async function watchWith(ref: string, size: { columns: number; rows?: number }, between: (io: { columns?: number; rows?: number }) => void) {
+    await createShipment(ref);
+    const io = bufferIO({ tty: true });
+    const term = io as { columns?: number; rows?: number };
+    term.columns = size.columns;
+    term.rows = size.rows;
+    const running = main(['track', ref, '--watch', '--interval', '0.1'], { io, env: { NO_COLOR: '1', ...env }, handleSignals: false });
+    const frames = () => io.out().split('watching').length - 1;
+    const waitFrames = async (n: number) => {
+      const until = Date.now() + 10_000;
+      while (frames() < n && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+    };
+    await waitFrames(1);
+    between(term);
+    // Several polls with nothing new, then the rest of the way to delivered.
+    await new Promise((r) => setTimeout(r, 300));
+    const idleFrames = frames();
+    await sb.control('tracking/advance', { shipment_reference: ref, to: 'DELIVERED' });
+    const code = await running;
+    return { code, out: io.out(), idleFrames };
+  }
+
+  it('a window resized while watching: the screen is cleared and drawn again (the old top stayed above the new drawing)', async () => {
+    const r = await watchWith('WATCH-RESIZE', { columns: 100, rows: 40 }, (t) => (t.columns = 60));
+    expect(r.code).toBe(0);
+    const afterFirst = r.out.slice(r.out.indexOf('watching'));
+    expect(afterFirst.startsWith('watching')).toBe(true);
+    // The first redraw after the resize clears the screen; later ones move up again, at the new width.
+    const firstRedraw = afterFirst.slice(afterFirst.indexOf('\n') + 1);
+    expect(firstRedraw.startsWith('\x1b[H\x1b[J')).toBe(true);
+    expect(r.out.split('\x1b[H\x1b[J')).toHaveLength(2);
+    expect(r.out.split('\x1b[H\x1b[J')[1]).toMatch(/\x1b\[\d+A\x1b\[J/);
+  });
+
+  it('a drawing as tall as the screen: cleared from the screen\'s top, and drawn again only when it changed', async () => {
+    // One parcel, one event: heading, parcel, event, blank, footer = 5 rows on a 5-row screen.
+    const r = await watchWith('WATCH-TALL', { columns: 100, rows: 5 }, () => {});
+    expect(r.code).toBe(0);
+    expect(r.out).not.toMatch(/\x1b\[\d+A/);
+    expect(r.out).toContain('\x1b[H\x1b[J');
+    // Polls that found nothing new drew nothing (each copy would leave its top in the scrollback).
+    expect(r.idleFrames).toBe(1);
+    expect(r.out.split('\x1b[H\x1b[J').pop()).toMatch(/▶ .*Delivered/);
   });
 });
 
