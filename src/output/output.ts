@@ -26,6 +26,11 @@ export interface Column<T> {
   value: (row: T) => string | number | boolean | null | undefined;
   /** Right-align (numbers, money). */
   align?: 'left' | 'right';
+  /**
+   * An identifier a person copies (a service key, a tracking reference): on a narrow terminal it is the last
+   * column split inside a word, after the others (a key cut in two reads as two values).
+   */
+  keep?: boolean;
 }
 
 /** Renderer bound to the injected streams. */
@@ -163,6 +168,10 @@ export class Output {
       columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
       terminalWidth,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
+      {
+        dataWords: columns.map((_, i) => Math.max(0, ...cells.map((row) => longestWord(row[i])))),
+        keep: columns.map((col) => Boolean(col.keep)),
+      },
     );
     // Too many columns for the terminal even at their narrowest: a boxed table would be wider than the screen,
     // and the terminal would wrap each of its lines, borders and all. One block of "Header  value" lines per
@@ -172,8 +181,10 @@ export class Output {
       return;
     }
     const { default: Table } = await import('cli-table3');
+    // A header word longer than its column (squeezed to its data) is split too: cli-table3 would cut it with "…".
+    const head = columns.map((col, i) => (widths && longestWord(col.header) > widths[i] - 2 ? splitLongWords(col.header, widths[i] - 2) : col.header));
     const table = new Table({
-      head: columns.map((col) => this.c.bold(col.header)),
+      head: head.map((h) => this.c.bold(h)),
       colAligns: columns.map((col) => col.align ?? 'left'),
       style: {
         head: [],
@@ -263,7 +274,17 @@ function longestWord(text: string): number {
  * their long words wrap inside (see table(): nothing is cut, and a table wider than the terminal, which the
  * terminal itself would wrap line by line, is unreadable).
  */
-export function fitColumns(natural: number[], terminalWidth: number, longestWords: number[] = []): number[] | undefined {
+export function fitColumns(
+  natural: number[],
+  terminalWidth: number,
+  longestWords: number[] = [],
+  opts: {
+    /** Longest word of each column's cells alone: a header word may be split before a value is. */
+    dataWords?: number[];
+    /** Columns whose words are split only when no other column can give room (Column.keep). */
+    keep?: boolean[];
+  } = {},
+): number[] | undefined {
   const borders = natural.length + 1;
   const want = natural.map((w) => w + 2);
   const total = () => want.reduce((a, b) => a + b, 0) + borders;
@@ -276,7 +297,11 @@ export function fitColumns(natural: number[], terminalWidth: number, longestWord
       want[widest]--;
     }
   };
-  shrink(natural.map((w, i) => Math.min(w, Math.max(longestWords[i] ?? 0, 6)) + 2));
+  const wordFloor = (words: number[] | undefined) => natural.map((w, i) => Math.min(w, Math.max(words?.[i] ?? longestWords[i] ?? 0, 6)) + 2);
+  shrink(wordFloor(longestWords));
+  // Then headers' long words (a split header is only untidy), then values' (not in columns to keep), then any.
+  if (opts.dataWords) shrink(wordFloor(opts.dataWords));
+  if (opts.keep) shrink(natural.map((w, i) => (opts.keep![i] ? Math.min(w, Math.max(opts.dataWords?.[i] ?? longestWords[i] ?? 0, 6)) : Math.min(w, 6)) + 2));
   shrink(natural.map((w) => Math.min(w, 6) + 2));
   return want;
 }

@@ -78,7 +78,54 @@ describe('Output.table on a narrow terminal', () => {
   });
 });
 
+describe('Output.table: identifiers kept whole', () => {
+  it('splits a header word, then other columns\' words, before a column marked keep (a quote table cut service keys in two)', async () => {
+    type Q = { key: string; service: string; surcharges: string; date: string };
+    const rows: Q[] = [
+      { key: 'RM_SPECIAL_1PM', service: 'Special Delivery Guaranteed by 1pm', surcharges: '0.00', date: '2026-11-23 23:59' },
+      { key: 'DPD_SATURDAY', service: 'Saturday', surcharges: '2.00', date: '2026-11-23 23:59' },
+    ];
+    const render = async (width: number) => {
+      const io = { ...bufferIO({ tty: true }), columns: width };
+      await new Output(io, mode).table(rows, [
+        { header: 'Service key', value: (r: Q) => r.key, keep: true },
+        { header: 'Service', value: (r: Q) => r.service },
+        { header: 'Surcharges', value: (r: Q) => r.surcharges, align: 'right' },
+        { header: 'Estimated delivery', value: (r: Q) => r.date },
+      ]);
+      return io.out();
+    };
+    // 54 columns: the header "Surcharges" gives way (its values are short), split rather than cut with "…".
+    const at54 = await render(54);
+    for (const l of at54.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(54);
+    expect(at54).toContain('RM_SPECIAL_1PM');
+    expect(at54).toContain('2026-11-23');
+    expect(at54).not.toContain('Surcharges');
+    expect(at54).toMatch(/Surchar/);
+    expect(at54).not.toContain('…');
+    // 46: the other columns' words are split before the key column's.
+    const at46 = await render(46);
+    for (const l of at46.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(46);
+    expect(at46).toContain('RM_SPECIAL_1PM');
+    expect(at46).toContain('DPD_SATURDAY');
+  });
+});
+
 describe('fitColumns', () => {
+  it('with dataWords and keep: header words first, then unkept columns, kept ones last', () => {
+    // Natural widths, longest words (headers included), and the cells' own longest words.
+    const natural = [14, 34, 10, 16];
+    const words = [14, 10, 10, 10];
+    const opts = { dataWords: [14, 10, 4, 10], keep: [true, false, false, false] };
+    // Longest words fit: as before.
+    expect(fitColumns(natural, 58, words, opts)).toEqual([16, 12, 12, 13]);
+    // Not quite: the third column's header word gives way (its values are 4 wide).
+    expect(fitColumns(natural, 54, words, opts)).toEqual([16, 12, 9, 12]);
+    // Less still: the unkept columns' words are split, the kept column stays whole...
+    expect(fitColumns(natural, 46, words, opts)).toEqual([16, 8, 8, 9]);
+    // ...which, unmarked, it would not.
+    expect(fitColumns(natural, 46, words, { dataWords: opts.dataWords })![0]).toBeLessThan(16);
+  });
   it('leaves natural widths alone when they fit', () => {
     expect(fitColumns([5, 10], 80)).toBeUndefined();
   });
