@@ -240,6 +240,7 @@ function printSummary<I, R>(
   }
   if (mode.quiet) return;
   const c = out.c;
+  // What needs attention is bold, not yellow: yellow text is faint on a light background.
   const lines: string[] = [];
   const head =
     `${stopped ? 'Stopped' : 'Done'}: ${s.total} ${opts.noun} in ${formatDuration(s.elapsedS, { tenths: true })}` +
@@ -249,8 +250,8 @@ function printSummary<I, R>(
   // Only resumable runs skip anything; elsewhere a "skipped 0" line is noise.
   if (files.journalPath || s.skipped) rows.push(['skipped', s.skipped, c.dim]);
   rows.push(['failed', s.failed, s.failed ? c.red : c.dim]);
-  if (s.rejected) rows.push(['refused', s.rejected, c.yellow]);
-  if (stopped && opts.total !== undefined) rows.push(['not started', s.notStarted, c.yellow]);
+  if (s.rejected) rows.push(['refused', s.rejected, c.bold]);
+  if (stopped && opts.total !== undefined) rows.push(['not started', s.notStarted, c.bold]);
   for (const [k, v, color] of rows) lines.push(`  ${k.padEnd(12)}${color(String(v).padStart(7))}`);
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).
@@ -267,27 +268,27 @@ function printSummary<I, R>(
       ...(s.rejected ? [`${s.rejected} refused`] : []),
     ].join(', ');
     const status = s.authStop!.http.status;
-    lines.push(c.yellow(`Stopped because the API refused the credentials${status ? ` (HTTP ${status})` : ''}${what ? `: ${what}` : ''}.`));
+    lines.push(c.bold(`Stopped because the API refused the credentials${status ? ` (HTTP ${status})` : ''}${what ? `: ${what}` : ''}.`));
     lines.push(
-      c.yellow(
+      c.bold(
         files.journalPath
           ? `${renew}, then rerun the same command to continue: nothing is created twice.`
           : `${renew}, then run the command again for the ones not done.`,
       ),
     );
   } else if (unreachable) {
-    lines.push(c.yellow(`Stopped because the API could not be reached (${s.unreachable!.message}).`));
+    lines.push(c.bold(`Stopped because the API could not be reached (${s.unreachable!.message}).`));
     lines.push(
-      c.yellow(
+      c.bold(
         files.journalPath
           ? 'Check the base URL and that the service is up, then rerun the same command to continue: nothing is created twice.'
           : 'Check the base URL and that the service is up, then run the command again for the ones not done.',
       ),
     );
   } else if (localStop) {
-    lines.push(c.yellow(`Stopped: ${localStop.message}.`));
-    lines.push(c.yellow(files.journalPath ? 'Fix that, then rerun the same command to continue: nothing is created twice.' : 'Fix that, then run the command again for the ones not done.'));
-  } else if (s.interrupted) lines.push(c.yellow('Rerun the same command to continue: nothing is created twice.'));
+    lines.push(c.bold(`Stopped: ${localStop.message}.`));
+    lines.push(c.bold(files.journalPath ? 'Fix that, then rerun the same command to continue: nothing is created twice.' : 'Fix that, then run the command again for the ones not done.'));
+  } else if (s.interrupted) lines.push(c.bold('Rerun the same command to continue: nothing is created twice.'));
   io.stderr.write(lines.join('\n') + '\n');
 }
 

@@ -154,6 +154,30 @@ describe('runBulkCommand', () => {
     expect(io.err()).toMatch(/Stopped/);
     expect(io.err()).toMatch(/not started\s+9\d/);
   });
+
+  it('in colour, what to do next is bold, not yellow (faint on a light background)', async () => {
+    const io = bufferIO();
+    const ac = new AbortController();
+    const ctx = createContext({ io, env: { FORCE_COLOR: '1' }, signal: ac.signal });
+    ctx.globals = {};
+    const many = Array.from({ length: 20 }, (_, i) => ({ key: `K${i}`, rows: [i + 2], input: i }));
+    const err = await runBulkCommand(ctx, {
+      noun: 'shipments',
+      tasks: many,
+      total: 20,
+      concurrency: 1,
+      hooks: {
+        async execute(t) {
+          if (t.input === 3) ac.abort();
+          return t.input;
+        },
+      },
+      jsonLine: () => ({}),
+    }).catch((e) => e);
+    expect(err.exitCode).toBe(130);
+    expect(io.err()).toContain('\x1b[1mRerun the same command to continue');
+    expect(io.err()).not.toContain('\x1b[33m');
+  });
 });
 
 describe('progress', () => {

@@ -41,6 +41,8 @@ export function sortEvents(events: readonly TrackingEvent[]): TrackingEvent[] {
     .map(({ e }) => e);
 }
 
+// Hues readable on dark and light themes alike: blue is faint on a dark background and yellow on a light one,
+// so the early stages keep the terminal's own colour.
 function colorFor(c: ChalkInstance, type: string): (s: string) => string {
   switch (type.toUpperCase()) {
     case 'DELIVERED':
@@ -51,11 +53,10 @@ function colorFor(c: ChalkInstance, type: string): (s: string) => string {
     case 'OUT_FOR_DELIVERY':
       return c.cyan;
     case 'COLLECTED':
-      return c.blue;
     case 'MANIFESTED':
       return c.magenta;
     default:
-      return c.yellow;
+      return (s: string) => s;
   }
 }
 
@@ -72,7 +73,8 @@ export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty
     const stage = colorFor(c, e.type ?? '')(latest ? c.bold(label) : label);
     const marker = o.tty ? (latest ? '▶' : '•') : latest ? '>' : '-';
     const desc = e.description || e.name || '';
-    const head = `${ind}  ${marker} ${c.dim(e.date ?? '')}  ${stage}`;
+    // The time is data, not decoration: not dim (faint to unreadable on many themes).
+    const head = `${ind}  ${marker} ${e.date ?? ''}  ${stage}`;
     // At a terminal, a description longer than the line wraps under itself, between words (not back at the
     // margin, mid-word); on a terminal too narrow for a column of text beside the stage, it goes under the date.
     const lead = ind.length + 4 + (e.date ?? '').length + 2 + width + 2;

@@ -26,6 +26,16 @@ describe('tracking timeline', () => {
     expect(lines[3]).toMatch(/^ {2}> 2024-05-22 09:00:00 {2}In transit/);
   });
 
+  it('in colour: times are not dim, and no blue or yellow (unreadable on dark and light themes)', () => {
+    const events = ['LABEL_CREATED', 'MANIFESTED', 'COLLECTED', 'IN_TRANSIT', 'DELIVERED'].map((type, i) => ({ date: `2024-05-2${i} 10:00:00`, type }));
+    const text = renderTimeline({ tracking_reference: 'TRK1', events }, { color: new Chalk({ level: 2 }), tty: true });
+    expect(text).toContain('\x1b[32m'); // colour is on: Delivered is green
+    expect(text).not.toContain('\x1b[2m');
+    expect(text).not.toContain('\x1b[34m');
+    expect(text).not.toContain('\x1b[33m');
+    expect(text).toMatch(/• 2024-05-20 10:00:00 {2}Label created/);
+  });
+
   it('says when there are no events yet', () => {
     expect(renderTimeline({ tracking_reference: 'T', events: [] }, { color: new Chalk({ level: 0 }), tty: false })).toMatch(/no tracking events yet/);
   });
