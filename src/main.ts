@@ -30,7 +30,10 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
   const onSignal = (sig: NodeJS.Signals) => {
     interrupts++;
     if (interrupts === 1 && ctx.interruptHolders > 0) {
-      io.stderr.write(`\n${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…\n`);
+      // On a terminal the line under the cursor is the progress line (with the ^C the terminal echoed): cleared,
+      // not left behind with stale counts; the progress line goes on below the message until the summary.
+      const lead = io.stderrIsTTY ? '\r\x1b[K' : '\n';
+      io.stderr.write(`${lead}${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…\n`);
       abort.abort(new Interrupted(undefined, sig));
       return;
     }

@@ -240,6 +240,29 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(exitCode(await waitFor(plain, /EXIT=\d+/))).toBe(0);
   });
 
+  it('Ctrl-C during a bulk run leaves no stale progress line: the summary, exit 130', async () => {
+    const tag = `TTYI${Date.now().toString(36).toUpperCase()}`;
+    const csv = join(work, `${tag}.csv`);
+    const lines = ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight'];
+    for (let i = 1; i <= 300; i++) lines.push(`${tag}-${i},Ada,1 High St,London,SW1Y 4JH,GB,650`);
+    writeFileSync(csv, lines.join('\n') + '\n');
+    const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+    await sb.control('faults', { latency_ms: 100 });
+    try {
+      const name = start(['create', '--csv', csv, '--yes', '--no-labels', '--concurrency', '2'], env);
+      await waitFor(name, /\d+\/300 shipments · .*\/s/);
+      tmux('send-keys', '-t', name, 'C-c');
+      const done = await waitFor(name, /EXIT=\d+/, 20_000);
+      expect(exitCode(done), done).toBe(130);
+      expect(done).toMatch(/Stopped: \d+ shipments/);
+      expect(done).toContain('Interrupted: finishing requests in flight');
+      // The progress line was cleared where it stood (it stayed, with stale counts and ^C, above the message).
+      expect(done, done).not.toMatch(/\/300 shipments/);
+    } finally {
+      await sb.control('faults', {});
+    }
+  });
+
   it('ship containers close REF answered "n" leaves the container open', async () => {
     const made = await apiCall(auth, 'POST', '/containers', {
       delivery_service_key: 'DPD_CONSOLIDATED_EU',
