@@ -37,6 +37,8 @@ export interface PromptSpec {
   /** The flag or env var that supplies this value without a prompt, e.g. "--username or SHIP_USERNAME". */
   supplyWith: string;
   default?: string;
+  /** Checks an answer (input only): true, or what is wrong with it, said under the prompt until it is right. */
+  validate?: (answer: string) => true | string;
 }
 
 /** Prompts that refuse (UsageError naming the flag) when no person is there. */
@@ -311,7 +313,7 @@ function createPrompter(getCtx: () => Ctx): Prompter {
     input: (spec) =>
       ask(spec, async () => {
         const { input } = await import('@inquirer/prompts');
-        return input({ message: spec.message, default: spec.default, theme: theme() }, streams());
+        return input({ message: spec.message, default: spec.default, validate: spec.validate, theme: theme() }, streams());
       }),
     password: (spec) =>
       ask(spec, async () => {

@@ -6,7 +6,7 @@ import { InputError, UsageError, ValidationError, type InputProblem } from '../e
 import { columnDef, columnForPath, locateApiPath } from '../csv/columns.js';
 import { buildShipment, convertCell, setPath, type ShipmentBody } from './build.js';
 import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js';
-import { inputKind, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
+import { inputKind, PARCEL_FLAGS, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
 import { jsonSyntaxMessage } from '../util/json-error.js';
 import { apiChecker, apiValidator, bodyWarnings, localDay, type RequestIssue } from './validate.js';
@@ -159,28 +159,65 @@ export async function loadSingleShipment(
     return { body: sent, warnings, source: name, locate };
   }
 
-  const flagProblems: InputProblem[] = [];
-  const draft = draftFromFlags(o, flagProblems);
-  if (!draft.cells.has('shipment_reference')) {
-    if (opts.purpose === 'create') {
-      throw new UsageError('--reference is required: your unique reference for the shipment', {
-        hint: 'or create from a request body (--file shipment.json) or in bulk (--csv orders.csv)',
-      });
+  // At a terminal a value the shipment needs is asked for instead of refused; scripts, CI and --no-input get
+  // the error naming the flag that supplies it (ctx.prompt refuses with it when no person is there).
+  if (opts.purpose === 'create' && !o.reference?.trim() && ctx.mode.interactive) {
+    o = { ...o, reference: await ctx.prompt.input({ message: 'Shipment reference (yours, unique)', supplyWith: '--reference', validate: answered }) };
+  }
+  for (let asked = false; ; asked = true) {
+    const flagProblems: InputProblem[] = [];
+    const draft = draftFromFlags(o, flagProblems);
+    if (!draft.cells.has('shipment_reference')) {
+      if (opts.purpose === 'create') {
+        throw new UsageError('--reference is required: your unique reference for the shipment', {
+          hint: 'or create from a request body (--file shipment.json) or in bulk (--csv orders.csv)',
+        });
+      }
+      draft.cells.set('shipment_reference', { value: placeholder(), column: '--reference' });
     }
-    draft.cells.set('shipment_reference', { value: placeholder(), column: '--reference' });
+    const built = buildShipment(draft, { labelFor: flagForColumn, defaults: csvDefaultsFromFlags({}) });
+    const fromFlag = new Map<string, string>();
+    for (const e of extra) {
+      setPath(built.body, e.path, e.value);
+      fromFlag.set(e.path, e.flag);
+    }
+    const locate = (path: string) => (fromFlag.has(path) ? { column: fromFlag.get(path)! } : itemFlag(draft, path) ?? built.locate(path));
+    const seen = new Set(built.problems.map((p) => p.column));
+    const problems = [...flagProblems, ...built.problems, ...toProblems(validate(built.body), locate).filter((p) => !seen.has(p.column))];
+    const missing = asked || !ctx.mode.interactive ? [] : missingFlags(problems);
+    if (missing.length) {
+      // Asked once, in the order of the problems; what is still wrong after that is refused as usual.
+      for (const m of missing) o = { ...o, [m.key]: await ctx.prompt.input({ message: m.message, supplyWith: m.flag, validate: answered }) };
+      continue;
+    }
+    if (problems.length) {
+      throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
+    }
+    const warnings = bodyWarnings(built.body, localDay(ctx.clock.now())).map((w) => ({ column: locate(w.path).column, message: w.message }));
+    return { body: built.body, warnings, source: 'flags', locate };
   }
-  const built = buildShipment(draft, { labelFor: flagForColumn, defaults: csvDefaultsFromFlags({}) });
-  const fromFlag = new Map<string, string>();
-  for (const e of extra) {
-    setPath(built.body, e.path, e.value);
-    fromFlag.set(e.path, e.flag);
+}
+
+/** An answer to a prompt for a required value: anything but blank. */
+const answered = (v: string): true | string => (v.trim() !== '' ? true : 'required');
+
+/** What to ask for a flag the shipment needs: the address first, as a label reads. */
+const PROMPTS: Record<string, string> = {
+  '--to-name': 'Recipient name',
+  '--to-line1': 'Address line 1',
+  '--to-city': 'Town or city',
+  '--to-postcode': 'Postcode',
+  '--to-country': 'Country (two-letter code or name, e.g. GB)',
+};
+
+/** The flags whose value the problems say is missing ("is required"), as prompts: each once, in problem order. */
+function missingFlags(problems: readonly InputProblem[]): Array<{ key: keyof ShipmentInputOptions; flag: string; message: string }> {
+  const out: Array<{ key: keyof ShipmentInputOptions; flag: string; message: string }> = [];
+  for (const p of problems) {
+    if (p.message !== 'is required' || p.column === undefined) continue;
+    const entry = [...SHIPMENT_FLAGS, ...PARCEL_FLAGS].find(([, flag]) => flag === p.column);
+    if (!entry || out.some((m) => m.flag === entry[1])) continue;
+    out.push({ key: entry[0], flag: entry[1], message: PROMPTS[entry[1]] ?? `Value for ${entry[1]}` });
   }
-  const locate = (path: string) => (fromFlag.has(path) ? { column: fromFlag.get(path)! } : itemFlag(draft, path) ?? built.locate(path));
-  const seen = new Set(built.problems.map((p) => p.column));
-  const problems = [...flagProblems, ...built.problems, ...toProblems(validate(built.body), locate).filter((p) => !seen.has(p.column))];
-  if (problems.length) {
-    throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
-  }
-  const warnings = bodyWarnings(built.body, localDay(ctx.clock.now())).map((w) => ({ column: locate(w.path).column, message: w.message }));
-  return { body: built.body, warnings, source: 'flags', locate };
+  return out;
 }

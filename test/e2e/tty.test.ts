@@ -217,6 +217,29 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(skipped).toMatch(/skipped\s+4\b/);
   });
 
+  it('ship create from flags asks, at a terminal, for what the shipment needs and no flag gave (a blank answer is asked again)', async () => {
+    const ref = `TTYF${Date.now().toString(36).toUpperCase()}`;
+    const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+    const s = start(['create', '--to-name', 'Ada Lovelace', '--weight', '650', '--service', 'RM_TRACKED_48', '--output-dir', join(work, `${ref}-labels`)], env);
+    await waitFor(s, /^\? Shipment reference/m);
+    type(s, ref);
+    await waitFor(s, /^\? Address line 1/m);
+    type(s, "12 St James's Square");
+    await waitFor(s, /^\? Town or city/m);
+    tmux('send-keys', '-t', s, 'Enter');
+    await waitFor(s, /required/);
+    type(s, 'London');
+    await waitFor(s, /^\? Postcode/m);
+    type(s, 'SW1Y 4JH');
+    await waitFor(s, /^\? Country/m);
+    type(s, 'United Kingdom');
+    const done = await waitFor(s, /EXIT=\d+/, 20_000);
+    expect(exitCode(done), done).toBe(0);
+    // Given by a flag: not asked.
+    expect(done).not.toMatch(/Recipient name/);
+    expect((await apiCall(auth, 'GET', `/shipments/${ref}/events`)).status).toBe(200);
+  });
+
   it('--no-color reaches the prompts too (inquirer coloured them, knowing only NO_COLOR)', async () => {
     const tag = `TTYC${Date.now().toString(36).toUpperCase()}`;
     const csv = join(work, `${tag}.csv`);

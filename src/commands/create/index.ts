@@ -109,10 +109,13 @@ function declare(cmd: Command, ctx: Ctx): Command {
 --parcel and --item take key=value pairs separated by commas; a value holding a comma goes in double quotes
 (description="Mug, red"; "" for a quote inside). --file's own format stands unless --format is given; a key
 of --file one or two letters from a field of the API (wieght) is warned about, as a likely typo.
+From flags at a terminal, what the shipment needs and no flag gave (--reference, the recipient's name and
+address) is asked for; without a terminal, with CI set or --no-input, it is an error naming the flags.
 
 Examples:
   ship create --reference ORDER-1001 --service RM_TRACKED_24 --to-name "Ada Lovelace" --to-line1 "1 High St" \\
     --to-city London --to-postcode "SW1A 1AA" --to-country GB --weight 1200 --length 30 --width 20 --depth 10
+  ship create --service RM_TRACKED_48 --weight 650        # at a terminal: asks for the reference and address
   ship create --file shipment.json --format PDF -o labels/
   ship create --csv orders.csv --printer tcp://10.0.0.50:9100
   ship create --csv orders_export.csv --preset shopify --default-weight 1000 --customs customs.csv --dry-run

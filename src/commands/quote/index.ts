@@ -17,7 +17,8 @@ Takes the same inputs as \`ship create\`: flags, --file shipment.json, or one sh
 toward the label allowance. --reference may be left out (a placeholder is sent).
 --service KEY (or a delivery_service_key in the file or the CSV row) prices that service alone, and is an
 error (exit 1) when it cannot take the shipment; so is a shipment no service can take. --quiet prints the
-recommended (or asked) service key; --json the API's data.
+recommended (or asked) service key; --json the API's data. From flags at a terminal, a recipient address
+no flag gave is asked for (without one, it is an error naming the flags).
 
 Examples:
   ship quote --to-name "Ada Lovelace" --to-line1 "1 High St" --to-city London --to-postcode "SW1A 1AA" \\
