@@ -398,6 +398,7 @@ complete -c ship -n '__ship_is '\''quote'\''' -l item -r -d 'one item, repeatabl
 complete -c ship -n '__ship_is '\''quote'\''' -l custom-field -r -d 'a shipment custom field, repeatable'
 complete -c ship -n '__ship_is '\''cancel'\''' -l from -r -F -d 'read shipment references from a file, one per line ("-" for stdin)'
 complete -c ship -n '__ship_is '\''cancel'\''' -l concurrency -r -d 'cancellations in flight at once'
+complete -c ship -n '__ship_is '\''cancel'\''' -l yes -s y -d 'do not ask for confirmation on a terminal'
 complete -c ship -n '__ship_is '\''track'\''' -l parcel -d 'the references are carrier tracking references of parcels (GET /parcels/:ref/events)'
 complete -c ship -n '__ship_is '\''track'\''' -l from -r -F -d 'read references from a file, one per line ("-" for stdin)'
 complete -c ship -n '__ship_is '\''track'\''' -l watch -s w -d 'keep polling until every parcel is delivered or its delivery failed'

@@ -309,6 +309,37 @@ describe.skipIf(!hasTmux)(title, () => {
     expect(shown.body.data?.status ?? shown.body.status).toBe('Open');
   });
 
+  it('ship cancel asks once at a terminal: "n" cancels nothing, "y" cancels them; --yes is not asked', async () => {
+    const tag = `TTYC${Date.now().toString(36).toUpperCase()}`;
+    const refs = [1, 2].map((i) => `${tag}-${i}`);
+    for (const r of refs) {
+      const made = await apiCall(auth, 'POST', '/shipments', {
+        shipment_reference: r,
+        to_address: { name: 'Ada', line_1: '1 High St', city: 'London', postcode: 'SW1Y 4JH', country: 'GB' },
+        parcels: [{ weight: 650, length: 10, width: 10, depth: 10 }],
+      });
+      expect(made.status, JSON.stringify(made.body)).toBeLessThan(300);
+    }
+    const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+    const no = start(['cancel', ...refs], env);
+    await waitFor(no, new RegExp(`^\\? Cancel 2 shipments ${refs[0]}, ${refs[1]} on .*\\? \\(y/N\\)`, 'm'));
+    type(no, 'n');
+    const kept = await waitFor(no, /EXIT=\d+/);
+    expect(exitCode(kept), kept).toBe(0);
+    expect(kept).toContain('Nothing cancelled.');
+    const yes = start(['cancel', ...refs], env);
+    await waitFor(yes, /^\? Cancel 2 shipments/m);
+    type(yes, 'y');
+    const done = await waitFor(yes, /EXIT=\d+/);
+    expect(exitCode(done), done).toBe(0);
+    for (const r of refs) expect(done).toContain(`Cancelled ${r}`);
+    // Again with --yes: no question (both are reported as cancelled already).
+    const again = await waitFor(start(['cancel', ...refs, '--yes'], env), /EXIT=\d+/);
+    expect(exitCode(again), again).toBe(0);
+    expect(again).not.toMatch(/Cancel 2 shipments/);
+    expect(again).toMatch(/already cancelled/);
+  });
+
   it('a large CSV file shows how far its check got (rows checked of the total) before the confirmation', async () => {
     const csv = join(work, 'large.csv');
     // Enough rows that checking them outlasts the spinner's delay (300 ms) on a fast machine too.

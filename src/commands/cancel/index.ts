@@ -10,6 +10,7 @@ export function registerCancel(program: Command, ctx: Ctx): void {
     .description('Cancel shipments that have not been manifested yet (DELETE /shipments/:ref)')
     .option('--from <file>', 'read shipment references from a file, one per line ("-" for stdin)')
     .option('--concurrency <n>', 'cancellations in flight at once', '8')
+    .option('-y, --yes', 'do not ask for confirmation on a terminal')
     .addHelpText(
       'after',
       `
@@ -19,18 +20,20 @@ Each reference gets one result: a line "cancelled<TAB>REF" or "failed<TAB>REF<TA
 one JSON object per line). A shipment cancelled before is no failure: "cancelled<TAB>REF<TAB>already
 cancelled", so a list can be cancelled again safely. Exit 3 when some failed; with a single reference,
 its own exit code (5 not found, 2 refused by the API, e.g. already manifested).
+At a terminal it asks once before cancelling (--yes skips); scripts, CI and --no-input are never asked.
 
 Examples:
   ship cancel ORDER-1001
+  ship cancel ORDER-1001 ORDER-1002 --yes
   ship cancel ORDER-1001 ORDER-1002 --json
   cut -d, -f1 today.csv | ship cancel -`,
     )
-    .action(async (refs: string[], flags: { from?: string; concurrency: string }) => {
+    .action(async (refs: string[], flags: { from?: string; concurrency: string; yes?: boolean }) => {
       const concurrency = Number(flags.concurrency);
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
         throw new UsageError(`--concurrency: "${flags.concurrency}" must be a whole number from 1 to 64`);
       }
       const { run } = await import('./run.js');
-      await run(ctx, { refs, from: flags.from, concurrency });
+      await run(ctx, { refs, from: flags.from, concurrency, yes: Boolean(flags.yes) });
     });
 }

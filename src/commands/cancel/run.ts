@@ -11,6 +11,8 @@ export interface CancelOptions {
   refs: string[];
   from?: string;
   concurrency: number;
+  /** --yes: no question at a terminal. */
+  yes?: boolean;
 }
 
 interface Cancelled {
@@ -26,6 +28,21 @@ export async function run(ctx: Ctx, opts: CancelOptions): Promise<void> {
   const unique = refs.filter((r) => (seen.has(r) ? false : (seen.add(r), true)));
   if (unique.length < refs.length) ctx.out.warn(`${refs.length - unique.length} repeated reference(s) ignored`);
 
+  // Cancelling cannot be undone (and the labels still count toward usage): a person at a terminal is asked
+  // once; scripts (no terminal, CI, --no-input) never are.
+  if (ctx.mode.interactive && !opts.yes) {
+    const settings = await ctx.settings();
+    const shown = unique.length <= 3 ? unique.join(', ') : `${unique.slice(0, 3).join(', ')} and ${unique.length - 3} more`;
+    const ok = await ctx.prompt.confirm({
+      message: `Cancel ${unique.length === 1 ? 'shipment' : `${unique.length} shipments`} ${shown} on ${settings.baseUrl.value}?`,
+      supplyWith: '--yes',
+      default: false,
+    });
+    if (!ok) {
+      ctx.out.info('Nothing cancelled.');
+      return;
+    }
+  }
   const tasks = unique.map((ref) => ({ key: ref, rows: [] as number[], input: ref }));
   await runBulkCommand<string, Cancelled>(ctx, {
     noun: 'shipments',
