@@ -169,19 +169,38 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
     return;
   }
 
-  stderr.write(`${c.red('error:')} ${clean(err.message)}\n`);
+  const wrap = await wrapperFor(ctx);
+  stderr.write(wrap(`${c.red('error:')} ${clean(err.message)}`, '  ') + '\n');
   if (err instanceof ValidationError && !err.located?.length) {
     for (const [field, messages] of Object.entries(err.fields)) {
-      for (const m of messages) stderr.write(`  ${c.bold(field)}: ${clean(m)}\n`);
+      for (const m of messages) stderr.write(wrap(`  ${c.bold(field)}: ${clean(m)}`, '    ') + '\n');
     }
   }
   const problems = err instanceof InputError ? err.problems : err instanceof ValidationError ? (err.located ?? []) : [];
   for (const p of problems) {
     const where = problemLocation(p);
-    stderr.write(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}\n`);
+    stderr.write(wrap(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}`, '    ') + '\n');
   }
-  if (err.hint) stderr.write(`${c.dim('hint:')} ${clean(err.hint)}\n`);
+  if (err.hint) stderr.write(wrap(`${c.dim('hint:')} ${clean(err.hint)}`, '  ') + '\n');
   if (mode?.verbose && err.cause instanceof Error) stderr.write(c.dim(`cause: ${clean(err.cause.message)}`) + '\n');
+}
+
+/**
+ * On a terminal, a line of an error wrapped at spaces to the terminal's width, later lines indented (a long
+ * hint broke mid-word at the edge); off a terminal, as it is (a log or a script reads whole lines).
+ */
+async function wrapperFor(ctx: Ctx): Promise<(line: string, indent: string) => string> {
+  const width = ctx.io.stderrIsTTY ? ctx.io.columns : undefined;
+  if (!width || width < 40) return (line) => line;
+  const { Help } = await import('commander');
+  const help = new Help();
+  return (line, indent) => {
+    if (help.displayWidth(line) <= width) return line;
+    const [first, ...rest] = help.boxWrap(line, width).split('\n');
+    // The lines after the first get the indent: wrap them again within what is left.
+    const more = rest.length ? help.boxWrap(rest.join(' '), width - indent.length).split('\n') : [];
+    return [first, ...more.map((l) => indent + l)].join('\n');
+  };
 }
 
 /** Plain words for the file-system errors a path given by the user can cause. */

@@ -140,3 +140,24 @@ describe('main', () => {
     expect(r.stdout).not.toContain('api_version');
   });
 });
+
+describe('errors on a terminal', () => {
+  it('are wrapped at spaces to the terminal width, later lines indented; off a terminal a line stays whole', async () => {
+    const { main } = await import('../src/main.js');
+    const { bufferIO } = await import('./helpers/run.js');
+    const args = ['create', '--merge', 'm.pdf', '--print', '--reference', 'R1'];
+    const env = { NO_COLOR: '1', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-wrap-')) };
+    const io = Object.assign(bufferIO({ tty: true }), { columns: 50 });
+    expect(await main(args, { io, env, handleSignals: false })).toBe(2);
+    const lines = io.err().trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines[0]).toMatch(/^error: --merge joins PDF labels/);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(50);
+    for (const l of lines.slice(1)) expect(l, l).toMatch(/^ {2}\S/);
+    // The words are all there, in order.
+    expect(lines.map((l) => l.trim()).join(' ')).toContain('--merge joins PDF labels, and with --print the desktop printing application picks the label format: give one');
+    const piped = bufferIO();
+    expect(await main(args, { io: Object.assign(piped, { columns: 50 }), env, handleSignals: false })).toBe(2);
+    expect(piped.err()).toMatch(/^error: --merge joins PDF labels, and with --print the desktop printing application picks the label format: give one\n/);
+  });
+});
