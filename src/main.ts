@@ -1,6 +1,6 @@
 // Runs one invocation of `ship`: builds the program, runs it, and turns any error into a message and an exit code.
 // This is the only place that decides exit codes and prints errors.
-import { CommanderError } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { createContext, type Ctx } from './context.js';
 import { AuthError, ExitCode, exitCodeOf, InputError, Interrupted, REJECTED_CREDENTIALS_HINT, ShipError, ValidationError, ApiError, problemLocation } from './errors.js';
 import { processIO, type IO } from './output/io.js';
@@ -71,7 +71,15 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       // Help asked for (`ship help`, `ship help skus`) is a success; help shown because the command is missing
       // (`ship`, `ship containers`: commander's exit code 1) is a usage error, so `ship containers "$SUB"` with an
       // empty $SUB does not pass for success in a script.
-      if (err.code === 'commander.help') return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+      if (err.code === 'commander.help') {
+        if (err.exitCode === 0) return ExitCode.Ok;
+        // Under --json the help text was held back (buildProgram): the script gets the one JSON error line.
+        if (jsonErrors) {
+          const error = { message: missingCommandMessage(program, argv), exit_code: ExitCode.Usage, type: 'UsageError', hint: USAGE_HINT };
+          io.stderr.write(`${JSON.stringify({ error })}\n`);
+        }
+        return ExitCode.Usage;
+      }
       if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
       // `ship label --printer TRK123`: --printer's optional value took the reference.
       const printerAte = err.code === 'commander.missingArgument' && printerTookArgument(argv);
@@ -99,6 +107,26 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
 function printerTookArgument(argv: readonly string[]): boolean {
   const i = argv.indexOf('--printer');
   return i >= 0 && i + 1 < argv.length && !argv[i + 1].startsWith('-');
+}
+
+/** `missing command: ship containers takes one of create, show, …` for the group that argv stops at. */
+function missingCommandMessage(program: Command, argv: readonly string[]): string {
+  let group = program;
+  const path = ['ship'];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (a.startsWith('-')) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    const sub = group.commands.find((c) => c.name() === a || c.aliases().includes(a));
+    if (!sub) break;
+    group = sub;
+    path.push(sub.name());
+  }
+  const names = group.commands.map((c) => c.name()).filter((n) => n !== 'help');
+  return `missing command: ${path.join(' ')} takes one of ${names.join(', ')}`;
 }
 
 /** Global options that take a value (their value is not a command name). */

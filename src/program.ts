@@ -86,7 +86,11 @@ ${EXIT_CODES_HELP}`,
   program.configureOutput({
     // Help at a terminal fits its width (the epilogues are written for 110 columns); to a pipe, as it is.
     writeOut: (str) => ctx.io.stdout.write(ctx.io.stdoutIsTTY && ctx.io.columns ? wrapHelpText(str, ctx.io.columns) : str),
-    writeErr: (str) => ctx.io.stderr.write(str),
+    // Under --json, commander writes to stderr only the help it shows for a missing command: main() reports
+    // that as the one JSON error line instead, so a script reading stderr as JSON lines gets nothing else.
+    writeErr: (str) => {
+      if (!opts.jsonErrors) ctx.io.stderr.write(str);
+    },
     outputError: (str, write) => {
       if (!opts.jsonErrors) write(str);
     },

@@ -121,6 +121,30 @@ describe('main', () => {
     }
   });
 
+  it('a missing command under --json is one JSON error line on stderr, without the help text', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--json'], 'missing command: ship takes one of create, shipments, quote'],
+      [['containers', '--json'], 'missing command: ship containers takes one of create, show, shipments, label'],
+      [['--json', '--profile', 'work', 'skus'], 'missing command: ship skus takes one of import, list, get'],
+      [['shipments', '--json'], 'missing command: ship shipments takes one of create'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runShip(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(1);
+      const { error } = JSON.parse(lines[0]);
+      expect(error).toMatchObject({ exit_code: 2, type: 'UsageError', hint: 'run with --help for usage' });
+      expect(error.message).toContain(message);
+      expect(error.message).not.toContain('help');
+    }
+    // Help asked for under --json is still help, on stdout.
+    const asked = await runShip(['containers', '--help', '--json']);
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toMatch(/^Usage: ship containers/m);
+  });
+
   it('--version prints the version alone on stdout', async () => {
     const r = await runShip(['--version']);
     expect(r.code).toBe(0);
