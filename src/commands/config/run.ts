@@ -12,7 +12,7 @@ import {
   resolveTestMode,
   type Source,
 } from '../../config/settings.js';
-import { shownUrl, validateName } from '../../config/validate.js';
+import { parseTimeoutSeconds, shownUrl, validateName } from '../../config/validate.js';
 import { mask } from '../../output/redact.js';
 import { describeUser, envValue, readSecretFromStdin } from '../auth/common.js';
 
@@ -97,8 +97,8 @@ export function configRows(ctx: Ctx, profile: Profile, inUse: CredentialSetChoic
   }
   {
     const own = stored('timeout');
-    if (g.timeout !== undefined) rows.push({ key: 'timeout', value: g.timeout, source: 'flag', origin: '--timeout', overrides: own });
-    else if (env('SHIP_TIMEOUT') !== undefined) rows.push({ key: 'timeout', value: env('SHIP_TIMEOUT'), source: 'env', origin: 'SHIP_TIMEOUT', overrides: own });
+    if (g.timeout !== undefined) rows.push({ key: 'timeout', value: seconds(g.timeout), source: 'flag', origin: '--timeout', overrides: own });
+    else if (env('SHIP_TIMEOUT') !== undefined) rows.push({ key: 'timeout', value: seconds(env('SHIP_TIMEOUT')!), source: 'env', origin: 'SHIP_TIMEOUT', overrides: own });
     else if (own !== undefined) rows.push({ key: 'timeout', value: own, source: 'profile', origin: 'timeout' });
     else rows.push({ key: 'timeout', value: DEFAULT_TIMEOUT_MS / 1000, source: 'default', origin: null });
   }
@@ -116,6 +116,19 @@ export function configRows(ctx: Ctx, profile: Profile, inUse: CredentialSetChoic
     if (user && typeof user === 'object') rows.push({ key: name, value: user, source: 'profile', origin: name });
   }
   return rows;
+}
+
+/**
+ * A timeout from the command line or the environment as the number of seconds it means, as a profile's and the
+ * default are shown (a script reading `config list --json` gets one type); text that is not a timeout stays
+ * as given, so the listing shows what is wrong with it.
+ */
+function seconds(raw: string): number | string {
+  try {
+    return parseTimeoutSeconds(raw, 'timeout') / 1000;
+  } catch {
+    return raw;
+  }
 }
 
 /** Throws when --profile or SHIP_PROFILE names a profile the file does not have: reading or removing from it is a typo. */

@@ -149,9 +149,16 @@ describe('ship config', () => {
     expect(doc.profile).toEqual({ value: 'default', source: 'default', origin: null });
     expect(doc.settings.base_url).toEqual({ value: 'https://api.example.com/v1.2', source: 'profile', origin: 'base_url' });
     expect(doc.settings.api_key).toEqual({ value: '****9999', source: 'env', origin: 'SHIP_API_KEY', overrides: '****7788' });
-    expect(doc.settings.timeout).toEqual({ value: '5', source: 'env', origin: 'SHIP_TIMEOUT' });
+    expect(doc.settings.timeout).toEqual({ value: 5, source: 'env', origin: 'SHIP_TIMEOUT' });
     expect(doc.settings['printers.dock']).toMatchObject({ value: 'tcp://10.0.0.50:9100', source: 'profile' });
     expect(doc.settings.token).toBeUndefined();
+
+    // Seconds as a number from every source (the profile's and the default are numbers); text that is no
+    // timeout is shown as given.
+    const flag = JSON.parse((await ship(['--timeout', '2.5', 'config', 'list', '--json'])).stdout);
+    expect(flag.settings.timeout).toEqual({ value: 2.5, source: 'flag', origin: '--timeout' });
+    const bad = JSON.parse((await ship(['config', 'list', '--json'], { env: { SHIP_TIMEOUT: 'soon' } })).stdout);
+    expect(bad.settings.timeout).toEqual({ value: 'soon', source: 'env', origin: 'SHIP_TIMEOUT' });
 
     const text = await ship(['config', 'list']);
     expect(text.stdout).toMatch(/^api_key\t\*{4}7788\tprofile default \(api_key\)$/m);
