@@ -1,5 +1,5 @@
 import { Chalk } from 'chalk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderTimeline, sortEvents, stageLabel } from '../../../src/commands/track/render.js';
 import { displayWidth } from '../../../src/output/width.js';
 
@@ -34,6 +34,24 @@ describe('tracking timeline', () => {
     expect(text).not.toContain('\x1b[34m');
     expect(text).not.toContain('\x1b[33m');
     expect(text).toMatch(/• 2024-05-20 10:00:00 {2}Label created/);
+  });
+
+  it('sorts by date text without localeCompare (its first call loads ICU, ~17 ms of every `ship track`); ties keep API order', () => {
+    const localeCompare = vi.spyOn(String.prototype, 'localeCompare');
+    try {
+      const events = [
+        { date: '2024-05-22 09:00:00', type: 'IN_TRANSIT' },
+        { type: 'UNDATED' },
+        { date: '2024-05-21 18:00:00', type: 'COLLECTED' },
+        { date: '2024-05-21 18:00:00', type: 'MANIFESTED' },
+        { date: '2024-05-21 13:24:12', type: 'LABEL_CREATED' },
+        { date: '2024-12-01 00:00:00', type: 'DELIVERED' },
+      ];
+      expect(sortEvents(events).map((e) => e.type)).toEqual(['UNDATED', 'LABEL_CREATED', 'COLLECTED', 'MANIFESTED', 'IN_TRANSIT', 'DELIVERED']);
+      expect(localeCompare).not.toHaveBeenCalled();
+    } finally {
+      localeCompare.mockRestore();
+    }
   });
 
   it('says when there are no events yet', () => {
