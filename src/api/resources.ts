@@ -7,6 +7,7 @@ import type { Api, ApiOptions, CallOptions } from './index.js';
 import type { ShipmentResponse, Sku, SkuPage } from './schemas.js';
 import { fastSku, fastSkuLinks, fastSkuMeta } from './sku-fast.js';
 import { fastShipmentResponse } from './shipment-fast.js';
+import { fastLabel, fastLabels, fastShipmentEvents, fastTrackingEvent, fastTrackingEvents } from './parcel-fast.js';
 
 // Response bodies are parsed here and read nowhere else: the fast parsers may hand their objects back,
 // normalised in place, instead of copying them (FastParseOptions.reuse).
@@ -264,9 +265,13 @@ export function buildApi(opts: ApiOptions): Api {
       },
       async events(ref, o) {
         const path = apiPath`/shipments/${ref}/events`;
-        const { data, schemas } = await callParsed({ method: 'GET', path, what: `shipment ${JSON.stringify(ref)}` }, o);
+        // Not callParsed: an answer the fast parser takes needs no schemas, and `ship track` no zod.
+        const { data } = await call({ method: 'GET', path, what: `shipment ${JSON.stringify(ref)}` }, o);
         // An empty PHP array arrives as [] rather than {}.
         if (Array.isArray(data) && data.length === 0) return {};
+        const fast = fastShipmentEvents(data ?? {});
+        if (fast) return fast;
+        const [schemas] = await loadSchemas();
         return lenient(schemas.ShipmentEventsSchema, data ?? {}, `GET ${path}`);
       },
       async print(ref, body, o) {
@@ -283,14 +288,21 @@ export function buildApi(opts: ApiOptions): Api {
     parcels: {
       async events(trackingRef, o) {
         const path = apiPath`/parcels/${trackingRef}/events`;
-        const { data, schemas } = await callParsed({ method: 'GET', path, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
-        return lenientList(schemas.TrackingEventSchema, data, `GET ${path}`);
+        const { data } = await call({ method: 'GET', path, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
+        const fast = fastTrackingEvents(data);
+        if (fast) return fast;
+        const [schemas] = await loadSchemas();
+        return lenientList(schemas.TrackingEventSchema, data, `GET ${path}`, fastTrackingEvent);
       },
       async label(trackingRef, q, o) {
         const path = apiPath`/parcels/${trackingRef}/label`;
-        const { data, schemas } = await callParsed({ method: 'GET', path, query: { format: q?.format }, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
+        // Not callParsed: an answer the fast parser takes needs no schemas, and `ship label` no zod.
+        const { data } = await call({ method: 'GET', path, query: { format: q?.format }, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
         const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
-        return lenientList(schemas.LabelSchema, list, `GET ${path}`);
+        const fast = fastLabels(list);
+        if (fast) return fast;
+        const [schemas] = await loadSchemas();
+        return lenientList(schemas.LabelSchema, list, `GET ${path}`, fastLabel);
       },
     },
 

@@ -16,6 +16,7 @@ type Field =
   | 'boolOrNumber' // z.union([z.boolean(), z.number()]).nullish()
   | 'customFields' // z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish()
   | 'pngList' // z.union([z.array(z.string()), z.string(), z.null()]).transform(→ string[]).optional()
+  | 'pngOne' // z.union([z.string(), z.array(z.string()), z.null()]).transform(→ one string, or the list).optional()
   | { objectOrString: Shape } // z.union([z.looseObject(shape), z.string()]).nullish()
   | { object: Shape }; // z.looseObject(shape).nullish()
 
@@ -119,6 +120,14 @@ function field(kind: Field, nested: Compiled | undefined, v: unknown, reuse: boo
     if (!Array.isArray(v)) return FAIL;
     for (const e of v) if (typeof e !== 'string') return FAIL;
     return reuse ? v : v.slice();
+  }
+  if (kind === 'pngOne') {
+    // LabelSchema: null and [] become "", a one-element list its string; a longer list is copied as zod does.
+    if (v === null) return '';
+    if (typeof v === 'string') return v;
+    if (!Array.isArray(v)) return FAIL;
+    for (const e of v) if (typeof e !== 'string') return FAIL;
+    return v.length <= 1 ? (v[0] ?? '') : reuse ? v : v.slice();
   }
   if (v === null) return kind === 'string' ? FAIL : null;
   switch (kind) {
