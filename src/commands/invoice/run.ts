@@ -1,7 +1,8 @@
 // `ship invoice`: fetches the commercial invoice (base64 PDF), checks it is a PDF, writes it.
 import type { Ctx } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
-import { documentBytes } from '../../api/index.js';
+// From documents.js itself, not the api/index.js barrel: that re-exports the schemas, and so loads zod.
+import { documentBytes } from '../../api/documents.js';
 import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
 import { outputPath, writeStdout } from '../label/run.js';
 import { stdoutAlias } from '../../util/special-file.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Ctx } from '../../context.js';
 import { ApiError, NotFoundError, UsageError } from '../../errors.js';
 import type { Api } from '../../api/index.js';
-import { documentBytes, toDocumentResult } from '../../api/index.js';
+// From documents.js itself, not the api/index.js barrel: that re-exports the schemas, and so loads zod.
+import { documentBytes, toDocumentResult } from '../../api/documents.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
 import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { defaultLabelFormat, formatOfPath } from '../shared/label-format.js';
