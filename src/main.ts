@@ -6,6 +6,7 @@ import { AuthError, ExitCode, exitCodeOf, InputError, Interrupted, REJECTED_CRED
 import { processIO, type IO } from './output/io.js';
 import { redact } from './output/redact.js';
 import { buildProgram, USAGE_HINT, VERSION } from './program.js';
+import { registersAlone } from './commands/index.js';
 
 export interface MainOptions {
   io?: IO;
@@ -60,7 +61,7 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
   }
 
   const jsonErrors = asksJson(argv);
-  const program = buildProgram(ctx, { jsonErrors });
+  const program = buildProgram(ctx, { jsonErrors, only: commandToDeclare(argv) });
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -107,6 +108,26 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
 function printerTookArgument(argv: readonly string[]): boolean {
   const i = argv.indexOf('--printer');
   return i >= 0 && i + 1 < argv.length && !argv[i + 1].startsWith('-');
+}
+
+/**
+ * What of the command tree this run needs (see registerCommands): the one top-level command it names, nothing
+ * for a plain `ship --version`, else (help, an unknown or missing command) the whole tree.
+ */
+export function commandToDeclare(argv: readonly string[]): string | null | undefined {
+  let versionAsked = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') return undefined;
+    if (a === '-h' || a === '--help') return undefined;
+    if (a === '-V' || a === '--version') versionAsked = true;
+    if (a.startsWith('-')) {
+      if (VALUE_OPTIONS.has(a)) i++;
+      continue;
+    }
+    return registersAlone(a) ? a : undefined;
+  }
+  return versionAsked ? null : undefined;
 }
 
 /** `missing command: ship containers takes one of create, show, …` for the group that argv stops at. */

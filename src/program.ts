@@ -43,11 +43,12 @@ export const OUTPUT_HELP = `Output:
 export const USAGE_HINT = 'run with --help for usage';
 
 /**
- * Builds the full command tree. `ctx.globals` is filled in before any action runs. `jsonErrors`: --json is on
+ * Builds the command tree. `ctx.globals` is filled in before any action runs. `jsonErrors`: --json is on
  * the command line, so commander's own usage errors (unknown option, missing argument…) are not written as
- * text: main() reports them as the one JSON error line scripts parse.
+ * text: main() reports them as the one JSON error line scripts parse. `only`: declare just the registration
+ * of that top-level command (null: no command at all), see registerCommands; the whole tree by default.
  */
-export function buildProgram(ctx: Ctx, opts: { jsonErrors?: boolean } = {}): Command {
+export function buildProgram(ctx: Ctx, opts: { jsonErrors?: boolean; only?: string | null } = {}): Command {
   const program = new Command('ship');
   program
     .description('Ship parcels with the Parcel Shipping Service API v1.2: create, quote, track, label, print.')
@@ -100,6 +101,6 @@ ${EXIT_CODES_HELP}`,
     ctx.globals = action.optsWithGlobals();
   });
 
-  registerCommands(program, ctx);
+  registerCommands(program, ctx, opts.only);
   return program;
 }
