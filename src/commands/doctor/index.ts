@@ -12,7 +12,8 @@ export function registerDoctor(program: Command, ctx: Ctx): void {
     .addHelpText(
       'after',
       `
-Each check is a line: ✓ ok, ! warning, ✗ failed, – skipped. --json prints {ok, checks:[{name, status, detail}]}.
+Each check is a line: ✓ ok, ! warning, ✗ failed, – skipped; --quiet prints only warnings and failures.
+--json prints {ok, checks:[{name, status, detail}]}.
 Exit 0 when nothing failed (warnings allowed), 4 when credentials are missing or refused, 1 for any other failure.
 "reachable" asks GET /tokens without credentials: a 404 there means the base URL does not lead to the API (a
 missing or wrong version segment, e.g. /v1.1 or /api); it fails and names the /v1.2 address where the API answers.

@@ -319,6 +319,8 @@ function finish(ctx: Ctx, checks: Check[], login = 'ship login'): void {
 
 function print(ctx: Ctx, check: Check): void {
   if (ctx.mode.json) return;
+  // --quiet: only what needs attention (as smoke --quiet), so `ship doctor -q` in a script prints nothing when all is well.
+  if (ctx.mode.quiet && (check.status === 'ok' || check.status === 'skip')) return;
   const c = ctx.out.c;
   const mark = { ok: c.green('✓'), warn: c.yellow('!'), fail: c.red('✗'), skip: c.dim('–') }[check.status];
   const extra = [check.source ? c.dim(`from ${check.source}`) : '', check.ms !== undefined ? c.dim(`${check.ms}ms`) : ''].filter(Boolean).join(' ');

@@ -74,6 +74,21 @@ describe('ship doctor', () => {
     expect(r.stderr).toMatch(/No problems found/);
   });
 
+  it('--quiet prints only the checks that need attention: nothing when all pass, the warning and the failure otherwise', async () => {
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
+    const dir = tempConfigDir();
+    writeConfig(dir, { api_key: env.SHIP_API_KEY, token: env.SHIP_TOKEN, base_url: sb.baseUrl });
+    const quiet = await runShip(['doctor', '--quiet'], { env: { ...env, SHIP_CONFIG_DIR: dir } });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toBe('');
+    expect(quiet.stderr).toBe('');
+    // A profile the file does not have (a warning) and a refused token (a failure).
+    await fetch(`${sb.baseUrl}/tokens`, { method: 'DELETE', headers: { 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN } });
+    const failing = await runShip(['--profile', 'defualt', 'doctor', '-q'], { env: { ...env, SHIP_CONFIG_DIR: dir } });
+    expect(failing.code).toBe(4);
+    expect(failing.stdout.trim().split('\n').map((l) => l.slice(0, 16).trim())).toEqual(['! profile', '✗ token valid']);
+  });
+
   it('exits 4 when the token is refused', async () => {
     const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
     await fetch(`${sb.baseUrl}/tokens`, { method: 'DELETE', headers: { 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN } });
