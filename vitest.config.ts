@@ -1,13 +1,14 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     // CI machines have 2 cores; e2e tests spawn processes and servers of their own.
     testTimeout: 20_000,
-    // Two files at a time on 2 cores (vitest's default is one fewer than the cores: one). Most of a test's time
-    // is waiting on the processes and servers it started, so the two overlap well: the whole suite took ~300 s
-    // with one worker, ~150 s with two, on this 2-core machine.
-    maxWorkers: 2,
+    // At least two files at a time (vitest's default is one fewer than the cores: one on 2 cores). Most of a
+    // test's time is waiting on the processes and servers it started, so two overlap well: the whole suite took
+    // ~300 s with one worker, ~150 s with two, on a 2-core machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     hookTimeout: 30_000,
     // One temporary directory per run, removed at its end (test/helpers/global-tmp.ts).
     globalSetup: ['test/helpers/global-tmp.ts'],
