@@ -324,7 +324,8 @@ function print(ctx: Ctx, check: Check): void {
   const c = ctx.out.c;
   const mark = { ok: c.green('✓'), warn: c.yellow('!'), fail: c.red('✗'), skip: c.dim('–') }[check.status];
   const extra = [check.source ? c.dim(`from ${check.source}`) : '', check.ms !== undefined ? c.dim(`${check.ms}ms`) : ''].filter(Boolean).join(' ');
-  const detail = check.status === 'fail' ? c.red(check.detail) : check.status === 'warn' ? c.yellow(check.detail) : check.detail;
+  // The yellow ! marks a warning; its words stay in the terminal's own colour (yellow text is faint on white).
+  const detail = check.status === 'fail' ? c.red(check.detail) : check.detail;
   ctx.out.line(`${mark} ${check.name.padEnd(14)} ${detail}${extra ? `  ${extra}` : ''}`);
 }
 
