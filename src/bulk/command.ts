@@ -170,7 +170,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   const failedPath = failed?.finish() ?? own.failedPath;
   const resultsPath = results?.finish() ?? own.resultsPath;
   // A run stopped after its first task still had more to do: it gets a summary too.
-  if (opts.summary ?? (opts.total ?? summary.total) !== 1) {
+  const summaryShown = opts.summary ?? (opts.total ?? summary.total) !== 1;
+  if (summaryShown) {
     // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
     const renew = summary.authStop ? renewCredentials(await ctx.settings()) : '';
     printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path }, renew);
@@ -183,9 +184,9 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   // The local failure's own message and hint ("make room…").
   if (summary.localStop) throw summary.localStop;
   if (summary.interrupted) {
-    throw new Interrupted(
-      `interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled; rerun the same command to continue`,
-    );
+    // The text summary has just said to rerun (with why it is safe); said here again only where it has not.
+    const rerun = summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
+    throw new Interrupted(`interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled${rerun}`);
   }
   if (summary.failed > 0) {
     if (opts.singleTaskOwnError && summary.total === 1 && lastError !== undefined) throw lastError;

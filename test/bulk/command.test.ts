@@ -153,6 +153,28 @@ describe('runBulkCommand', () => {
     expect(ctx.interruptHolders).toBe(0);
     expect(io.err()).toMatch(/Stopped/);
     expect(io.err()).toMatch(/not started\s+9\d/);
+    // The summary says to rerun; the error (printed by main after it) does not say it again.
+    expect(io.err()).toContain('Rerun the same command to continue: nothing is created twice.');
+    expect(err.message).toMatch(/^interrupted: \d+ of 100 shipments handled$/);
+    // Under --json the summary is a JSON line: the error carries the advice.
+    const jsonIo = bufferIO();
+    const ac2 = new AbortController();
+    const jsonCtx = createContext({ io: jsonIo, env: {}, signal: ac2.signal });
+    jsonCtx.globals = { json: true };
+    const jsonErr = await runBulkCommand(jsonCtx, {
+      noun: 'shipments',
+      tasks: many,
+      total: 100,
+      concurrency: 1,
+      hooks: {
+        async execute(t) {
+          if (t.input === 3) ac2.abort();
+          return t.input;
+        },
+      },
+      jsonLine: () => ({}),
+    }).catch((e) => e);
+    expect(jsonErr.message).toMatch(/^interrupted: \d+ of 100 shipments handled; rerun the same command to continue$/);
   });
 
   it('in colour, what to do next is bold, not yellow (faint on a light background)', async () => {
