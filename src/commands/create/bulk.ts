@@ -111,8 +111,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const created = createdEarlier(journalPath);
   const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;
   // A reference renamed or a row removed since an earlier run created it: that shipment is still on the service,
-  // and this run will never mention it again. (Runs from stdin share one journal per directory: not said there.)
-  if (created.size && csvPath !== '-') {
+  // and this run will never mention it again. Said only of a file edited since (it still holds some shipments an
+  // earlier run created): a file written anew with the next batch under the same name (a nightly export) shares
+  // none, and its earlier shipments are not "gone" from it. (Runs from stdin share one journal per directory: not
+  // said there.)
+  if (created.size && csvPath !== '-' && toSend.length < loaded.compact.length) {
     const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
     for (const e of loaded.excluded) inFile.add(e.reference);
     const gone = [...created].filter((ref) => !inFile.has(ref));

@@ -567,6 +567,14 @@ describe('ship create --csv', () => {
     // Said on each rerun while it holds, and not at all on a first run.
     const first = await ship(['create', '--csv', csv, '-o', join(work, 'labels-renamed-2'), '--json']);
     expect(first.stderr).not.toContain('no longer in it');
+    // The same file name written anew with the next batch (a nightly export): nothing of it was created before,
+    // so the earlier batch's shipments are not "gone" from it (they were shipped, not removed).
+    writeFileSync(csv, rows(['RN-N1', 'RN-N2']));
+    proxy.requests.length = 0;
+    const nextNight = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(nextNight.code, nextNight.stderr).toBe(0);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['RN-N1', 'RN-N2']);
+    expect(nextNight.stderr).not.toContain('no longer in it');
   });
 
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
