@@ -45,6 +45,8 @@ export interface BulkCommandOptions<I, R> {
   concurrency: number;
   /** Journal file: makes the run resumable and locks it against a second run. */
   journalPath?: string;
+  /** Settled journal records to drop when it is opened (JournalOpenOptions.forget). */
+  journalForget?: (key: string) => boolean;
   /** fdatasync the journal (default true; SHIP_JOURNAL_FSYNC=0 turns it off, e.g. on tmpfs or for benchmarks). */
   journalSync?: boolean;
   /** FILE.failed.csv: the input's header and where to write. */
@@ -108,7 +110,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   try {
     if (opts.journalPath) {
       const sync = opts.journalSync ?? ctx.env.SHIP_JOURNAL_FSYNC !== '0';
-      journal = await Journal.open(opts.journalPath, { sync, onWarning: (m) => out.warn(m) });
+      journal = await Journal.open(opts.journalPath, { sync, onWarning: (m) => out.warn(m), forget: opts.journalForget });
     }
     if (opts.resultsCsv) results = new ResultsWriter(opts.resultsCsv.path, opts.resultsCsv.header);
     const hooks: BulkHooks<I, R> = {

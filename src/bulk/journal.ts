@@ -61,6 +61,13 @@ export interface JournalOpenOptions {
   commitDelayMs?: number;
   /** Told about stale locks taken over and unreadable lines ignored. */
   onWarning?: (message: string) => void;
+  /**
+   * Keys whose records may be dropped when the journal is opened, if settled ("done" or "failed"; a key whose
+   * last record is "sending" is an unknown outcome and always kept): a file written anew under the same name
+   * each night would otherwise grow its journal without end, every run reading all of it. The file is rewritten
+   * (temp file, rename) under the lock, keeping every line of every other key, in order.
+   */
+  forget?: (key: string) => boolean;
 }
 
 /**
@@ -153,6 +160,7 @@ export class Journal {
       // killed one leaves it behind, to be taken over.
       const previousRun = j.lock === undefined ? 'unknown' : j.lock.tookOverFrom ? 'killed' : 'ended';
       j.load(opts.onWarning, previousRun);
+      if (opts.forget) j.forgetSettled(opts.forget);
       // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
       j.fd = fs.openSync(j.path, 'a', 0o600);
       // A journal from before it was made owner-only gets the same mode (not ours to change: left as it is).
@@ -324,6 +332,38 @@ export class Journal {
     else if (prev !== undefined && prev.state !== 'sending') this.beforeSending.set(e.key, prev);
     if (e.fp === undefined && prev?.fp !== undefined) e = { ...e, fp: prev.fp };
     this.entries.set(e.key, e);
+  }
+
+  /** Drops the records of settled keys `forget` names, rewriting the file atomically (see JournalOpenOptions.forget). */
+  private forgetSettled(forget: (key: string) => boolean): void {
+    const dropped = new Set<string>();
+    for (const [key, e] of this.entries) if (e.state !== 'sending' && forget(key)) dropped.add(key);
+    if (dropped.size === 0) return;
+    const kept = fs
+      .readFileSync(this.path, 'utf8')
+      .split('\n')
+      .filter((raw) => {
+        const rec = raw.trim() ? parseLine(raw) : undefined;
+        // Unreadable lines were warned about when read: not carried over.
+        return rec !== undefined && !dropped.has(rec.key);
+      });
+    const tmp = `${this.path}.${process.pid}.compact.tmp`;
+    fs.writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '', { mode: 0o600 });
+    if (this.sync) {
+      const fd = fs.openSync(tmp, 'r');
+      try {
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    fs.renameSync(tmp, this.path);
+    for (const key of dropped) {
+      this.entries.delete(key);
+      this.beforeSending.delete(key);
+    }
+    this.ignoredLines = 0;
+    this.tornTailBytes = 0;
   }
 
   private load(onWarning?: (m: string) => void, previousRun: 'killed' | 'ended' | 'unknown' = 'unknown'): void {

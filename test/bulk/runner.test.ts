@@ -397,6 +397,27 @@ describe('Journal', () => {
     await j2.close();
   });
 
+  it('forgets settled records of the keys it is told to, rewriting the file; an unknown outcome is always kept', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const line = (k: string, s: string) => JSON.stringify({ k, s, t: 'x', ...(s === 'done' ? { r: { id: k } } : {}) });
+    writeFileSync(path, [line('OLD-1', 'sending'), line('OLD-1', 'done'), line('OLD-2', 'failed'), line('OLD-3', 'sending'), line('NEW-1', 'sending'), line('NEW-1', 'done')].join('\n') + '\n');
+    const j = await Journal.open(path, { forget: (key) => key.startsWith('OLD-') });
+    expect(j.get('OLD-1')).toBeUndefined();
+    expect(j.get('OLD-2')).toBeUndefined();
+    // Sent, outcome unknown: it must still be settled, whatever the caller thinks of it.
+    expect(j.get('OLD-3')?.state).toBe('sending');
+    expect(j.get('NEW-1')).toMatchObject({ state: 'done', result: { id: 'NEW-1' } });
+    await j.append({ key: 'NEW-2', state: 'sending' });
+    await j.close();
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => [JSON.parse(l).k, JSON.parse(l).s])).toEqual([
+      ['OLD-3', 'sending'],
+      ['NEW-1', 'sending'],
+      ['NEW-1', 'done'],
+      ['NEW-2', 'sending'],
+    ]);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
   it('ends a whole last record that only lacks its newline instead of cutting it off', async () => {
     const path = join(tmp(), 'j.jsonl');
     writeFileSync(path, JSON.stringify({ k: 'A', s: 'done', t: 'x', r: { id: 1 } }));

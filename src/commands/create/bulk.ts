@@ -110,14 +110,18 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // What earlier runs created is skipped, not sent: neither checked again nor counted in the question.
   const created = createdEarlier(journalPath);
   const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;
+  const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
+  for (const e of loaded.excluded) inFile.add(e.reference);
+  // The next batch written under an earlier batch's file name (a nightly export): none of its shipments was
+  // created before. The journal then forgets the earlier batch's settled records (those shipments stay on the
+  // service; one of their references sent again is refused by the service as a duplicate and reported as
+  // existing), so it does not grow without end, every run reading all of it. Not for stdin: its runs share one
+  // journal per directory.
+  const newBatch = created.size > 0 && toSend.length === loaded.compact.length && csvPath !== '-';
   // A reference renamed or a row removed since an earlier run created it: that shipment is still on the service,
-  // and this run will never mention it again. Said only of a file edited since (it still holds some shipments an
-  // earlier run created): a file written anew with the next batch under the same name (a nightly export) shares
-  // none, and its earlier shipments are not "gone" from it. (Runs from stdin share one journal per directory: not
-  // said there.)
-  if (created.size && csvPath !== '-' && toSend.length < loaded.compact.length) {
-    const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
-    for (const e of loaded.excluded) inFile.add(e.reference);
+  // and this run will never mention it again. Said of a file edited since (it still holds some shipments an
+  // earlier run created), not of a new batch, whose earlier shipments are not "gone" from it.
+  if (created.size && csvPath !== '-' && !newBatch) {
     const gone = [...created].filter((ref) => !inFile.has(ref));
     if (gone.length) {
       const shown = gone.length > 5 ? `${gone.slice(0, 5).join(', ')} and ${gone.length - 5} more` : gone.join(', ');
@@ -232,6 +236,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       total: count,
       concurrency: o.concurrency,
       journalPath,
+      ...(newBatch ? { journalForget: (key: string) => !inFile.has(key) } : {}),
       summary: true,
       hooks: {
         execute: async (task, signal) => {

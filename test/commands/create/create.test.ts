@@ -575,6 +575,15 @@ describe('ship create --csv', () => {
     expect(nextNight.code, nextNight.stderr).toBe(0);
     expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['RN-N1', 'RN-N2']);
     expect(nextNight.stderr).not.toContain('no longer in it');
+    // Its journal forgot the earlier batch (it grew by a night's shipments every night, each run reading it all).
+    const journal = readdirSync(dir).find((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'))!;
+    const keys = new Set(readFileSync(join(dir, journal), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).k));
+    expect([...keys].sort()).toEqual(['RN-N1', 'RN-N2']);
+    // And a rerun of this night's file still skips what it created.
+    proxy.requests.length = 0;
+    const rerun = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(proxy.creates()).toEqual([]);
   });
 
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
