@@ -112,24 +112,23 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;
   const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
   for (const e of loaded.excluded) inFile.add(e.reference);
-  // The next batch written under an earlier batch's file name (a nightly export): none of its shipments was
-  // created before. The journal then forgets the earlier batch's settled records (those shipments stay on the
-  // service; one of their references sent again is refused by the service as a duplicate and reported as
-  // existing), so it does not grow without end, every run reading all of it. Not for stdin: its runs share one
-  // journal per directory.
-  const newBatch = created.size > 0 && toSend.length === loaded.compact.length && csvPath !== '-';
-  // A reference renamed or a row removed since an earlier run created it: that shipment is still on the service,
-  // and this run will never mention it again. Said of a file edited since (it still holds some shipments an
-  // earlier run created), not of a new batch, whose earlier shipments are not "gone" from it.
-  if (created.size && csvPath !== '-' && !newBatch) {
-    const gone = [...created].filter((ref) => !inFile.has(ref));
-    if (gone.length) {
-      const shown = gone.length > 5 ? `${gone.slice(0, 5).join(', ')} and ${gone.length - 5} more` : gone.join(', ');
-      out.warn(
-        `${gone.length} shipment${gone.length === 1 ? '' : 's'} an earlier run of ${csvPath} created ${gone.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${shown}; ` +
-          `still on the service (\`ship cancel ${gone.length === 1 ? gone[0] : 'REF…'}\` if ${gone.length === 1 ? 'it' : 'they'} should not be)`,
-      );
-    }
+  // Shipments earlier runs of this file name created that it no longer holds, and how many it still holds.
+  const gone = csvPath === '-' ? [] : [...created].filter((ref) => !inFile.has(ref));
+  const stillThere = loaded.compact.length - toSend.length;
+  // The next batch written under an earlier batch's file name (a nightly export): it holds fewer of the earlier
+  // runs' shipments (none, or a few carried over) than it lost. The journal then forgets those settled records
+  // (the shipments stay on the service; one of their references sent again is refused by the service as a
+  // duplicate and reported as existing), so it does not grow night after night, every run reading all of it.
+  // Not for stdin: its runs share one journal per directory.
+  const newBatch = gone.length > stillThere;
+  // Otherwise the file was edited since an earlier run: a reference renamed or a row removed left a shipment on
+  // the service that this run will never mention again; said once here.
+  if (gone.length && !newBatch) {
+    const shown = gone.length > 5 ? `${gone.slice(0, 5).join(', ')} and ${gone.length - 5} more` : gone.join(', ');
+    out.warn(
+      `${gone.length} shipment${gone.length === 1 ? '' : 's'} an earlier run of ${csvPath} created ${gone.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${shown}; ` +
+        `still on the service (\`ship cancel ${gone.length === 1 ? gone[0] : 'REF…'}\` if ${gone.length === 1 ? 'it' : 'they'} should not be)`,
+    );
   }
   // The whole file is checked before anything is sent: the custom field values too, by the account's rules.
   if (loaded.compact.some((c) => c.json.includes('"custom_fields"')) && toSend.length) {

@@ -558,18 +558,20 @@ describe('ship create --csv', () => {
     const rows = (refs: string[]) => ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight', ...refs.map((r) => `${r},Ann,1 High St,London,E1 1AA,GB,1000`)].join('\n') + '\n';
     writeFileSync(csv, rows(['RN-A', 'RN-B', 'RN-C']));
     expect((await ship(['create', '--csv', csv, '-o', dir, '--json'])).code).toBe(0);
-    writeFileSync(csv, rows(['RN-A', 'RN-B2']));
+    writeFileSync(csv, rows(['RN-A', 'RN-B', 'RN-C2']));
     proxy.requests.length = 0;
     const again = await ship(['create', '--csv', csv, '-o', dir, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['RN-B2']);
-    expect(again.stderr).toContain(`2 shipments an earlier run of ${csv} created are no longer in it (reference changed or row removed): RN-B, RN-C; still on the service`);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['RN-C2']);
+    expect(again.stderr).toContain(`1 shipment an earlier run of ${csv} created is no longer in it (reference changed or row removed): RN-C; still on the service`);
+    // Said on each rerun of the edited file.
+    expect((await ship(['create', '--csv', csv, '-o', dir, '--json'])).stderr).toContain('RN-C; still on the service');
     // Said on each rerun while it holds, and not at all on a first run.
     const first = await ship(['create', '--csv', csv, '-o', join(work, 'labels-renamed-2'), '--json']);
     expect(first.stderr).not.toContain('no longer in it');
-    // The same file name written anew with the next batch (a nightly export): nothing of it was created before,
-    // so the earlier batch's shipments are not "gone" from it (they were shipped, not removed).
-    writeFileSync(csv, rows(['RN-N1', 'RN-N2']));
+    // The same file name written anew with the next batch (a nightly export), one order carried over: the
+    // earlier batch's shipments are not "gone" from it (they were shipped, not removed).
+    writeFileSync(csv, rows(['RN-B', 'RN-N1', 'RN-N2']));
     proxy.requests.length = 0;
     const nextNight = await ship(['create', '--csv', csv, '-o', dir, '--json']);
     expect(nextNight.code, nextNight.stderr).toBe(0);
@@ -578,7 +580,7 @@ describe('ship create --csv', () => {
     // Its journal forgot the earlier batch (it grew by a night's shipments every night, each run reading it all).
     const journal = readdirSync(dir).find((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'))!;
     const keys = new Set(readFileSync(join(dir, journal), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).k));
-    expect([...keys].sort()).toEqual(['RN-N1', 'RN-N2']);
+    expect([...keys].sort()).toEqual(['RN-B', 'RN-N1', 'RN-N2']);
     // And a rerun of this night's file still skips what it created.
     proxy.requests.length = 0;
     const rerun = await ship(['create', '--csv', csv, '-o', dir, '--json']);
