@@ -113,17 +113,17 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
   for (const e of loaded.excluded) inFile.add(e.reference);
   // Shipments earlier runs of this file name created that it no longer holds, and how many it still holds.
-  const gone = csvPath === '-' ? [] : [...created].filter((ref) => !inFile.has(ref));
+  const gone = [...created].filter((ref) => !inFile.has(ref));
   const stillThere = loaded.compact.length - toSend.length;
   // The next batch written under an earlier batch's file name (a nightly export): it holds fewer of the earlier
   // runs' shipments (none, or a few carried over) than it lost. The journal then forgets those settled records
   // (the shipments stay on the service; one of their references sent again is refused by the service as a
   // duplicate and reported as existing), so it does not grow night after night, every run reading all of it.
-  // Not for stdin: its runs share one journal per directory.
+  // (Batches piped to `--csv -` share one journal per directory: the same holds for them.)
   const newBatch = gone.length > stillThere;
   // Otherwise the file was edited since an earlier run: a reference renamed or a row removed left a shipment on
-  // the service that this run will never mention again; said once here.
-  if (gone.length && !newBatch) {
+  // the service that this run will never mention again; said once here. (Not for stdin, which is no one file.)
+  if (gone.length && !newBatch && csvPath !== '-') {
     const shown = gone.length > 5 ? `${gone.slice(0, 5).join(', ')} and ${gone.length - 5} more` : gone.join(', ');
     out.warn(
       `${gone.length} shipment${gone.length === 1 ? '' : 's'} an earlier run of ${csvPath} created ${gone.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${shown}; ` +

@@ -586,6 +586,14 @@ describe('ship create --csv', () => {
     const rerun = await ship(['create', '--csv', csv, '-o', dir, '--json']);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(proxy.creates()).toEqual([]);
+    // Batches piped to --csv - share one journal per directory: it forgets an earlier batch the same way.
+    const piped = join(work, 'labels-piped');
+    expect((await ship(['create', '--csv', '-', '-o', piped, '--json'], { stdin: rows(['RN-S1', 'RN-S2']) })).code).toBe(0);
+    const second = await ship(['create', '--csv', '-', '-o', piped, '--json'], { stdin: rows(['RN-S3']) });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toContain('no longer in it');
+    const pipedJournal = readdirSync(piped).find((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'))!;
+    expect(new Set(readFileSync(join(piped, pipedJournal), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).k))).toEqual(new Set(['RN-S3']));
   });
 
   it('--dry-run validates and prints the bodies as JSON lines, sending nothing', async () => {
