@@ -13,6 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { ShipError } from '../errors.js';
 import { LockFile, type LockWording, ownerText } from '../util/lock-file.js';
 import { makeDirSync } from '../util/mkdir.js';
+import { writeFileAtomic } from '../labels/index.js';
 
 /**
  * State of a task in the journal: the request may be on its way (sending), it succeeded (done), it failed
@@ -159,8 +160,9 @@ export class Journal {
       // How the previous run ended, as its lock tells: a run that ends (even on an error) removes its lock; a
       // killed one leaves it behind, to be taken over.
       const previousRun = j.lock === undefined ? 'unknown' : j.lock.tookOverFrom ? 'killed' : 'ended';
-      j.load(opts.onWarning, previousRun);
-      if (opts.forget) j.forgetSettled(opts.forget);
+      const readable: Array<[key: string, raw: string]> | undefined = opts.forget ? [] : undefined;
+      j.load(opts.onWarning, previousRun, readable);
+      if (opts.forget) j.forgetSettled(opts.forget, readable!);
       // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
       j.fd = fs.openSync(j.path, 'a', 0o600);
       // A journal from before it was made owner-only gets the same mode (not ours to change: left as it is).
@@ -334,30 +336,16 @@ export class Journal {
     this.entries.set(e.key, e);
   }
 
-  /** Drops the records of settled keys `forget` names, rewriting the file atomically (see JournalOpenOptions.forget). */
-  private forgetSettled(forget: (key: string) => boolean): void {
+  /**
+   * Drops the records of settled keys `forget` names, rewriting the file atomically from the lines load() read
+   * (see JournalOpenOptions.forget). Unreadable lines were warned about when read: not carried over.
+   */
+  private forgetSettled(forget: (key: string) => boolean, readable: ReadonlyArray<[key: string, raw: string]>): void {
     const dropped = new Set<string>();
     for (const [key, e] of this.entries) if (e.state !== 'sending' && forget(key)) dropped.add(key);
     if (dropped.size === 0) return;
-    const kept = fs
-      .readFileSync(this.path, 'utf8')
-      .split('\n')
-      .filter((raw) => {
-        const rec = raw.trim() ? parseLine(raw) : undefined;
-        // Unreadable lines were warned about when read: not carried over.
-        return rec !== undefined && !dropped.has(rec.key);
-      });
-    const tmp = `${this.path}.${process.pid}.compact.tmp`;
-    fs.writeFileSync(tmp, kept.length ? kept.join('\n') + '\n' : '', { mode: 0o600 });
-    if (this.sync) {
-      const fd = fs.openSync(tmp, 'r');
-      try {
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    }
-    fs.renameSync(tmp, this.path);
+    const kept = readable.filter(([key]) => !dropped.has(key)).map(([, raw]) => `${raw}\n`);
+    writeFileAtomic(this.path, kept.join(''), { sync: this.sync, mode: 0o600 });
     for (const key of dropped) {
       this.entries.delete(key);
       this.beforeSending.delete(key);
@@ -366,7 +354,8 @@ export class Journal {
     this.tornTailBytes = 0;
   }
 
-  private load(onWarning?: (m: string) => void, previousRun: 'killed' | 'ended' | 'unknown' = 'unknown'): void {
+  /** Reads the file's records; `readable`, when given, collects each readable line with its key. */
+  private load(onWarning?: (m: string) => void, previousRun: 'killed' | 'ended' | 'unknown' = 'unknown', readable?: Array<[key: string, raw: string]>): void {
     let text: string;
     try {
       text = fs.readFileSync(this.path, 'utf8');
@@ -386,6 +375,7 @@ export class Journal {
         onWarning?.(last ? `journal ${this.path}: ignored an incomplete last line (${TORN_LAST_LINE_CAUSE[previousRun]})` : `journal ${this.path}: ignored unreadable line ${i + 1}`);
         continue;
       }
+      readable?.push([rec.key, raw]);
       this.remember(rec);
     }
   }

@@ -172,20 +172,20 @@ export function checkMagic(bytes: Uint8Array, format: LabelFormat): void {
   if (format === 'ZPL' && b.length === 0) throw new ApiError('the API returned an empty ZPL label');
 }
 
-/** Writes a file atomically (temp file in the same directory, fsync, rename), so readers never see half a label. */
-export function writeFileAtomic(path: string, data: Uint8Array | string, opts: { sync?: boolean } = {}): void {
+/** Writes a file atomically (temp file in the same directory, fsync, rename), so readers never see half a label; `mode` for a new file (e.g. 0o600). */
+export function writeFileAtomic(path: string, data: Uint8Array | string, opts: { sync?: boolean; mode?: number } = {}): void {
   if (isSpecialFile(path)) return fs.writeFileSync(path, data);
   ensureDirSync(dirname(path));
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
   let fd: number;
   try {
-    fd = fs.openSync(tmp, 'w');
+    fd = fs.openSync(tmp, 'w', opts.mode);
   } catch (e) {
     // The directory went away since we made it (someone cleaned up): make it again, once.
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     knownDirs.delete(dirname(path));
     ensureDirSync(dirname(path));
-    fd = fs.openSync(tmp, 'w');
+    fd = fs.openSync(tmp, 'w', opts.mode);
   }
   try {
     fs.writeFileSync(fd, data);
