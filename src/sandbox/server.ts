@@ -240,6 +240,29 @@ export function originFormOf(target: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+/**
+ * The path with its `.` and `..` segments resolved (RFC 3986 §5.2.4), as HTTP stacks do before a service sees the
+ * path: `/v1.2/shipments/./events` is `/v1.2/shipments/events`. Only literal dots: a percent-encoded one (`%2E`) is
+ * data, so a reference `.` or `..` (the document does not forbid them) is addressed as `%2E` or `%2E%2E`.
+ */
+export function removeDotSegments(path: string): string {
+  if (!path.includes('/.')) return path;
+  const segs = path.split('/');
+  const out: string[] = [];
+  for (let i = 1; i < segs.length; i++) {
+    const seg = segs[i];
+    const last = i === segs.length - 1;
+    if (seg === '.' || seg === '..') {
+      if (seg === '..') out.pop();
+      // A dot segment at the end leaves a trailing slash: `/a/b/..` is `/a/`.
+      if (last) out.push('');
+      continue;
+    }
+    out.push(seg);
+  }
+  return `/${out.join('/')}`;
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -396,7 +419,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const started = opts.logRequests ? performance.now() : 0;
     const url = originFormOf(req.url ?? '/');
     const q = url.indexOf('?');
-    const fullPath = q < 0 ? url : url.slice(0, q);
+    const fullPath = removeDotSegments(q < 0 ? url : url.slice(0, q));
     const query = q < 0 ? '' : url.slice(q + 1);
     let p: Promise<void>;
     if (fullPath.startsWith(API_PREFIX + '/') || fullPath === API_PREFIX) {

@@ -194,6 +194,9 @@ export function getSku(app: SandboxApp, req: ApiRequest): ApiResponse {
 /**
  * GET /skus?page=N: `{data, links, meta}` with 30 per page and absolute links. `meta` holds exactly the keys the
  * document lists (no `total` or `last_page`: a client must find the last page from `links.last` or `next`).
+ * Laravel's paginator, which these `links` and `meta` are, throughout: `prev` is page N-1 whenever N > 1, even
+ * past the last page (an empty page, `from` and `to` null, `next` null); a `page` that is not a whole number of
+ * at least 1 is page 1.
  */
 export function listSkus(app: SandboxApp, req: ApiRequest): ApiResponse {
   const list = app.store.skuList;
@@ -201,7 +204,9 @@ export function listSkus(app: SandboxApp, req: ApiRequest): ApiResponse {
   const lastPage = Math.max(1, Math.ceil(total / SKU_PAGE_SIZE));
   const raw = req.query.get('page');
   let page = raw !== null && /^\d+$/.test(raw) ? Number(raw) : 1;
-  if (page < 1) page = 1;
+  // Past the safe integers page N-1 would not be N-1 (nor print as digits); Laravel likewise takes a page
+  // number past its integers as page 1.
+  if (page < 1 || !Number.isSafeInteger(page)) page = 1;
   const start = (page - 1) * SKU_PAGE_SIZE;
   const slice = list.slice(start, start + SKU_PAGE_SIZE);
   const path = `${req.origin}/v1.2/skus`;
@@ -213,7 +218,7 @@ export function listSkus(app: SandboxApp, req: ApiRequest): ApiResponse {
       links: {
         first: link(1),
         last: link(lastPage),
-        prev: page > 1 ? link(Math.min(page - 1, lastPage)) : null,
+        prev: page > 1 ? link(page - 1) : null,
         next: page < lastPage ? link(page + 1) : null,
       },
       meta: {
