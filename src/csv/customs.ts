@@ -17,7 +17,8 @@
 //   (`ship skus import`), which a catch-all row must not override; a row naming the SKU does (the API lets an
 //   item's values override its SKU's).
 // - A matched item with no full description anywhere gets its own short description (the product name) as one.
-// - The table is checked whole before anything is used: every problem as `FILE row N, column C: rule`.
+// - The table is checked whole before anything is used: every problem as `FILE row N, column C: rule`, in one
+//   error, rows whose quoting is broken or with bytes that are not UTF-8 among them (as the --csv file's).
 import { outsideMainlandUk } from '../api/destination.js';
 import { InputError, type InputProblem } from '../errors.js';
 import { convertCell } from '../shipment-input/build.js';
@@ -25,7 +26,7 @@ import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { columnDef } from './columns.js';
 import { resolveCountry } from './countries.js';
 import { valuesUnderNoHeader } from './headers.js';
-import { readCsv } from './reader.js';
+import { columnName, detectCsvEncoding, readCsv, type CsvEncoding } from './reader.js';
 
 /** The item columns a customs table may give (contract names), by the header names it accepts. */
 const COLUMNS: ReadonlyMap<string, string> = new Map([
@@ -60,47 +61,85 @@ export function productKey(text: string): string {
   return text.trim().replace(/\s+/g, ' ').toLowerCase();
 }
 
-/** Reads and checks a customs table; throws InputError naming every problem by row and column. */
+/**
+ * Reads and checks a customs table; throws one InputError naming every problem by row and column: bad values,
+ * rows whose quoting is broken, and rows with bytes that are not UTF-8 in a file otherwise UTF-8, all of them.
+ */
 export async function loadCustomsTable(path: string, name = path): Promise<CustomsTable> {
   const problems: InputProblem[] = [];
   const table: CustomsTable = { name, byProduct: new Map() };
+  // Rows with bytes that are not UTF-8 are listed with the table's other problems (not instead of them): the
+  // file is then read as UTF-8, those bytes as U+FFFD, and their cells are not checked again.
+  let encoding: CsvEncoding;
+  try {
+    encoding = await detectCsvEncoding(path, { name: `--customs ${name}` });
+  } catch (e) {
+    // detectCsvEncoding's one InputError is a file that is UTF-8 but for some rows (a file that is not a CSV at
+    // all, or cannot be opened, is a UsageError: nothing else of it can be read).
+    if (!(e instanceof InputError)) throw e;
+    for (const p of e.problems) {
+      // Its advice names --encoding, which is the --csv file's: the table's rows are retyped instead.
+      problems.push(p.row === undefined ? p : { ...p, message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): retype them, or save the table as "CSV UTF-8"' });
+    }
+    encoding = { encoding: 'utf-8' };
+  }
+  // Cells already reported as unreadable (broken quoting, bad bytes): what was read of them is not checked.
+  const broken = new Set(problems.map(cellKey));
   let header: string[] | undefined;
   let productAt = -1;
   const columnAt: Array<string | undefined> = [];
   let checkUnheaded: ReturnType<typeof valuesUnderNoHeader> | undefined;
-  for await (const rec of readCsv({ path })) {
+  for await (const rec of readCsv({ path }, { encoding, malformed: 'report' })) {
+    if (rec.malformed) {
+      for (const p of rec.malformed.problems) {
+        problems.push(p);
+        broken.add(cellKey(p));
+      }
+    }
     if (!header) {
       header = rec.values;
+      const headerProblems: InputProblem[] = [];
       header.forEach((h, i) => {
         const key = h.replace(/^\uFEFF/, '').trim().toLowerCase().replace(/^item_(?!weight)/, '');
         if (key === 'product' || key === 'sku' || key === 'name') {
-          if (productAt >= 0) problems.push({ row: 1, column: h, message: 'a second product column (give one of product, sku, name)' });
+          if (productAt >= 0) headerProblems.push({ row: 1, column: h, message: 'a second product column (give one of product, sku, name)' });
           else productAt = i;
         } else if (COLUMNS.has(key)) columnAt[i] = COLUMNS.get(key);
-        else if (key !== '') problems.push({ row: 1, column: h, message: `unknown column (known: product, ${[...new Set(COLUMNS.keys())].join(', ')})` });
+        // (A header cell with broken quoting is reported as such, not again as unknown.)
+        else if (key !== '' && !broken.has(cellKey({ row: 1, column: String(i + 1) }))) headerProblems.push({ row: 1, column: h, message: `unknown column (known: product, ${[...new Set(COLUMNS.keys())].join(', ')})` });
       });
-      if (productAt < 0) problems.push({ row: 1, message: 'no product column: the first column names the product (its SKU or its name as the orders show it), or * for any other item' });
-      if (!columnAt.some(Boolean)) problems.push({ row: 1, message: 'no customs column (country_of_origin, harmonised_code, item_weight, full_description)' });
-      if (problems.length) break;
+      if (productAt < 0) headerProblems.push({ row: 1, message: 'no product column: the first column names the product (its SKU or its name as the orders show it), or * for any other item' });
+      if (!columnAt.some(Boolean)) headerProblems.push({ row: 1, message: 'no customs column (country_of_origin, harmonised_code, item_weight, full_description)' });
+      problems.push(...headerProblems);
+      // Rows cannot be read without their columns.
+      if (headerProblems.length || (rec.malformed && !rec.malformed.complete)) break;
       checkUnheaded = valuesUnderNoHeader(header);
       continue;
     }
-    if (rec.values.every((v) => v === '')) continue;
-    checkUnheaded!(rec, problems);
+    // A record cut short (a quote never closed) holds only the cells before the fault: those are checked.
+    const complete = !rec.malformed || rec.malformed.complete;
+    if (complete && rec.values.every((v) => v === '')) continue;
+    const at = (i: number) => columnName(header, i);
+    const readable = (i: number) => i < rec.values.length && !broken.has(cellKey({ row: rec.row, column: at(i) }));
+    const found: InputProblem[] = [];
+    checkUnheaded!(rec, found);
+    for (const p of found) if (!broken.has(cellKey(p))) problems.push(p);
     const product = rec.values[productAt] ?? '';
-    const at = (i: number) => header![i];
-    if (product === '') {
+    const productReadable = readable(productAt);
+    if (product === '' && productReadable) {
       problems.push({ row: rec.row, column: at(productAt), message: 'is empty (name the product, or * for any other item)' });
       continue;
     }
     const entry: CustomsEntry = { row: rec.row, values: new Map() };
     rec.values.forEach((raw, i) => {
       const column = columnAt[i];
-      if (!column || raw === '') return;
+      if (!column || raw === '' || !readable(i)) return;
       const checked = checkValue(column, raw);
       if (typeof checked === 'string') entry.values.set(column, checked);
       else problems.push({ row: rec.row, column: at(i), message: checked.problem });
     });
+    // A broken row is not used (nothing is sent), nor is a product whose name is unreadable compared with others.
+    if (!productReadable || !complete) continue;
     const key = product === '*' ? '*' : productKey(product);
     const earlier = key === '*' ? table.fallback : table.byProduct.get(key);
     if (earlier) {
@@ -112,13 +151,21 @@ export async function loadCustomsTable(path: string, name = path): Promise<Custo
   }
   if (!header) problems.push({ row: 1, message: 'the file is empty: a header row is required' });
   if (problems.length) {
-    const rows = new Set(problems.map((p) => p.row)).size;
+    // Row by row, and within a row in the table's column order, as the user reads the file (the bad bytes were
+    // found before the rest); a problem of no row ("… and N more rows") last.
+    const col = new Map((header ?? []).map((_, i) => [columnName(header, i), i]));
+    // (Broken quoting in the header is at a column number, a value beyond the header at "N (no header)".)
+    const colOf = (p: InputProblem) => (p.column === undefined ? -1 : (col.get(p.column) ?? Number(/^(\d+)(?: \(no header\))?$/.exec(p.column)?.[1] ?? 1e6) - 1));
+    problems.sort((a, b) => (a.row ?? Infinity) - (b.row ?? Infinity) || colOf(a) - colOf(b));
+    const rows = new Set(problems.flatMap((p) => (p.row === undefined ? [] : [p.row]))).size;
     throw new InputError(`--customs ${name}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in ${rows} row${rows === 1 ? '' : 's'}; nothing was sent`, problems, {
       hint: 'columns: product (SKU or name, * for any other item), country_of_origin, harmonised_code, item_weight (grams), full_description',
     });
   }
   return table;
 }
+
+const cellKey = (p: { row?: number; column?: string }) => `${p.row}\u0000${p.column}`;
 
 /** A customs value as the API takes it, or what is wrong with it. */
 function checkValue(column: string, raw: string): string | { problem: string } {

@@ -1,6 +1,8 @@
 // --customs FILE.csv: the table is checked whole (row and column), and fills only the blank customs attributes of
 // items leaving mainland UK, by SKU or description, `*` only for items without a SKU.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,10 +11,11 @@ import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
 import { InputError } from '../../src/errors.js';
 import { apiValidator } from '../../src/shipment-input/validate.js';
+import { runShip } from '../helpers/run.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-customs-'));
 let n = 0;
-function file(text: string): string {
+function file(text: string | Buffer): string {
   const p = join(dir, `f${++n}.csv`);
   writeFileSync(p, text);
   return p;
@@ -51,6 +54,88 @@ describe('--customs table', () => {
       { row: 4, column: 'product', message: 'is empty (name the product, or * for any other item)' },
       { row: 5, column: 'weight', message: '"0" is not a weight in whole grams per item (e.g. 250)' },
     ]);
+  });
+
+  // A table with a problem of every kind, one or more per row: the broken rows do not hide the others.
+  const BROKEN_TABLE = Buffer.concat([
+    Buffer.from(
+      [
+        'product,country_of_origin,harmonised_code,item_weight,full_description',
+        'Scarf,GB,611710,150,Knitted "wool" scarf', // a stray quote
+        'Mug,ZZ,691200,350,Mug', // a bad value
+        ',GB,950300,100,Toy', // no product
+        'Zoë beanie,GB,650500,80,Beanie', // UTF-8 (so the next row's byte is not Windows-1252 text)
+        'Cap,',
+      ].join('\n'),
+    ),
+    Buffer.from([0x46, 0xe9]), // "Fé" in Windows-1252, pasted into a UTF-8 file
+    Buffer.from(
+      [
+        ',650500,100,Cap',
+        'Hat,GB,12,"12"0,Wool hat', // a bad tariff code, and text after a closing quote in the same row
+        'Mug,GB,691200,350,Mug,white', // already on row 3, and a value under no header
+        'Gloves,GB,61,200,"Wool gloves', // a bad tariff code before a quote that never closes
+        '',
+      ].join('\n'),
+    ),
+  ]);
+
+  it('reports every problem of a table with several broken rows, in one error, by row and column (quoting, bytes, values)', async () => {
+    const e = await problemsOf(loadCustomsTable(file(BROKEN_TABLE), 'broken.csv'));
+    expect(e.message).toBe('--customs broken.csv: 10 problems in 7 rows; nothing was sent');
+    expect(e.problems).toEqual([
+      { row: 2, column: 'full_description', message: expect.stringMatching(/^a stray quote \(\"\) inside the cell/) },
+      { row: 3, column: 'country_of_origin', message: '"ZZ" is not an ISO 3166-1 two-letter country code' },
+      { row: 4, column: 'product', message: 'is empty (name the product, or * for any other item)' },
+      // Read as UTF-8 in spite of the byte: the cell holding it is not checked again (as "F\uFFFD").
+      { row: 6, column: 'country_of_origin', message: expect.stringMatching(/^bytes that are not UTF-8 in a file otherwise UTF-8 .*save the table as "CSV UTF-8"$/) },
+      { row: 7, column: 'harmonised_code', message: '"12" is not a tariff code (6 to 10 digits, e.g. 6109.10 or 6109100010)' },
+      { row: 7, column: 'item_weight', message: expect.stringMatching(/^text after the quote \(\"\) that closes the cell/) },
+      { row: 8, column: 'product', message: '"Mug" is already on row 3' },
+      { row: 8, column: '6 (no header)', message: expect.stringMatching(/^a value under no header \("white"\)/) },
+      { row: 9, column: 'harmonised_code', message: '"61" is not a tariff code (6 to 10 digits, e.g. 6109.10 or 6109100010)' },
+      { row: 9, column: 'full_description', message: expect.stringMatching(/^a quote \(\"\) opens the cell but nothing closes it/) },
+    ]);
+    // The --csv file's advice (--encoding) is not the table's.
+    expect(e.problems.some((p) => p.message.includes('--encoding'))).toBe(false);
+  });
+
+  it('`ship create --csv --customs` with that table: exit 2, every problem under the table\'s name, nothing sent', async () => {
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const orders = file('shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_short_description,item_value,item_quantity\nC-1,Marie,1 Rue X,Paris,75005,FR,900,Scarf,10.00,1\n');
+      const customs = file(BROKEN_TABLE);
+      const env = { SHIP_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1.2`, SHIP_API_KEY: 'k', SHIP_TOKEN: 't', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-')) };
+      const r = await runShip(['create', '--csv', orders, '--customs', customs, '-o', join(dir, 'labels')], { env });
+      expect(r.code).toBe(2);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines[0]).toBe(`error: --customs ${customs}: 10 problems in 7 rows; nothing was sent`);
+      expect(lines.slice(1, 11).map((l) => /^ {2}(row \d+, column [^:]+):/.exec(l)?.[1])).toEqual([
+        'row 2, column full_description',
+        'row 3, column country_of_origin',
+        'row 4, column product',
+        'row 6, column country_of_origin',
+        'row 7, column harmonised_code',
+        'row 7, column item_weight',
+        'row 8, column product',
+        'row 8, column 6 (no header)',
+        'row 9, column harmonised_code',
+        'row 9, column full_description',
+      ]);
+      expect(requests).toEqual([]);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('a header with broken quoting is reported as broken, not again as an unknown column', async () => {
+    const e = await problemsOf(loadCustomsTable(file('product,origin"x",hs_code\nA,GB,610910\n'), 'c.csv'));
+    expect(e.problems).toEqual([{ row: 1, column: '2', message: expect.stringMatching(/^a stray quote|^text after the quote/) }]);
   });
 
   it('refuses a header it cannot read: unknown columns, no product column, no customs column, an empty file', async () => {

@@ -27,6 +27,8 @@ interface FakePrinter {
   url: string;
   /** The bytes of every label connection (not the ~HS ones), in the order they ended. */
   jobs: Buffer[];
+  /** How many label connections the printer has closed its side of: jobs it finished "printing". */
+  readonly finished: number;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ interface FakePrinter {
  */
 async function fakePrinter(o: { status?: string; closeDelayMs?: number; statusKeepsOpen?: boolean } = {}): Promise<FakePrinter> {
   const jobs: Buffer[] = [];
+  let finished = 0;
   const open = new Set<Socket>();
   const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
     open.add(sock);
@@ -55,13 +58,19 @@ async function fakePrinter(o: { status?: string; closeDelayMs?: number; statusKe
     sock.on('end', () => {
       if (status) return;
       jobs.push(Buffer.concat(chunks));
-      setTimeout(() => sock.end(), o.closeDelayMs ?? 0);
+      setTimeout(() => {
+        sock.end();
+        finished++;
+      }, o.closeDelayMs ?? 0);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `tcp://127.0.0.1:${(server.address() as { port: number }).port}`,
     jobs,
+    get finished() {
+      return finished;
+    },
     close: () =>
       new Promise((r) => {
         for (const s of open) s.destroy();
@@ -193,6 +202,33 @@ describe('Ctrl-C while labels are being sent', () => {
       const stderr = String(r.stderr);
       expect(stderr).toContain(`interrupted: ${n} of the 6 labels of PRN-INT ${n === 1 ? 'was' : 'were'} sent (${refs.slice(0, n).join(', ')}); not sent: ${refs.slice(n).join(', ')}.`);
       expect(stderr).toContain(`\`ship label ${refs[n]} --printer ${printer.url}\``);
+      expect(String(r.stdout)).toBe('');
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('ship label --printer: the label under way is finished before ship exits 130, saying it went out whole', async () => {
+    const [parcel] = await createShipment('LBL-INT', 1);
+    // The printer takes 200 ms over the label (ship waits up to 250 ms for it to close the job), so Ctrl-C lands
+    // while ship waits for it to finish.
+    const printer = await fakePrinter({ closeDelayMs: 200 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-label-int-'));
+    try {
+      const run = ship(['label', parcel, '--printer', printer.url, '-o', join(dir, 'label.zpl')], { env });
+      await until(() => printer.jobs.length >= 1);
+      expect(printer.finished).toBe(0);
+      run.kill('SIGINT');
+      const r = await run;
+      // Not cut off: the printer had finished the job (closed its side) before ship exited.
+      expect(printer.finished).toBe(1);
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      expect(printer.jobs).toHaveLength(1);
+      expect(printer.jobs[0].subarray(0, 64).toString('latin1')).toMatch(/\^XA/);
+      const stderr = String(r.stderr);
+      expect(stderr).toContain(
+        `interrupted: the label of ${parcel} being sent was finished: it went to printer ${printer.url} whole (${printer.jobs[0].length} bytes), and nothing is left to send; the label is saved as ${join(dir, 'label.zpl')}. Do not send it again unless it did not print`,
+      );
       expect(String(r.stdout)).toBe('');
     } finally {
       await printer.close();

@@ -21,8 +21,10 @@ export function registerLabel(program: Command, ctx: Ctx): void {
       `
 Without -o the label is saved as ./<TRACKING_REF>.<ext> (the name made safe). ZPL is written byte for
 byte as the API sent it. A printer gets the label over a raw socket (port 9100); labels are reported as
-sent, since a raw port cannot confirm printing. TRACKING_REF is a parcel's: given a shipment reference,
-it exits 5 with a hint naming that shipment's parcels (ship print REF --printer sends them all).
+sent, since a raw port cannot confirm printing. Ctrl-C while the label is being sent lets it finish (a
+label cut off prints as garbage), then exits 130 saying it went out whole. TRACKING_REF is a parcel's:
+given a shipment reference, it exits 5 with a hint naming that shipment's parcels (ship print REF
+--printer sends them all).
 
 Examples:
   ship label JD0002212345678

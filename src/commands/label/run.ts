@@ -2,12 +2,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Ctx } from '../../context.js';
-import { ApiError, NotFoundError, UsageError } from '../../errors.js';
+import { ApiError, Interrupted, NotFoundError, UsageError } from '../../errors.js';
 import type { Api } from '../../api/index.js';
 // From documents.js itself, not the api/index.js barrel: that re-exports the schemas, and so loads zod.
 import { documentBytes, toDocumentResult } from '../../api/documents.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
-import { preflight as checkPrinter, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { preflight as checkPrinter, interruption, resolvePrinter, sendLabels, type PrinterTarget } from '../../printer/index.js';
 import { defaultLabelFormat, formatOfPath } from '../shared/label-format.js';
 import { stdoutAlias } from '../../util/special-file.js';
 
@@ -56,7 +56,7 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
     path = outputPath(opts.output, `${safeFileStem(opts.trackingRef)}.${labelExtension(format)}`);
     writeFileAtomic(path, bytes);
   }
-  if (printer) await sendRaw(printer, bytes, { timeoutMs: opts.printerTimeoutMs });
+  if (printer) await sendToPrinter(ctx, printer, bytes, opts, path);
 
   if (opts.output === '-') {
     if (printer) ctx.out.success(`label sent to printer ${printer.name ?? printer.url}`);
@@ -73,6 +73,34 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
   if (path) ctx.out.line(path);
   if (printer) ctx.out.success(`label ${opts.trackingRef} sent to printer ${printer.name ?? printer.url} (${bytes.length} bytes)`);
   else if (path) ctx.out.success(`saved the ${format} label of ${opts.trackingRef}`);
+}
+
+/**
+ * Sends the label to the printer. Ctrl-C meanwhile lets the send under way finish (a label cut off mid-way
+ * prints as garbage, or not at all), then stops with exit 130 saying the label went out whole: pressed while it
+ * printed, the user cannot tell, and sending it again prints it twice.
+ */
+async function sendToPrinter(ctx: Ctx, printer: PrinterTarget, bytes: Buffer, opts: LabelOptions, path: string | undefined): Promise<void> {
+  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
+  const saved = path ? `; the label is saved as ${path}` : '';
+  const release = ctx.holdInterrupts();
+  try {
+    await sendLabels(printer, [bytes], { timeoutMs: opts.printerTimeoutMs, signal: ctx.signal });
+  } catch (e) {
+    // Ctrl-C before the send began (sendLabels starts none after it).
+    if (e instanceof Interrupted) {
+      throw new Interrupted(`interrupted: the label of ${opts.trackingRef} was not sent to printer ${where}${saved}. To send it: \`ship label ${opts.trackingRef} --printer ${printer.name ?? printer.url}\``, e.signal);
+    }
+    throw e;
+  } finally {
+    release();
+  }
+  if (ctx.signal.aborted) {
+    throw new Interrupted(
+      `interrupted: the label of ${opts.trackingRef} being sent was finished: it went to printer ${where} whole (${bytes.length} bytes), and nothing is left to send${saved}. Do not send it again unless it did not print`,
+      interruption(ctx.signal).signal,
+    );
+  }
 }
 
 /**
