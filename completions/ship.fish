@@ -553,7 +553,7 @@ complete -c ship -n '__ship_is '\''custom-fields create'\''' -l numeric-type -r 
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l min-value -r -d 'NUMERIC only: minimum value'
 complete -c ship -n '__ship_is '\''custom-fields create'\''' -l max-value -r -d 'NUMERIC only: maximum value'
 complete -c ship -n '__ship_is '\''config'\''' -a 'list' -d 'List the settings of the profile in use, with where each value comes from (secrets masked), both credential sets included'
-complete -c ship -n '__ship_is '\''config'\''' -a 'get' -d 'Print one stored value of the profile (secrets masked)'
+complete -c ship -n '__ship_is '\''config'\''' -a 'get' -d 'Print the value in effect for a key, as `config list` resolves it: flag > env > profile > default (secrets masked)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'set' -d 'Validate and store a value in the profile (api_key and token: "-" reads stdin, or leave VALUE out to be prompted; never on the command line)'
 complete -c ship -n '__ship_is '\''config'\''' -a 'unset' -d 'Remove a value from the profile'
 complete -c ship -n '__ship_is '\''config'\''' -a 'use' -d 'Make a profile the current one (SHIP_PROFILE and --profile still win)'

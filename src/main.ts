@@ -33,8 +33,10 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     if (interrupts === 1 && ctx.interruptHolders > 0) {
       // On a terminal the line under the cursor is the progress line (with the ^C the terminal echoed): cleared,
       // not left behind with stale counts; the progress line goes on below the message until the summary.
-      const lead = io.stderrIsTTY ? '\r\x1b[K' : '\n';
-      io.stderr.write(`${lead}${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…\n`);
+      const text = `${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…`;
+      // Under --json stderr is JSON lines (Output.info writes this one so); a command under way has its mode.
+      if (ctx.mode.json) ctx.out.info(text);
+      else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
       abort.abort(new Interrupted(undefined, sig));
       return;
     }

@@ -37,7 +37,9 @@ export const OUTPUT_HELP = `Output:
   lines off a terminal (a tab, line break or backslash in a value written as \\t, \\n, \\\\), and blocks of
   lines, one per row with each value beside its header, on a terminal too narrow for all their columns. At a
   terminal a spinner shows while the service or a printer is slow to answer or a large CSV file is being
-  checked, and bulk commands show a progress bar; --json, --quiet, --no-input and CI turn both off.`;
+  checked, and bulk commands show a progress bar; --json, --quiet, --no-input and CI turn both off. With
+  --json, stdout is one JSON document (bulk commands: one object per line) and stderr JSON lines:
+  {"info":{"message":…}}, {"warning":{"message":…}}, a bulk run's {"summary":…} and {"error":…}.`;
 
 /** What commander's usage errors end with (as the `hint` of the JSON error line under --json). */
 export const USAGE_HINT = 'run with --help for usage';

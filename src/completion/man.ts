@@ -54,7 +54,8 @@ export function manPage(root: CommandSpec, input: ManPageInput): string {
   out.push('.SH DESCRIPTION', roff(root.description));
   out.push(
     'Results go to standard output; progress, prompts, warnings and errors go to standard error.',
-    'With \\fB\\-\\-json\\fR, standard output carries exactly one JSON document (bulk commands: one JSON object per line).',
+    'With \\fB\\-\\-json\\fR, standard output carries exactly one JSON document (bulk commands: one JSON object per line),',
+    'and standard error carries JSON lines, one object per line: \\fB{"info":{"message":\\fR...\\fB}}\\fR for progress and success lines, \\fB{"warning":{"message":\\fR...\\fB}}\\fR, a bulk run\\(aqs \\fB{"summary":\\fR...\\fB}\\fR and \\fB{"error":\\fR...\\fB}\\fR (\\fB\\-\\-verbose\\fR traces stay text).',
     'Without a terminal, or with \\fBCI\\fR set, or with \\fB\\-\\-no\\-input\\fR, ship never prompts.',
     'Tables are boxed at a terminal, with one block of \\(lqheader  value\\(rq lines per row when the terminal is too narrow for all their columns, and tab-separated lines without headers otherwise.',
     'At a terminal, a spinner shows while the service or a printer is slow to answer or a large CSV file is being checked, and bulk commands show a progress bar;',

@@ -133,19 +133,35 @@ export class Output {
     this.out(JSON.stringify(value) + '\n');
   }
 
-  /** Talk on stderr, hidden by --quiet. */
+  /** Talk on stderr, hidden by --quiet; under --json one line `{"info":{"message":…}}`. */
   info(text: string): void {
-    if (!this.mode.quiet) this.io.stderr.write(text + '\n');
+    if (this.mode.quiet) return;
+    if (this.mode.json) this.talkLine('info', text);
+    else this.io.stderr.write(text + '\n');
   }
 
-  /** A success line on stderr (green tick on a TTY), hidden by --quiet. */
+  /** A success line on stderr (green tick on a TTY), hidden by --quiet; under --json an info line, as info(). */
   success(text: string): void {
-    if (!this.mode.quiet) this.io.stderr.write(`${this.c.green('✓')} ${text}\n`);
+    if (this.mode.quiet) return;
+    if (this.mode.json) this.talkLine('info', text);
+    else this.io.stderr.write(`${this.c.green('✓')} ${text}\n`);
   }
 
-  /** A warning on stderr; shown even with --quiet, since it may change what a script should do. */
+  /**
+   * A warning on stderr; shown even with --quiet, since it may change what a script should do. Under --json
+   * one line `{"warning":{"message":…}}`.
+   */
   warn(text: string): void {
-    this.io.stderr.write(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}\n`);
+    if (this.mode.json) this.talkLine('warning', redact(text, this.secrets));
+    else this.io.stderr.write(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}\n`);
+  }
+
+  /**
+   * Under --json a script reads stderr as JSON lines (beside `{"error":…}` and a bulk run's `{"summary":…}`):
+   * talk is one JSON object a line too, its text without colour (a caller may have styled part of it).
+   */
+  private talkLine(kind: 'info' | 'warning', text: string): void {
+    this.io.stderr.write(JSON.stringify({ [kind]: { message: stripVTControlCharacters(text) } }) + '\n');
   }
 
   /** A --verbose trace line on stderr (secrets masked here too: a server's message may quote them). */

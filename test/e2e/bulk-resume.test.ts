@@ -230,8 +230,11 @@ describe('Ctrl-C and the journal lock', () => {
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.length).toBeLessThan(120);
       expect(String(r.stderr)).toMatch(/"interrupted":true/);
-      // Under --json the closing error is a JSON line too.
-      expect(JSON.parse(String(r.stderr).trim().split('\n').pop()!).error).toMatchObject({ exit_code: 130, type: 'Interrupted' });
+      // Under --json the closing error is a JSON line too, and so is every other line (the "finishing requests in
+      // flight" notice among them).
+      const errLines = String(r.stderr).trim().split('\n');
+      expect(JSON.parse(errLines.at(-1)!).error).toMatchObject({ exit_code: 130, type: 'Interrupted' });
+      expect(errLines.map((l) => JSON.parse(l) as Record<string, unknown>).some((l) => /finishing requests in flight/.test(JSON.stringify(l.info)))).toBe(true);
       // Everything that started finished and was recorded: nothing is left with an unknown outcome.
       expect(await journalReadable(outDir)).toBe(0);
       const postsBefore = p.posts;

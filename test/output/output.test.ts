@@ -259,3 +259,41 @@ describe('Output.table on a terminal too narrow for its columns', () => {
     expect(io.out()).toContain('│ MUG-001');
   });
 });
+
+describe('Output talk on stderr under --json', () => {
+  const json = { ...mode, json: true };
+  /** Every line of stderr, each parsed as JSON (a line that is not JSON fails the test). */
+  const jsonLines = (text: string) => text.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+
+  it('info, success and warn are one JSON object a line each: {"info"|"warning": {"message"}}', () => {
+    const io = bufferIO();
+    const out = new Output(io, json);
+    out.info('Smoke test against http://127.0.0.1:4010/v1.2');
+    out.success('Logged in as Dana Demo');
+    out.warn('1 shipment reference was already on the service: "DUP-1"\nsecond line');
+    expect(io.out()).toBe('');
+    expect(jsonLines(io.err())).toEqual([
+      { info: { message: 'Smoke test against http://127.0.0.1:4010/v1.2' } },
+      { info: { message: 'Logged in as Dana Demo' } },
+      { warning: { message: '1 shipment reference was already on the service: "DUP-1"\nsecond line' } },
+    ]);
+  });
+
+  it('drops colour from the message, masks secrets in warnings, and --quiet hides info but not warnings', () => {
+    const io = bufferIO();
+    const out = new Output(io, { ...json, quiet: true, color: true }, ['tok-SECRET-9911']);
+    out.info('hidden');
+    out.success('hidden too');
+    out.warn(`${out.c.yellow('rejected')} token tok-SECRET-9911`);
+    expect(jsonLines(io.err())).toEqual([{ warning: { message: 'rejected token ****9911' } }]);
+  });
+
+  it('stays text without --json: the tick, the "warning:" prefix, the line as given', () => {
+    const io = bufferIO();
+    const out = new Output(io, mode);
+    out.info('Smoke test against X');
+    out.success('Logged in');
+    out.warn('careful');
+    expect(io.err()).toBe('Smoke test against X\n✓ Logged in\nwarning: careful\n');
+  });
+});

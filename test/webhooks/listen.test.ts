@@ -191,6 +191,17 @@ describe('webhooks trigger (in-process)', () => {
     expect(h.got[0].type).toBe('application/json');
   });
 
+  it('without --auth-token names the example token it sends: a JSON line on stderr under --json, text otherwise', async () => {
+    const h = await handler(200);
+    const said = 'no --auth-token (or SHIP_WEBHOOK_TOKEN): sending the example token "whk_example_auth_token"';
+    const j = await runShip(['webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', h.url, '--json']);
+    expect(j.code, j.stderr).toBe(0);
+    expect(j.stderr.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([{ info: { message: said } }]);
+    const t = await runShip(['webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', h.url]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).toBe(`${said}\n`);
+  });
+
   it('sends form encoding and exits 1 when the handler does not answer 2xx', async () => {
     const h = await handler(500);
     const r = await runShip(['webhooks', 'trigger', 'SHIPMENT_CANCELLED', '--to', h.url, '--format', 'form', '--order-reference', 'O-7', '--parcel-reference', 'P-7']);

@@ -57,8 +57,21 @@ Examples:
   config
     .command('get')
     .addArgument(keyArgument())
-    .description('Print one stored value of the profile (secrets masked)')
-    .addHelpText('after', '\nExamples:\n  ship config get base_url\n  ship config get printers.dock\n  ship --test config get token')
+    .description('Print the value in effect for a key, as `config list` resolves it: flag > env > profile > default (secrets masked)')
+    .addHelpText(
+      'after',
+      `
+Only the value goes to stdout (nothing when no flag, env var, profile or default supplies it); when it does
+not come from the profile, stderr says where from. With --json: {"profile", "key", "value", "source",
+"origin"} as \`config list --json\` has them (source flag, env, profile, default, or null when unset), plus
+"overrides" (the profile value a flag or env var wins over) and "credential_set" for api_key, token and user.
+
+Examples:
+  ship config get base_url
+  ship config get printers.dock
+  ship --test config get token
+  SHIP_TIMEOUT=5 ship config get timeout --json`,
+    )
     .action(async (key: string) => {
       const { get } = await import('./run.js');
       await get(ctx, { key });

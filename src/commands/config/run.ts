@@ -176,24 +176,54 @@ function checkReadableKey(key: string): string {
   return key === 'user' || key === 'printers' ? key : checkKey(key);
 }
 
-/** `config get KEY`: the stored value (masked when secret); prints nothing when unset. */
+/**
+ * The value in effect for a key of `config get`, as `config list` resolves it (flag > env > profile > default,
+ * credential keys in the set in use): its row, or undefined when nothing supplies it.
+ */
+export function effectiveRow(ctx: Ctx, profile: Profile, key: string, set: CredentialSetChoice | undefined): ConfigRow | undefined {
+  // The whole printers map is no row of the listing (each printers.NAME is): only the profile has it.
+  if (key === 'printers') {
+    const printers = profile.printers;
+    return printers && typeof printers === 'object' ? { key, value: printers, source: 'profile', origin: 'printers' } : undefined;
+  }
+  const name = set ? credentialPath(set.name, key) : key;
+  // Only a credential key has a set (see setFor): the others' rows do not depend on it, and choosing one would
+  // refuse a malformed SHIP_TEST for them too.
+  return configRows(ctx, profile, set).find((r) => r.key === name);
+}
+
+/**
+ * `config get KEY`: the value in effect (masked when secret), as `config list` resolves it; says on stderr where
+ * it comes from when that is not the profile. Prints nothing on stdout when nothing supplies it.
+ */
 export async function get(ctx: Ctx, opts: { key: string }): Promise<void> {
   const key = checkReadableKey(opts.key);
   const store = await ctx.config();
   const profile = existingProfile(store);
   const set = setFor(ctx, key, store.profile(profile));
-  const raw = store.get(key, profile, set?.name);
-  // A hand-edited base URL may hold a password or a key in its query (set refuses both; a file may not).
-  const value = SECRET_KEYS.has(key) ? maskAny(raw) : (key === 'base_url' || key === 'test_base_url') && typeof raw === 'string' ? shownUrl(raw) : raw;
+  const row = effectiveRow(ctx, store.profile(profile), key, set);
   if (ctx.mode.json) {
-    ctx.out.json({ profile, key, value: value ?? null, ...setField(set) });
+    ctx.out.json({
+      profile,
+      key,
+      value: row?.value ?? null,
+      source: row?.source ?? null,
+      origin: row?.origin ?? null,
+      ...(row?.overrides !== undefined ? { overrides: row.overrides } : {}),
+      ...setField(set),
+    });
     return;
   }
-  if (value === undefined || value === null) {
+  if (row === undefined || row.value === undefined || row.value === null) {
     ctx.out.info(`${key} is not set in profile ${profile}${setNote(set)}`);
     return;
   }
-  ctx.out.line(typeof value === 'object' ? JSON.stringify(value, null, 2) : String(value));
+  ctx.out.line(typeof row.value === 'object' ? JSON.stringify(row.value, null, 2) : String(row.value));
+  // `$(ship config get KEY)` gets the value alone; a person is told why it is not what the profile holds.
+  if (row.source === 'default') ctx.out.info(`${key} is not set in profile ${profile}: the built-in default`);
+  else if (row.source !== 'profile') {
+    ctx.out.info(`${key} from ${describeSource({ source: row.source, origin: row.origin ?? undefined })}${row.overrides !== undefined ? ` (overrides profile value ${String(row.overrides)})` : ''}`);
+  }
 }
 
 /** `config set KEY [VALUE]`: validates and stores; secrets may come from a prompt or stdin (`-`). */

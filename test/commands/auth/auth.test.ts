@@ -72,6 +72,17 @@ describe('ship login', () => {
     noSecrets(r);
   });
 
+  it('--json: the success line and the warnings are JSON lines on stderr; without --json the ✓ line as before', async () => {
+    const r = await login(['--json'], { env: { SHIP_TOKEN: 'stale-token-SECRET-0000' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { info: { message: `Logged in as Dana Demo <dana@example.com> (MERCHANT_ADMIN) on ${stub.baseUrl}, profile default` } },
+      { warning: { message: 'SHIP_TOKEN is set in the environment and wins over what was just stored: unset SHIP_TOKEN for later commands to use this login' } },
+    ]);
+    const text = await login();
+    expect(text.stderr).toBe(`✓ Logged in as Dana Demo <dana@example.com> (MERCHANT_ADMIN) on ${stub.baseUrl}, profile default\n`);
+  });
+
   it('finds the user in GET /users (with the new token) when POST /tokens carries none', async () => {
     stub.on('POST /tokens', { body: { message: 'Login Successful', data: { token: TOKEN } } });
     stub.on('GET /users', (r) =>
@@ -450,7 +461,8 @@ describe('ship logout', () => {
     stub.on('DELETE /tokens', { status: 401, body: { message: 'Unauthenticated', data: null } });
     const r = await ship(['logout', '--json']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: .*already invalid/);
+    // Under --json the warning is a JSON line on stderr.
+    expect(JSON.parse(r.stderr.trimEnd().split('\n')[0]).warning.message).toMatch(/already invalid/);
     expect(JSON.parse(r.stdout)).toEqual({ profile: 'default', base_url: stub.baseUrl, credential_set: 'live', revoked: false, forgotten: true });
     expect(file().profiles.default.token).toBeUndefined();
   });

@@ -74,7 +74,7 @@ describe('ship config', () => {
       expect(o.stdout + o.stderr).not.toContain(TOKEN);
     }
     expect(outputs[1].stdout).toBe('****7788\n');
-    expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34', credential_set: 'live' });
+    expect(JSON.parse(outputs[2].stdout)).toEqual({ profile: 'default', key: 'token', value: '****cd34', source: 'profile', origin: 'token', credential_set: 'live' });
   });
 
   it('nor a password or query in a base URL given by env or flag (refused, and shown without them)', async () => {
@@ -173,7 +173,8 @@ describe('ship config', () => {
     const set = await ship(['--test', 'config', 'set', 'token', '-', '--json'], { stdin: TEST_TOKEN });
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toEqual({ profile: 'default', key: 'token', value: '****gh78', credential_set: 'test' });
-    expect(set.stderr).toContain('Set token = ****gh78 in profile default (test credentials)');
+    // Under --json the success line is a JSON line too.
+    expect(JSON.parse(set.stderr)).toEqual({ info: { message: 'Set token = ****gh78 in profile default (test credentials)' } });
     expect(file().profiles.default).toMatchObject({ token: TOKEN, test_credentials: { token: TEST_TOKEN } });
     expect((await ship(['config', 'get', 'token'])).stdout).toBe('****cd34\n');
     expect((await ship(['--test', 'config', 'get', 'token'])).stdout).toBe('****gh78\n');
@@ -192,7 +193,48 @@ describe('ship config', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('SHIP_TEST: "maybe" is not a switch');
     const plain = await ship(['config', 'get', 'test_base_url', '--json'], { env: { SHIP_TEST: 'maybe' } });
-    expect(JSON.parse(plain.stdout)).toEqual({ profile: 'default', key: 'test_base_url', value: 'https://test.example.com/v1.2' });
+    expect(JSON.parse(plain.stdout)).toEqual({ profile: 'default', key: 'test_base_url', value: 'https://test.example.com/v1.2', source: 'profile', origin: 'test_base_url' });
+  });
+
+  it('get prints the value in effect as list resolves it (flag > env > profile > default), and --json says where it came from', async () => {
+    const { ship } = setup();
+    // Nothing in the profile: an env var alone supplies the value (get printed nothing).
+    const envOnly = await ship(['config', 'get', 'timeout'], { env: { SHIP_TIMEOUT: '7' } });
+    expect(envOnly).toMatchObject({ code: 0, stdout: '7\n', stderr: 'timeout from env SHIP_TIMEOUT\n' });
+    const url = 'https://api.example.com/v1.2';
+    expect((await ship(['config', 'get', 'base_url'], { env: { SHIP_BASE_URL: url } })).stdout).toBe(`${url}\n`);
+    const envJson = await ship(['config', 'get', 'base_url', '--json'], { env: { SHIP_BASE_URL: url } });
+    expect(envJson.stderr).toBe('');
+    expect(JSON.parse(envJson.stdout)).toEqual({ profile: 'default', key: 'base_url', value: url, source: 'env', origin: 'SHIP_BASE_URL' });
+    // Consistent with `config list --json`, entry for entry.
+    const listed = JSON.parse((await ship(['config', 'list', '--json'], { env: { SHIP_BASE_URL: url, SHIP_TIMEOUT: '7' } })).stdout).settings;
+    for (const key of ['base_url', 'timeout']) {
+      const got = JSON.parse((await ship(['config', 'get', key, '--json'], { env: { SHIP_BASE_URL: url, SHIP_TIMEOUT: '7' } })).stdout);
+      expect({ value: got.value, source: got.source, origin: got.origin }).toEqual(listed[key]);
+    }
+    // The default when nothing supplies it; a key without a default is still unset (nothing on stdout).
+    const dflt = await ship(['config', 'get', 'timeout', '--json']);
+    expect(JSON.parse(dflt.stdout)).toEqual({ profile: 'default', key: 'timeout', value: 30, source: 'default', origin: null });
+    expect((await ship(['config', 'get', 'timeout'])).stdout).toBe('30\n');
+    const none = await ship(['config', 'get', 'label_format', '--json']);
+    expect(JSON.parse(none.stdout)).toEqual({ profile: 'default', key: 'label_format', value: null, source: null, origin: null });
+    expect(await ship(['config', 'get', 'label_format'])).toMatchObject({ code: 0, stdout: '', stderr: 'label_format is not set in profile default\n' });
+
+    // Stored in the profile: the env var and then the flag win over it, and say which value they override.
+    await ship(['config', 'set', 'timeout', '9']);
+    const stored = await ship(['config', 'get', 'timeout']);
+    expect(stored).toMatchObject({ stdout: '9\n', stderr: '' });
+    const overridden = await ship(['config', 'get', 'timeout'], { env: { SHIP_TIMEOUT: '7' } });
+    expect(overridden).toMatchObject({ stdout: '7\n', stderr: 'timeout from env SHIP_TIMEOUT (overrides profile value 9)\n' });
+    const flag = await ship(['--timeout', '5', 'config', 'get', 'timeout', '--json'], { env: { SHIP_TIMEOUT: '7' } });
+    expect(JSON.parse(flag.stdout)).toEqual({ profile: 'default', key: 'timeout', value: 5, source: 'flag', origin: '--timeout', overrides: 9 });
+    // --quiet: the value alone.
+    expect(await ship(['config', 'get', 'timeout', '--quiet'], { env: { SHIP_TIMEOUT: '7' } })).toMatchObject({ stdout: '7\n', stderr: '' });
+
+    // Secrets from the environment are masked, in the set in use.
+    const key = await ship(['config', 'get', 'api_key', '--json'], { env: { SHIP_API_KEY: API_KEY } });
+    expect(key.stdout).not.toContain(API_KEY);
+    expect(JSON.parse(key.stdout)).toEqual({ profile: 'default', key: 'api_key', value: '****7788', source: 'env', origin: 'SHIP_API_KEY', credential_set: 'live' });
   });
 
   it('list shows both credential sets masked, the one in use taking the env overrides', async () => {

@@ -364,9 +364,12 @@ describe('ship create --csv', () => {
     // …and the API's "already been taken" answer is settled via GET /shipments/:ref/events, labels fetched.
     expect(line).toMatchObject({ shipment_reference: 'DUPB-1', status: 'skipped', reason: 'already exists' });
     // Nothing tells whether it is this row's shipment (a reference used before for another order?): said once.
-    expect(r.stderr).toContain("1 shipment reference was already on the service, not created by this run's journal: DUPB-1.");
-    expect(r.stderr).toContain(`their existing labels were fetched into ${join(work, 'l2')}`);
-    expect(r.stderr).toContain('give the row a new reference');
+    // Under --json the warning is a JSON line like every other line of stderr.
+    const talk = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const warning = talk.find((l) => l.warning?.message.includes('already on the service'))?.warning.message;
+    expect(warning).toContain("1 shipment reference was already on the service, not created by this run's journal: DUPB-1.");
+    expect(warning).toContain(`their existing labels were fetched into ${join(work, 'l2')}`);
+    expect(warning).toContain('give the row a new reference');
     expect([...line.tracking_references].sort()).toEqual([...created.tracking_references].sort());
     expect(line.labels).toHaveLength(2);
     for (const p of line.labels) expect(readFileSync(p, 'utf8')).toMatch(/\^XA/);
@@ -619,8 +622,10 @@ describe('ship create --csv', () => {
     expect(lines.find((l) => l.shipment_reference === '#1019')).toEqual({ row: 38, shipment_reference: '#1019', status: 'skipped', reason: 'no shipping address' });
     expect(lines.filter((l) => l.status === 'created').map((l) => l.shipment_reference)).toEqual(['#1005', '#1013']);
     expect(proxy.creates().map((b) => [b.shipment_reference, b.parcels[0].weight])).toEqual([['#1005', 900], ['#1013', 900]]);
-    expect(r.stderr).toContain('row 11, column Shipping Name: empty; order #1005 is addressed to the company "Receiving Department"');
-    expect(r.stderr).toContain('row 31, column Financial Status: pending: order #1013 is not paid (yet), and is shipped');
+    // Under --json the preset's warnings are JSON lines on stderr.
+    const warnings = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l)).filter((l) => l.warning).map((l) => l.warning.message);
+    expect(warnings).toContain('row 11, column Shipping Name: empty; order #1005 is addressed to the company "Receiving Department"');
+    expect(warnings).toContain('row 31, column Financial Status: pending: order #1013 is not paid (yet), and is shipped');
     // The left-out orders are counted apart from the run's shipments, so the summary adds up.
     const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
     expect(summary).toMatchObject({ total: 2, created: 2, skipped: 0, failed: 0, left_out: 17 });

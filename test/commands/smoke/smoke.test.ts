@@ -34,6 +34,17 @@ describe('ship smoke', () => {
     expect(await leftBehind(1)).toEqual([]);
   });
 
+  it('--json: the banner is a JSON line on stderr (every stderr line is JSON); on a terminal it stays text', async () => {
+    const r = await runShip(['smoke', '--json'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const { shipment_reference: ref } = JSON.parse(r.stdout);
+    expect(r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual([{ info: { message: `Smoke test against ${proxy.baseUrl}, reference ${ref}` } }]);
+    const text = await runShip(['smoke'], { env });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stderr).toMatch(new RegExp(`^Smoke test against ${proxy.baseUrl.replace(/[.]/g, '\\.')}, reference SMOKE-\\d{14}-[0-9A-F]{6}\n$`));
+    expect(await leftBehind(2)).toEqual([]);
+  });
+
   it.each(['PDF', 'PNG'])('checks a %s label', async (format) => {
     const r = await runShip(['smoke', '--format', format], { env });
     expect(r.code, r.stderr).toBe(0);
