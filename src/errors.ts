@@ -150,10 +150,21 @@ export class NotFoundError extends ApiError {
 export class PartialFailure extends ShipError {
   readonly failed: number;
   readonly total: number;
-  constructor(failed: number, total: number, message?: string) {
-    super(message ?? `${failed} of ${total} failed`, ExitCode.Partial);
+  constructor(failed: number, total: number, message?: string, options?: { hint?: string; exitCode?: number }) {
+    super(message ?? `${failed} of ${total} failed`, options?.exitCode ?? ExitCode.Partial, { hint: options?.hint });
     this.failed = failed;
     this.total = total;
+  }
+}
+
+/**
+ * A bulk command finished, and every one of its tasks failed for the service or the network (5xx or 429 after
+ * the retries, timeouts, resets), none for its own data: the service is down, so exit 1 as for one request, not 3
+ * ("some of your rows are bad"). Still a PartialFailure: the run finished, its summary and FILE.failed.csv written.
+ */
+export class ServiceFailure extends PartialFailure {
+  constructor(failed: number, total: number, message: string, options?: { hint?: string }) {
+    super(failed, total, message, { hint: options?.hint, exitCode: ExitCode.Failure });
   }
 }
 

@@ -12,7 +12,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   0    success
   1    the API or the network failed (5xx, timeout, unreachable), or another runtime error
   2    usage or input error (bad flag, invalid CSV/JSON, validation failure from the API)
-  3    a bulk command finished but some rows or shipments failed
+  3    a bulk command finished but some rows or shipments failed (all of them for the service or the network: 1)
   4    not authenticated or not allowed (no credentials, 401, 403)
   5    not found (404)
   130  interrupted (Ctrl-C) after a clean stop`;

@@ -1,6 +1,13 @@
 // What every bulk command shares around the runner: Ctrl-C handling, the journal and its lock, the progress
 // line, JSON lines or text lines per task, FILE.failed.csv, --results FILE.csv, the closing summary and the
-// exit code (3 when some failed, 130 when interrupted, 4 when the API refused the credentials).
+// exit code (3 when some failed, 1 when every one failed for the service or the network, 130 when interrupted,
+// 4 when the API refused the credentials).
+//
+// Every task failed, each for the service or the network (5xx after the retries, timeouts, resets: runner.ts
+// isServiceFailure), none for its data: that is the service down, which a cron job must tell from rows to fix, so
+// exit 1 (ServiceFailure) as one request would, after the same summary and FILE.failed.csv as for exit 3. Tasks
+// skipped as done by an earlier run sent nothing, so a rerun whose every request failed so exits 1 too. Any mix
+// (some created, or some refused as invalid or not found) stays exit 3.
 //
 // Credentials refused (401/403) stop the run (runner.ts). Such tasks, and the ones never started, are NOT
 // written to FILE.failed.csv: nothing is wrong with those rows, and FILE.failed.csv is the file to fix and
@@ -27,7 +34,7 @@
 //     quietLine: (r) => r.result?.tracking_reference,
 //   });
 import type { Ctx } from '../context.js';
-import { AuthError, Interrupted, PartialFailure } from '../errors.js';
+import { AuthError, Interrupted, PartialFailure, ServiceFailure } from '../errors.js';
 import { renewCredentials } from '../config/settings.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
@@ -86,7 +93,10 @@ export interface BulkCommandOptions<I, R> {
   order?: 'input' | 'completion';
 }
 
-/** Runs a bulk command end to end; throws PartialFailure (3) or Interrupted (130) after printing the summary. */
+/**
+ * Runs a bulk command end to end; throws PartialFailure (3), ServiceFailure (1: every task failed for the service)
+ * or Interrupted (130) after printing the summary.
+ */
 export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I, R>): Promise<BulkSummary> {
   const { out, mode, io } = ctx;
   const release = ctx.holdInterrupts();
@@ -192,9 +202,29 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   }
   if (summary.failed > 0) {
     if (opts.singleTaskOwnError && summary.total === 1 && lastError !== undefined) throw lastError;
+    // Those done by earlier runs (skipped) sent nothing now: a rerun whose every request failed so is the service down too.
+    if (summary.created === 0 && summary.failed + summary.skipped === summary.total && summary.serviceFailed === summary.failed) {
+      throw serviceFailure(opts.noun, summary, journal !== undefined);
+    }
     throw new PartialFailure(summary.failed, summary.total, `${summary.failed} of ${summary.total} ${opts.noun} failed`);
   }
   return summary;
+}
+
+/** Exit 1 for a run whose every task failed for the service or the network (see the header comment). */
+function serviceFailure(noun: string, s: BulkSummary, resumable: boolean): ServiceFailure {
+  const which =
+    s.total === 1
+      ? `the one ${noun.replace(/s$/, '')}`
+      : s.skipped
+        ? `every one of the ${s.failed} ${noun} it sent (${s.skipped} done before were skipped)`
+        : `every one of the ${s.total} ${noun}`;
+  const first = s.firstFailures[0]?.message;
+  return new ServiceFailure(s.failed, s.total, `the service failed for ${which}${first ? ` (${first})` : ''}`, {
+    hint: resumable
+      ? 'nothing is wrong with the rows: once the service is back, rerun the same command to continue (nothing is done twice)'
+      : 'once the service is back, run the same command again',
+  });
 }
 
 function rowsText(rows: readonly number[]): string {

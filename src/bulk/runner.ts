@@ -25,6 +25,10 @@
 //
 // A local failure every later task would meet too (hooks.stopsRun: the disk holding the labels is full): the
 // run stops the same way rather than go on creating shipments whose labels cannot be kept (`localStop`).
+//
+// Failures of the service or the network (isServiceFailure: 5xx or 429 after the retries, timeouts, resets) are
+// counted apart (`serviceFailed`): a run in which every task failed so says "the service is down", not "some
+// rows are bad" (bulk/command.ts). They do not stop the run: a service failing now and then still does the rest.
 import { ApiError, AuthError, Interrupted, NetworkError, NotFoundError, ShipError, ValidationError } from '../errors.js';
 import { getMaxListeners, setMaxListeners } from 'node:events';
 import { abortableSleep } from '../util/sleep.js';
@@ -150,6 +154,8 @@ export interface BulkSummary {
   rejected: number;
   /** Tasks never started because the run was interrupted or stopped by `authStop`, `unreachable` or `localStop`. */
   notStarted: number;
+  /** Of `failed`, those that failed for the service or the network (isServiceFailure), not for their own data. */
+  serviceFailed: number;
   interrupted: boolean;
   /** The first AuthError of the run: it stopped the run early (see the header comment). */
   authStop?: AuthError;
@@ -215,6 +221,18 @@ export function isUnreachable(err: unknown): err is NetworkError {
   return err instanceof NetworkError && (err.kind === 'refused' || err.kind === 'dns');
 }
 
+/**
+ * The service or the network failed, not the task's own data: a timeout, reset, refusal or unknown host, a 5xx
+ * (after the retries) or a 429 the retries did not outlast. Not a 400/422 (the data), a 404 (the reference), a
+ * 401/403 (the credentials), nor a local failure (a label file not written).
+ */
+export function isServiceFailure(err: unknown): boolean {
+  if (err instanceof NetworkError) return true;
+  if (!(err instanceof ApiError) || err instanceof ValidationError || err instanceof AuthError || err instanceof NotFoundError) return false;
+  const st = err.http.status;
+  return st !== undefined && (st >= 500 || st === 429);
+}
+
 /** An error as the journal stores it. */
 export function toStoredError(err: unknown): StoredError {
   const out: StoredError = { message: err instanceof Error ? err.message : String(err) };
@@ -265,6 +283,7 @@ export async function runBulk<I, R>(
     byStatus: {},
     rejected: 0,
     notStarted: 0,
+    serviceFailed: 0,
     interrupted: false,
     elapsedS: 0,
     firstFailures: [],
@@ -312,6 +331,7 @@ export async function runBulk<I, R>(
       summary.rejected++;
       summary.authStop ??= r.error;
     } else summary[r.status]++;
+    if (r.status === 'failed' && isServiceFailure(r.error)) summary.serviceFailed++;
     if (r.status === 'failed' && isUnreachable(r.error)) summary.unreachable ??= r.error;
     if (r.status === 'failed' && hooks.stopsRun && summary.localStop === undefined) summary.localStop = hooks.stopsRun(r.error);
     if (r.status === 'created') {

@@ -18,8 +18,9 @@ A reference "-" reads references from stdin, one per line (blank lines and comme
 line, are skipped; #1005 is a reference).
 Each reference gets one result: a line "cancelled<TAB>REF" or "failed<TAB>REF<TAB>reason" (with --json,
 one JSON object per line). A shipment cancelled before is no failure: "cancelled<TAB>REF<TAB>already
-cancelled", so a list can be cancelled again safely. Exit 3 when some failed; with a single reference,
-its own exit code (5 not found, 2 refused by the API, e.g. already manifested).
+cancelled", so a list can be cancelled again safely. Exit 3 when some failed, 1 when every one failed for the
+service or the network (5xx after the retries, timeouts: the service is down); with a single reference, its
+own exit code (5 not found, 2 refused by the API, e.g. already manifested, 1 the service failed).
 At a terminal it asks once before cancelling (--yes skips); scripts, CI and --no-input are never asked.
 
 Examples:

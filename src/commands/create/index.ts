@@ -70,7 +70,9 @@ CSV files (--csv FILE):
   If the API refuses the credentials (401/403), the run stops: requests in flight finish, nothing more is
   sent, exit 4. Those shipments are not in FILE.failed.csv: run ship login, then rerun the same command.
   With --json, one line per shipment: {"row","shipment_reference","status":"created"|"skipped"|"failed",
-  "id","tracking_reference","tracking_references","labels","error","fields"}. Exit 3 when some failed.`;
+  "id","tracking_reference","tracking_references","labels","error","fields"}. Exit 3 when some failed; exit 1
+  when every one failed for the service or the network (5xx after the retries, timeouts): the service is down,
+  the rows are fine (still in FILE.failed.csv): rerun the same command once it is back.`;
 
 function parseFormat(v: string): string {
   const u = v.trim().toUpperCase();

@@ -11,6 +11,7 @@ import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
+import type { PrinterTarget } from '../../printer/index.js';
 import { resendRestHint } from '../shared/printer-flag.js';
 import { makeDirSync } from '../../util/mkdir.js';
 
@@ -79,6 +80,11 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
     ctx.out.info(`Labels merged into ${o.merge}`);
   }
   await show(ctx, o, ref, created, response);
+  // Ctrl-C while the last label was being sent (one earlier would have stopped the next: printFailed): it was
+  // finished and none is left, but the run was interrupted all the same (exit 130, as `ship label` says it).
+  if (printer && printFailed === undefined && sent > 0 && sent === created.labels.length && ctx.signal.aborted) {
+    throw allLabelsSent(ref, printer, sent, o.outputDir, ctx.signal.reason instanceof Interrupted ? ctx.signal.reason.signal : undefined);
+  }
   if (printFailed !== undefined) {
     const name = printer!.name ?? printer!.url;
     // Some of its labels went out: `ship print REF` would send those again; name the parcels still to send
@@ -110,6 +116,20 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
         : `do not create it again: \`ship track ${ref}\` shows it`,
     });
   }
+}
+
+/**
+ * Ctrl-C came while the last of a created shipment's labels was being sent: that label was finished, so every
+ * one went out whole and nothing is left to send; pressed while they printed, the user cannot tell, and sending
+ * them again would print them twice. Interrupted is shown as its message alone, so all of it is in the message.
+ */
+function allLabelsSent(ref: string, printer: PrinterTarget, n: number, dir: string, signal: NodeJS.Signals | undefined): Interrupted {
+  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
+  const what =
+    n === 1
+      ? `its label being sent was finished: it went to printer ${where} whole, and nothing is left to send (the label file is in ${dir}). Do not create it again, nor send its label again unless it did not print`
+      : `the last of its labels being sent was finished: all ${n} went to printer ${where} whole, and nothing is left to send (the label files are in ${dir}). Do not create it again, nor send its labels again unless they did not print`;
+  return new Interrupted(`interrupted: shipment ${ref} was created, and ${what}`, signal);
 }
 
 /**

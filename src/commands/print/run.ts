@@ -78,6 +78,9 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
   } finally {
     release();
   }
+  // Ctrl-C while the last label was being sent (one earlier stops the next, above): it was finished and none is
+  // left, but the run was interrupted all the same: exit 130 saying so, as `ship label --printer` does.
+  if (ctx.signal.aborted) throw allSentInterrupted(shipment, where, sent, interruption(ctx.signal));
   if (ctx.mode.json) {
     ctx.out.json({ shipment_reference: shipment, via: 'raw', printer: { url: printer.url, name: printer.name ?? null }, status: 'sent', labels: sent });
     return;
@@ -133,6 +136,19 @@ function partlySent(ref: string, name: string, all: readonly string[], sent: rea
       cause,
     },
   );
+}
+
+/**
+ * Ctrl-C while the last label of a shipment was being sent: it was finished, so every label went out whole and
+ * nothing is left to send; pressed while they printed, the user cannot tell, and sending them again prints them
+ * twice (exit 130).
+ */
+function allSentInterrupted(ref: string, where: string, sent: readonly string[], reason: Interrupted): Interrupted {
+  const what =
+    sent.length === 1
+      ? `the label of ${ref} (${sent[0]}) being sent was finished: it went to printer ${where} whole, and nothing is left to send. Do not send it again unless it did not print`
+      : `the last label of ${ref} being sent was finished: all ${sent.length} labels (${sent.join(', ')}) went to printer ${where} whole, and nothing is left to send. Do not send them again unless they did not print`;
+  return new Interrupted(`interrupted: ${what}`, reason.signal);
 }
 
 /**

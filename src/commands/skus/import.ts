@@ -1,6 +1,6 @@
 // `ship skus import FILE.csv`: validate the whole file, then create (POST) or update (PATCH, or PUT with
 // --replace) one SKU per row through the bulk runner: bounded concurrency, progress, journal and resume,
-// FILE.failed.csv, JSON lines, exit 3 when some rows failed.
+// FILE.failed.csv, JSON lines, exit 3 when some rows failed (1 when every one failed for the service: bulk/command.ts).
 //
 // Create or update? Each row's task first asks GET /skus/:sku (404 → create). Asking inside the task,
 // rather than listing every SKU up front, keeps memory constant and the answer fresh; the cost is one

@@ -86,6 +86,8 @@ is not sent: "unchanged"); --replace sends PUT, resetting attributes that are bl
 A journal (.ship-journal-FILE….jsonl beside the file) makes an interrupted or partly failed run resumable:
 running the same command again skips the rows already done, and sends again a row edited since it was
 imported (an import is an upsert: nothing is made twice). It is removed when a run ends without failures.
+Exit 3 when some rows failed; exit 1 when every one failed for the service or the network (5xx after the
+retries, timeouts): the service is down, the rows are fine (still in FILE.failed.csv).
 If the API refuses the credentials (401/403), the run stops (exit 4) and the rows not done are not written
 to FILE.failed.csv: run ship login, then the same command again.
 

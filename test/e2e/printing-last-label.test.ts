@@ -1,0 +1,183 @@
+// Ctrl-C while the LAST label of a command is being sent to a raw printer: the label is finished (a label cut
+// off prints as garbage), and then the command exits 130 saying every label went out whole, so nothing is left
+// to send — as `ship label --printer` does (printing.test.ts); it used to finish and exit 0 as if nothing happened.
+// The built binary against the sandbox and a loopback printer that takes 200 ms over each label.
+import { createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ship } from '../helpers/bin.js';
+import { apiCall, startTestSandbox, type ApiAuth, type TestSandbox } from '../helpers/sandbox.js';
+
+let sb: TestSandbox;
+let env: ApiAuth;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  env = await sb.authEnv();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+const HS_READY = '\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n';
+
+interface SlowPrinter {
+  url: string;
+  /** The bytes of every label connection (not the ~HS ones), as ship ended each. */
+  jobs: Buffer[];
+  /** Label connections the printer has closed its side of: jobs it finished. */
+  readonly finished: number;
+  close(): Promise<void>;
+}
+
+/** A loopback raw printer that answers ~HS "ready" and closes each label job `closeDelayMs` after ship's end. */
+async function slowPrinter(closeDelayMs: number): Promise<SlowPrinter> {
+  const jobs: Buffer[] = [];
+  let finished = 0;
+  const open = new Set<Socket>();
+  const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
+    open.add(sock);
+    sock.on('close', () => open.delete(sock));
+    sock.on('error', () => {});
+    const chunks: Buffer[] = [];
+    let status = false;
+    sock.on('data', (d) => {
+      chunks.push(d);
+      if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) {
+        status = true;
+        sock.end(HS_READY);
+      }
+    });
+    sock.on('end', () => {
+      if (status) return;
+      jobs.push(Buffer.concat(chunks));
+      setTimeout(() => {
+        sock.end();
+        finished++;
+      }, closeDelayMs);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `tcp://127.0.0.1:${(server.address() as { port: number }).port}`,
+    jobs,
+    get finished() {
+      return finished;
+    },
+    close: () =>
+      new Promise((r) => {
+        for (const s of open) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Resolves once `cond` holds (polled every 5 ms), or rejects after `ms`. */
+async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const TO = { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' };
+
+async function createShipment(ref: string, parcels: number): Promise<string[]> {
+  const res = await apiCall(env, 'POST', '/shipments', {
+    shipment_reference: ref,
+    to_address: TO,
+    parcels: Array.from({ length: parcels }, (_, i) => ({ reference: `${ref}-P${i + 1}`, weight: 1000 + i, length: 20, width: 15, depth: 10 })),
+  });
+  if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(res.body)}`);
+  const ev = await apiCall(env, 'GET', `/shipments/${encodeURIComponent(ref)}/events`);
+  return Object.keys(ev.body.data);
+}
+
+// The printer takes 200 ms over each label (ship waits up to 250 ms for it to close a job), so Ctrl-C, sent
+// as soon as the last label's bytes are in, lands while ship waits for the printer to finish it.
+describe('Ctrl-C while the last label is being sent', () => {
+  it('ship print REF --printer: the last label is finished, then exit 130 saying every label went out whole', async () => {
+    const refs = await createShipment('LAST-PRN', 2);
+    const printer = await slowPrinter(200);
+    try {
+      const run = ship(['print', 'LAST-PRN', '--printer', printer.url], { env });
+      await until(() => printer.jobs.length >= 2);
+      expect(printer.finished).toBe(1);
+      run.kill('SIGINT');
+      const r = await run;
+      // Not cut off: the printer had finished the job before ship exited.
+      expect(printer.finished).toBe(2);
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      expect(printer.jobs).toHaveLength(2);
+      const stderr = String(r.stderr);
+      expect(stderr).toContain(
+        `interrupted: the last label of LAST-PRN being sent was finished: all 2 labels (${refs.join(', ')}) went to printer ${printer.url} whole, and nothing is left to send. Do not send them again unless they did not print`,
+      );
+      expect(String(r.stdout)).toBe('');
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('ship create --file --printer: the shipment is shown, then exit 130 saying all its labels went out whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-last-create-'));
+    const file = join(dir, 'shipment.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ shipment_reference: 'LAST-CRT', to_address: TO, parcels: [1, 2].map((i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })) }),
+    );
+    const printer = await slowPrinter(200);
+    try {
+      const run = ship(['create', '--file', file, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--quiet'], { env });
+      await until(() => printer.jobs.length >= 2);
+      expect(printer.finished).toBe(1);
+      run.kill('SIGINT');
+      const r = await run;
+      expect(printer.finished).toBe(2);
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      expect(printer.jobs).toHaveLength(2);
+      // The shipment is the data: its tracking references are printed before the error.
+      const tracking = String(r.stdout).trim().split('\n');
+      expect(tracking).toHaveLength(2);
+      expect(String(r.stderr)).toContain(
+        `interrupted: shipment LAST-CRT was created, and the last of its labels being sent was finished: all 2 went to printer ${printer.url} whole, and nothing is left to send (the label files are in ${join(dir, 'labels')}). Do not create it again, nor send its labels again unless they did not print`,
+      );
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('ship create --csv --printer: the run was interrupted (exit 130, as for Ctrl-C earlier), no label is named as not sent, and a rerun prints nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-last-csv-'));
+    const csv = join(dir, 'orders.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLAST-CSV-1,Ann,1 High Street,London,SW1A 1AA,GB,1000\nLAST-CSV-2,Bob,2 High Street,London,SW1A 1AA,GB,1100\n');
+    const printer = await slowPrinter(200);
+    const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
+    try {
+      const run = ship(args, { env });
+      await until(() => printer.jobs.length >= 2);
+      expect(printer.finished).toBe(1);
+      run.kill('SIGINT');
+      const r = await run;
+      expect(printer.finished).toBe(2);
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.map((l) => [l.shipment_reference, l.status, l.labels_not_sent])).toEqual([
+        ['LAST-CSV-1', 'created', undefined],
+        ['LAST-CSV-2', 'created', undefined],
+      ]);
+      const stderr = String(r.stderr);
+      expect(stderr).toContain('interrupted: 2 of 2 shipments handled; rerun the same command to continue');
+      expect(stderr).not.toMatch(/not sent/);
+      const again = await ship(args, { env });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(String(again.stdout).trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['skipped', 'skipped']);
+      expect(printer.jobs).toHaveLength(2);
+    } finally {
+      await printer.close();
+    }
+  });
+});
