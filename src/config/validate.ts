@@ -73,15 +73,20 @@ export interface PrinterAddress {
  * Parses `tcp://HOST:PORT` (IPv6 hosts in brackets); throws UsageError naming `what` otherwise. The one parser of
  * printer addresses, for --printer as for the config: the port is required (the contract's tcp://HOST:PORT),
  * and a missing or impossible one is named as such, with the usual raw port in the hint.
+ * An IPv6 host may name its zone (the interface of a link-local address), as RFC 6874 writes it,
+ * `[fe80::1%25eth0]`, or as ip(8) and ping do, `[fe80::1%eth0]`; the host returned is `fe80::1%eth0`, the form
+ * net.connect takes.
  */
 export function parsePrinterUrl(raw: string, what = 'printer'): PrinterAddress {
-  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::(\d*))?\/?$/i.exec(raw.trim());
+  const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+(?:%[A-Za-z0-9._~-]+)?\]|[A-Za-z0-9._-]+)(?::(\d*))?\/?$/i.exec(raw.trim());
   if (!m) throw new UsageError(`${what}: "${raw}" is not a printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
   const usual = `a label printer's raw port is usually 9100: tcp://${m[1]}:9100`;
   if (!m[2]) throw new UsageError(`${what}: "${raw}" has no port`, { hint: usual });
   const port = Number(m[2]);
   if (m[2].length > 5 || port < 1 || port > 65535) throw new UsageError(`${what}: "${raw}": port ${m[2]} is not a TCP port (1 to 65535)`, { hint: usual });
-  return { host: m[1].replace(/^\[|\]$/g, ''), port };
+  // "%25" is RFC 6874's percent-encoded "%" when a zone follows it; "%25" alone is the zone 25 (Windows numbers its
+  // interfaces). Node would take "fe80::1%25eth0" for the zone "25eth0".
+  return { host: m[1].replace(/^\[|\]$/g, '').replace(/%25(?=.)/, '%'), port };
 }
 
 /** Normalises a label format (case-insensitive) or throws UsageError listing the choices. */

@@ -31,7 +31,11 @@ export class PrinterError extends ShipError {
 /** Default raw printing port of Zebra (and most label) printers. */
 export const RAW_PORT = 9100;
 
-/** Parses tcp://HOST:PORT (IPv6 in brackets) into a target; UsageError naming `what` when it is not one (config/validate.ts). */
+/**
+ * Parses tcp://HOST:PORT (IPv6 in brackets, with a zone if need be: tcp://[fe80::1%eth0]:9100, or RFC 6874's
+ * %25eth0) into a target; UsageError naming `what` when it is not one (config/validate.ts). The host keeps the
+ * zone (fe80::1%eth0), as net.connect takes it.
+ */
 export function parsePrinterUrl(text: string, what = '--printer'): PrinterTarget {
   const { host, port } = parsePrinterAddress(text, what);
   return { host, port, url: `tcp://${host.includes(':') ? `[${host}]` : host}:${port}` };

@@ -63,7 +63,31 @@ describe('parsePrinterUrl', () => {
     expect(parsePrinterUrl('tcp://printer-1.lan:9100/')).toEqual({ host: 'printer-1.lan', port: 9100 });
     expect(parsePrinterUrl('tcp://[fe80::1]:9100')).toEqual({ host: 'fe80::1', port: 9100 });
   });
-  it.each(['10.0.0.50:9100', 'tcp://10.0.0.50', 'tcp://10.0.0.50:0', 'tcp://10.0.0.50:70000', 'http://x:9100', 'tcp://:9100'])('refuses %s', (raw) => {
+  it('takes an IPv6 zone (link-local address), as RFC 6874 writes it (%25) or as ip and ping do (%), in the form net.connect takes', () => {
+    expect(parsePrinterUrl('tcp://[fe80::1%eth0]:9100')).toEqual({ host: 'fe80::1%eth0', port: 9100 });
+    expect(parsePrinterUrl('tcp://[fe80::1%25eth0]:9100')).toEqual({ host: 'fe80::1%eth0', port: 9100 });
+    expect(parsePrinterUrl('tcp://[FE80::A:B%25enp0s31f6]:9101/')).toEqual({ host: 'FE80::A:B%enp0s31f6', port: 9101 });
+    expect(parsePrinterUrl('tcp://[fe80::1%eth0.100]:9100')).toEqual({ host: 'fe80::1%eth0.100', port: 9100 });
+    // Windows numbers its interfaces: %2512 is zone 12 written as RFC 6874 does, %25 alone is zone 25.
+    expect(parsePrinterUrl('tcp://[fe80::1%2512]:9100')).toEqual({ host: 'fe80::1%12', port: 9100 });
+    expect(parsePrinterUrl('tcp://[fe80::1%25]:9100')).toEqual({ host: 'fe80::1%25', port: 9100 });
+  });
+  it('a zoned address without a port is named as such, with the address in the hint', () => {
+    const err = (() => {
+      try {
+        parsePrinterUrl('tcp://[fe80::1%eth0]');
+      } catch (e) {
+        return e as UsageError;
+      }
+    })();
+    expect(err?.message).toMatch(/has no port/);
+    expect(err?.hint).toContain('tcp://[fe80::1%eth0]:9100');
+  });
+  it.each([
+    '10.0.0.50:9100', 'tcp://10.0.0.50', 'tcp://10.0.0.50:0', 'tcp://10.0.0.50:70000', 'http://x:9100', 'tcp://:9100',
+    // A zone needs brackets, a name, and one %; it belongs to an IPv6 address, not a host name.
+    'tcp://fe80::1%eth0:9100', 'tcp://[fe80::1%]:9100', 'tcp://[fe80::1%eth 0]:9100', 'tcp://[fe80::1%eth0%1]:9100', 'tcp://[fe80::1]%eth0:9100', 'tcp://printer%eth0:9100',
+  ])('refuses %s', (raw) => {
     expect(() => parsePrinterUrl(raw)).toThrow(UsageError);
   });
 });

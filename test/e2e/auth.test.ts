@@ -1,18 +1,15 @@
 // The built binary against the in-process sandbox: login/whoami/logout and the credentials they store.
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship, tempConfigDir } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 const USERNAME = 'demo@example.com';
 const PASSWORD = 'demo-password';
 
-let sb: TestSandbox;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-});
-afterAll(() => sb?.close());
+// No login of its own: the tests log in through the binary.
+const { sb } = useTestSandbox({ login: false });
 
 describe('ship login / whoami / logout (binary)', () => {
   const dir = tempConfigDir();

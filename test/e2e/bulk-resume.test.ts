@@ -6,22 +6,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/bulk/journal.js';
 import { execa } from 'execa';
 import { BIN, binEnv, ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let token: string;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  token = await sb.login();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const { sb, env: auth } = useTestSandbox();
 
 /**
  * A recording proxy in front of the sandbox: counts successful POST /shipments per reference (what the server
@@ -132,7 +123,7 @@ describe('resume after SIGKILL', () => {
         if (n >= killAt) kill?.();
       },
     });
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '8'];
     try {
       let killed = 0;
@@ -179,7 +170,7 @@ describe('runs through faults', () => {
     const outDir = join(dir, 'labels');
     const csv = csvFile(dir, 'FLT', 200);
     const p = await proxy(sb.url + '/v1.2', { dropRate: 0.05 });
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token, SHIP_TIMEOUT: '5' };
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN, SHIP_TIMEOUT: '5' };
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '8'];
     try {
       let last;
@@ -208,7 +199,7 @@ describe('Ctrl-C and the journal lock', () => {
     const outDir = join(dir, 'labels');
     const csv = csvFile(dir, 'INT', 120);
     const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
     try {
       const first = ship(args, { env });
@@ -260,7 +251,7 @@ describe('Ctrl-C and the journal lock', () => {
     writeFileSync(csv, [header, ...earlier].join('\n') + '\n');
     const results = join(dir, 'results.csv');
     const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '2', '--results', results];
     try {
       expect((await ship(args, { env })).exitCode).toBe(3);
@@ -308,7 +299,7 @@ describe('Ctrl-C and the journal lock', () => {
     const outDir = join(dir, 'labels');
     const csv = csvFile(dir, 'STL', 30);
     const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
     try {
       const first = ship(args, { env });
@@ -335,7 +326,7 @@ describe('a journal write that fails part way (a full disk)', () => {
     const outDir = join(dir, 'labels');
     const csv = csvFile(dir, 'JF', 100);
     const p = await proxy(sb.url + '/v1.2');
-    const env = binEnv({ SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token });
+    const env = binEnv({ SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN });
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
     try {
       // A file size limit of 16 KiB: the journal's commit that crosses it is written in part (a short write),
@@ -364,7 +355,7 @@ describe('a rerun with other label options', () => {
     const outDir = join(dir, 'labels');
     const csv = csvFile(dir, 'FMT', 3);
     const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: token };
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
     const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
     try {
       expect((await ship([...args, '--format', 'ZPL'], { env })).exitCode).toBe(0);

@@ -4,15 +4,14 @@
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 const SERVICE = 'DPD_CONSOLIDATED_EU';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
-let dir: string;
+const { sb, env } = useTestSandbox();
+const dir = mkdtempSync(join(tmpdir(), 'ship-e2e-containers-'));
 
 const run = (args: string[]) => ship(args, { env: { ...env, SHIP_CONFIG_DIR: dir }, cwd: dir });
 
@@ -31,15 +30,6 @@ async function showJson(ref: string): Promise<any> {
   expect(r.exitCode, String(r.stderr)).toBe(0);
   return JSON.parse(String(r.stdout));
 }
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-  dir = mkdtempSync(join(tmpdir(), 'ship-e2e-containers-'));
-});
-afterAll(async () => {
-  await sb?.close();
-});
 
 describe('a container, from creation to deletion (built binary)', () => {
   it('lives through its whole life', async () => {

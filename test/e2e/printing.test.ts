@@ -4,20 +4,11 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { apiCall, startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const { sb, env } = useTestSandbox();
 
 /** A ~HS answer: two strings of the ZPL manual's layout, then the third. */
 const hs = (s1: string, s2: string) => `\x02${s1}\x03\r\n\x02${s2}\x03\r\n\x021234,0\x03\r\n`;

@@ -2,19 +2,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const { sb, env } = useTestSandbox();
 
 describe('ship quote (binary)', () => {
   const FLAGS = ['--to-name', 'Ada', '--to-line1', '1 High St', '--to-city', 'London', '--to-postcode', 'SW1A 1AA', '--to-country', 'United Kingdom', '--weight', '1200', '--length', '30', '--width', '20', '--depth', '10'];

@@ -3,21 +3,12 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 import { freePort } from '../helpers/net.js';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const { sb, env } = useTestSandbox();
 
 /** Creates a shipment straight through the API (not through `ship create`, which has its own tests). */
 async function createShipment(ref: string, parcels = 1): Promise<{ trackingRefs: string[] }> {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/bin.js';
-import { apiCall, startTestSandbox, type ApiAuth, type TestSandbox } from '../helpers/sandbox.js';
+import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
 
 const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 // A private server on a socket in this file's temp dir, so the tests never touch (or depend on) anyone's own tmux
@@ -17,8 +17,6 @@ const hasTmux = spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status === 0;
 const tmux = (...args: string[]): string => execFileSync('tmux', ['-S', socket, ...args], { encoding: 'utf8' });
 const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-let sb: TestSandbox;
-let auth: ApiAuth;
 let work: string;
 let socket: string;
 let sessions: string[] = [];
@@ -74,12 +72,8 @@ const title = hasTmux
   ? 'prompts and spinners at a real terminal (built binary in tmux)'
   : 'prompts and spinners at a real terminal: SKIPPED, tmux is not installed (.ci/run installs it; locally: apt-get install -y tmux)';
 describe.skipIf(!hasTmux)(title, () => {
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    auth = await sb.authEnv();
-  });
+  const { sb, env: auth } = useTestSandbox();
   afterAll(async () => {
-    await sb?.close();
     // Our private server, with its keep-alive session and any session that outlived afterEach.
     if (socket) spawnSync('tmux', ['-S', socket, 'kill-server'], { stdio: 'ignore' });
     if (work) rmSync(work, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 // Starts the embedded sandbox in this process on a free loopback port, with helpers for logging in and control calls.
-import { afterAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
 /** A running in-process sandbox plus shortcuts tests need. */
@@ -11,7 +11,7 @@ export interface TestSandbox extends RunningSandbox {
   /** POST /tokens with the seeded (or given) credentials; resolves to the token. */
   login(username?: string, password?: string): Promise<string>;
   /** env plus SHIP_TOKEN from a fresh login. */
-  authEnv(): Promise<{ SHIP_BASE_URL: string; SHIP_API_KEY: string; SHIP_TOKEN: string }>;
+  authEnv(): Promise<ApiAuth>;
   /**
    * POST /__sandbox/<path> with a JSON body (default `{}`); `'GET <path>'` (or a read-only path such as
    * `webhooks/deliveries` or `prints` without a body) does a GET. Resolves to the parsed body; rejects on HTTP >= 400.
@@ -96,12 +96,41 @@ export function sandboxForFile(opts: SandboxOptions = {}): Promise<TestSandbox> 
   return started;
 }
 
+/** What useTestSandbox() gives a suite; its fields are filled in when the suite starts (read them in tests and hooks). */
+export interface SandboxSuite {
+  /** The running sandbox. */
+  sb: TestSandbox;
+  /** SHIP_BASE_URL, SHIP_API_KEY and SHIP_TOKEN of a login made as the suite starts (left empty with `login: false`). */
+  env: ApiAuth;
+}
+
+/**
+ * One sandbox for the enclosing suite (the file, or the describe it is called in): started, and logged in to, in
+ * beforeAll; closed in afterAll. State carries over from test to test (sandboxForFile resets before each).
+ * The objects returned are filled in place, so destructure them at once: `const { sb, env } = useTestSandbox();`.
+ */
+export function useTestSandbox(opts: SandboxOptions & { login?: boolean } = {}): SandboxSuite {
+  const { login = true, ...sandboxOpts } = opts;
+  const suite: SandboxSuite = { sb: {} as TestSandbox, env: {} as ApiAuth };
+  let running: TestSandbox | undefined;
+  beforeAll(async () => {
+    running = await startTestSandbox(sandboxOpts);
+    Object.assign(suite.sb, running);
+    if (login) Object.assign(suite.env, await running.authEnv());
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  return suite;
+}
+
+// A type, not an interface, so that it passes as it is where a binary's environment (a Record) is wanted.
 /** What a direct API call needs: the sandbox's base URL, its API key and a token (as `authEnv()` gives them). */
-export interface ApiAuth {
+export type ApiAuth = {
   SHIP_BASE_URL: string;
   SHIP_API_KEY: string;
   SHIP_TOKEN: string;
-}
+};
 
 /** Calls the sandbox's API directly (not through ship), for setting up and checking state; JSON in and out. */
 export async function apiCall(auth: ApiAuth, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseHostStatus, parsePrinterUrl, preflight, queryHostStatus, sendLabels, sendRaw, type PrinterTarget } from '../../src/printer/index.js';
 
@@ -65,6 +66,12 @@ describe('printer address', () => {
     expect(parsePrinterUrl('tcp://10.0.0.50:9100')).toMatchObject({ host: '10.0.0.50', port: 9100, url: 'tcp://10.0.0.50:9100' });
     expect(parsePrinterUrl('TCP://zebra_dock3:9100/')).toMatchObject({ host: 'zebra_dock3', port: 9100 });
     expect(parsePrinterUrl('tcp://[::1]:9101')).toMatchObject({ host: '::1', port: 9101, url: 'tcp://[::1]:9101' });
+  });
+
+  it('takes an IPv6 link-local address with its zone, %eth0 or RFC 6874\'s %25eth0; the host keeps the zone, as net.connect takes it', () => {
+    expect(parsePrinterUrl('tcp://[fe80::1%eth0]:9100')).toMatchObject({ host: 'fe80::1%eth0', port: 9100, url: 'tcp://[fe80::1%eth0]:9100' });
+    expect(parsePrinterUrl('tcp://[fe80::1%25eth0]:9100')).toMatchObject({ host: 'fe80::1%eth0', port: 9100, url: 'tcp://[fe80::1%eth0]:9100' });
+    expect(() => parsePrinterUrl('tcp://fe80::1%eth0:9100')).toThrow(/is not a printer address/);
   });
 
   // The contract's form is tcp://HOST:PORT, and `config set printers.NAME` always refused an address without a
@@ -273,6 +280,32 @@ describe('raw sending', () => {
       expect(got).toBe('^XA^FDkept open^FS^XZ'.length);
     } finally {
       for (const h of held) h.destroy();
+    }
+  });
+
+  it('an address with a zone reaches the printer: tcp://[::1%LOOPBACK]:PORT (IPv6 loopback only)', async (t) => {
+    // The loopback interface's own name (lo, lo0), so the zone is one the system knows.
+    const lo = Object.entries(networkInterfaces()).find(([, addrs]) => addrs?.some((a) => a.internal && a.family === 'IPv6' && a.address === '::1'))?.[0];
+    if (!lo) return t.skip();
+    const got: Buffer[] = [];
+    const server = createServer((sock) => {
+      sock.on('error', () => {});
+      sock.on('data', (d) => got.push(d));
+      sock.on('end', () => sock.end());
+    });
+    const listening = await new Promise<boolean>((r) => {
+      server.once('error', () => r(false));
+      server.listen(0, '::1', () => r(true));
+    });
+    if (!listening) return t.skip();
+    servers.push(server);
+    const port = (server.address() as { port: number }).port;
+    for (const zone of [lo, `25${lo}`]) {
+      got.length = 0;
+      const target = parsePrinterUrl(`tcp://[::1%${zone}]:${port}`);
+      expect(target.host).toBe(`::1%${lo}`);
+      await sendRaw(target, Buffer.from('^XA^FDzone^FS^XZ'), { timeoutMs: 2000 });
+      expect(Buffer.concat(got).toString(), zone).toBe('^XA^FDzone^FS^XZ');
     }
   });
 

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { isJsonMediaType } from '../../src/sandbox/server.js';
 import { startTestSandbox } from '../helpers/sandbox.js';
 import { call, sandboxSuite } from './client.js';
 
@@ -233,10 +234,27 @@ describe('request Content-Type (Conventions: bodies are JSON, Content-Type: appl
   });
 
   it('accepts application/json with parameters and in any letter case, and +json types', async () => {
-    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/vnd.api+json']) {
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/vnd.api+json', 'application/json;', 'application/json; charset="utf-8"', 'application/problem+json; charset=utf-8']) {
       const r = await post('/tokens', login, { 'content-type': type });
       expect(r.statusCode, type).toBe(200);
       await r.body.dump();
+    }
+  });
+
+  it('refuses a JSON body under a type that only looks like JSON, or under a header that is no media type', async () => {
+    for (const type of ['text/json', 'application/jsonx', 'application/+json', 'application/json+xml', 'json', 'application/json, text/plain', 'application /json', 'application/json garbage']) {
+      const r = await post('/tokens', login, { 'content-type': type });
+      expect(r.statusCode, type).toBe(400);
+      expect(((await r.body.json()) as { message: string }).message, type).toContain('must be JSON, sent with Content-Type: application/json');
+    }
+  });
+
+  it('isJsonMediaType: application/json and application/…+json with any parameters; anything else, or no header, is not', () => {
+    for (const yes of ['application/json', 'APPLICATION/JSON', 'application/json;charset=utf-8', 'application/vnd.api+json', 'application/a+b+json', ' application/json ']) {
+      expect(isJsonMediaType(yes), yes).toBe(true);
+    }
+    for (const no of [undefined, '', ' ', 'application', 'application/', '/json', 'application/json/x', 'text/plain', 'application/json-patch', 'multipart/form-data; boundary=x', 'application/*']) {
+      expect(isJsonMediaType(no), String(no)).toBe(false);
     }
   });
 

@@ -22,7 +22,8 @@ Keys (per profile; pick the profile with --profile or SHIP_PROFILE):
   label_format    default label format: ZPL, PDF or PNG
   printer         default printer: tcp://HOST:PORT, or the NAME of a printers.NAME entry; --printer
                   given without a value (create, label, print, containers label) sends to it
-  printers.NAME   a named printer, tcp://HOST:PORT (printer.NAME works too)
+  printers.NAME   a named printer, tcp://HOST:PORT (printer.NAME works too); IPv6 in brackets, a
+                  link-local one with its interface: tcp://[fe80::1%eth0]:9100
   timeout         request timeout in seconds
 Secrets are always shown masked (****abcd).`;
 
