@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Benchmark: start-up cost of `ship`. Wall time of whole processes (spawn to exit), median of N runs taken in
 // turns (so load on the machine spreads over every command alike), as ratios to plain `node -e 0`:
-// `ship --version`, `ship --help`, and two one-request commands against `ship sandbox` running in its own process
-// on a free loopback port (`services --json`; `whoami --json` with the token stored in a profile by `ship login`).
+// `ship --version`, `ship --help`, and one-request commands against `ship sandbox` running in its own process
+// on a free loopback port (`services --json`, `skus list --json`; `whoami --json` with the token stored in a
+// profile by `ship login`).
 // Reports ratios from one run; no pass/fail on time. Fails only if a command itself fails.
 //
 // Usage: npm run build && node bench/startup.mjs [--runs 15] [--bin path/to/ship.js] [--no-compile-cache]
@@ -53,6 +54,7 @@ try {
     { name: 'ship --version', args: [BIN, '--version'] },
     { name: 'ship --help', args: [BIN, '--help'] },
     { name: 'ship services --json', args: [BIN, 'services', '--json'] },
+    { name: 'ship skus list --json', args: [BIN, 'skus', 'list', '--json'] },
     { name: 'ship whoami --json', args: [BIN, 'whoami', '--json'] },
   ];
   // One untimed round first: the page cache and the sandbox's own JIT warm up for every case alike.

@@ -1,5 +1,6 @@
 // One function per endpoint: builds the request, unwraps the envelope, parses the response leniently.
 import type { z } from 'zod';
+import type { ZodMiniType } from 'zod/mini';
 import { ApiError, NotFoundError, ValidationError } from '../errors.js';
 import { apiPath, HttpClient, type RequestSpec } from './client.js';
 import { toDocumentResult, type DocumentResult } from './documents.js';
@@ -8,28 +9,47 @@ import type { ShipmentResponse, Sku, SkuPage } from './schemas.js';
 import { fastSku, fastSkuLinks, fastSkuMeta } from './sku-fast.js';
 import { fastShipmentResponse } from './shipment-fast.js';
 import { fastLabel, fastLabels, fastShipmentEvents, fastTrackingEvent, fastTrackingEvents } from './parcel-fast.js';
+import { fastBrand, fastCustomField, fastDeliveryService, fastLocation, fastPackagingOptions, fastUser } from './reference-fast.js';
 
 // Response bodies are parsed here and read nowhere else: the fast parsers may hand their objects back,
 // normalised in place, instead of copying them (FastParseOptions.reuse).
 const OWNED = { reuse: true } as const;
 const ownedSku = (item: unknown) => fastSku(item, OWNED);
 const ownedShipmentResponse = (item: unknown) => fastShipmentResponse(item, OWNED);
+const ownedSkuLinks = (item: unknown) => fastSkuLinks(item, OWNED);
+const ownedSkuMeta = (item: unknown) => fastSkuMeta(item, OWNED);
 
+/** The request schemas (classic zod), with the response schemas they re-export. */
 type Schemas = typeof import('./schemas.js');
+/** The response schemas alone (zod/mini). */
+type Responses = typeof import('./response-schemas.js');
 type SchemaPick<S extends z.ZodType> = (schemas: Schemas) => S;
+/** A response schema (zod/mini). */
+type ResponseSchema = ZodMiniType;
+type ResponsePick<S extends ResponseSchema> = (schemas: Responses) => S;
+/** A fast parser: the schema's output for an answer that matches it, undefined for the schema to judge. */
+type Fast<S extends ResponseSchema> = (item: unknown) => z.output<S> | undefined;
 
 let schemasP: Promise<[Schemas, typeof import('./validate.js')]> | undefined;
 /**
- * The zod schemas (and zod itself), loaded by the first call that parses or validates, not with the client:
- * a command whose call needs no parsing (`whoami`: GET /tokens) never loads them.
+ * The request schemas (and classic zod), loaded by the first call that validates a request body, not with
+ * the client: a command that sends none never loads them.
  */
-const loadSchemas = () =>
-  (schemasP ??= Promise.all([import('./schemas.js'), import('./validate.js')]).then((loaded) => {
-    schemasLoaded = loaded[0];
+const loadSchemas = () => (schemasP ??= Promise.all([import('./schemas.js'), import('./validate.js')]));
+
+let responsesP: Promise<Responses> | undefined;
+/**
+ * The response schemas (zod/mini, without classic zod and the request schemas), loaded by the first call whose
+ * answer needs them: one whose answer needs no parsing (`whoami`: GET /tokens), or whose answer a fast parser
+ * took (`track`, `label`, `skus list`, the reference commands), never loads zod.
+ */
+const loadResponses = () =>
+  (responsesP ??= import('./response-schemas.js').then((loaded) => {
+    responsesLoaded = loaded;
     return loaded;
   }));
-/** The schemas once loaded: a bulk run's thousands of calls take them without waiting on a promise each. */
-let schemasLoaded: Schemas | undefined;
+/** The response schemas once loaded: a bulk run's thousands of calls take them without waiting on a promise each. */
+let responsesLoaded: Responses | undefined;
 
 /** Largest number of SKU pages `skus.all` follows (30 per page: 300 000 SKUs). */
 const MAX_SKU_PAGES = 10_000;
@@ -44,7 +64,7 @@ function envelope(body: unknown): { message?: string; data: unknown } {
 }
 
 /** A short, readable summary of zod issues for a warning. */
-function issueSummary(error: z.ZodError): string {
+function issueSummary(error: z.core.$ZodError): string {
   const shown = error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`);
   const more = error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : '';
   return shown.join('; ') + more;
@@ -56,7 +76,7 @@ export function buildApi(opts: ApiOptions): Api {
   const warn = (message: string) => opts.onWarning?.(message);
 
   /** Parses leniently: on a mismatch, warns and returns the data as received. */
-  function lenient<S extends z.ZodType>(schema: S, data: unknown, where: string): z.output<S> {
+  function lenient<S extends ResponseSchema>(schema: S, data: unknown, where: string): z.output<S> {
     const r = schema.safeParse(data);
     if (r.success) return r.data as z.output<S>;
     warn(`${where}: the response did not match the expected shape (${issueSummary(r.error)}); using it as received`);
@@ -67,19 +87,37 @@ export function buildApi(opts: ApiOptions): Api {
    * Parses a list element by element, so one odd element keeps the others normalised. `fast` may give an
    * element's parsed value without zod (undefined: let the schema judge it).
    */
-  function lenientList<S extends z.ZodType>(schema: S, data: unknown, where: string, fast?: (item: unknown) => z.output<S> | undefined): Array<z.output<S>> {
-    let list: unknown[];
-    if (Array.isArray(data)) list = data;
-    else if (data === null || data === undefined) list = [];
-    else if (typeof data === 'object') {
+  function lenientList<S extends ResponseSchema>(schema: S, data: unknown, where: string, fast?: Fast<S>): Array<z.output<S>> {
+    return listOf(data, where).map((item, i) => (fast && fast(item)) ?? lenient(schema, item, `${where} [${i}]`));
+  }
+
+  /** lenient, loading the response schemas only if `fast` (when given) gives up on the answer. */
+  async function parseOne<S extends ResponseSchema>(pick: ResponsePick<S>, data: unknown, where: string, fast?: Fast<S>): Promise<z.output<S>> {
+    const f = fast?.(data);
+    if (f !== undefined) return f;
+    return lenient(pick(responsesLoaded ?? (await loadResponses())), data, where);
+  }
+
+  /** lenientList, loading the response schemas only if `fast` (when given) gives up on an element. */
+  async function parseList<S extends ResponseSchema>(pick: ResponsePick<S>, data: unknown, where: string, fast?: Fast<S>): Promise<Array<z.output<S>>> {
+    const items = listOf(data, where);
+    const parsed = fast ? items.map((item) => fast(item)) : [];
+    if (fast && !parsed.includes(undefined)) return parsed as Array<z.output<S>>;
+    const schema = pick(responsesLoaded ?? (await loadResponses()));
+    return items.map((item, i) => parsed[i] ?? lenient(schema, item, `${where} [${i}]`));
+  }
+
+  /** The elements of an answer that should be a list (warning when it is not). */
+  function listOf(data: unknown, where: string): unknown[] {
+    if (Array.isArray(data)) return data;
+    if (data === null || data === undefined) return [];
+    if (typeof data === 'object') {
       // PHP serialises arrays with gaps in their keys as objects.
       warn(`${where}: expected a list, got an object; using its values`);
-      list = Object.values(data);
-    } else {
-      warn(`${where}: expected a list, got ${typeof data}; ignoring it`);
-      list = [];
+      return Object.values(data);
     }
-    return list.map((item, i) => (fast && fast(item)) ?? lenient(schema, item, `${where} [${i}]`));
+    warn(`${where}: expected a list, got ${typeof data}; ignoring it`);
+    return [];
   }
 
   /** Validates a request body before sending; a failure is a ValidationError with dotted field paths. */
@@ -103,25 +141,26 @@ export function buildApi(opts: ApiOptions): Api {
 
   const where = (spec: { method: string; path: string }) => `${spec.method} ${spec.path}`;
 
-  async function get<S extends z.ZodType>(path: string, pick: SchemaPick<S>, what: string, o?: CallOptions, query?: RequestSpec['query']) {
-    const [{ data }, [schemas]] = await Promise.all([call({ method: 'GET', path, query, what }, o), loadSchemas()]);
+  // Without a fast parser, the response schemas load while the request is on the wire; with one, only if it gives up.
+  async function get<S extends ResponseSchema>(path: string, pick: ResponsePick<S>, what: string, o?: CallOptions, fast?: Fast<S>) {
+    const [{ data }] = await Promise.all([call({ method: 'GET', path, what }, o), fast ? undefined : loadResponses()]);
     if (data === null || data === undefined) throw new ApiError(`GET ${path}: the response carries no ${what}`, { method: 'GET', path, status: 200 });
-    return lenient(pick(schemas), data, where({ method: 'GET', path }));
+    return parseOne(pick, data, where({ method: 'GET', path }), fast);
   }
 
-  async function getList<S extends z.ZodType>(path: string, pick: SchemaPick<S>, o?: CallOptions, query?: RequestSpec['query']) {
-    const [{ data }, [schemas]] = await Promise.all([call({ method: 'GET', path, query }, o), loadSchemas()]);
-    return lenientList(pick(schemas), data, where({ method: 'GET', path }));
+  async function getList<S extends ResponseSchema>(path: string, pick: ResponsePick<S>, o?: CallOptions, query?: RequestSpec['query'], fast?: Fast<S>) {
+    const [{ data }] = await Promise.all([call({ method: 'GET', path, query }, o), fast ? undefined : loadResponses()]);
+    return parseList(pick, data, where({ method: 'GET', path }), fast);
   }
 
-  /** Sends a call and loads the schemas meanwhile (the module loads while the request is on the wire). */
-  async function callParsed(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown; schemas: Schemas }> {
-    if (schemasLoaded !== undefined) {
-      const res = (await call(spec, o)) as { message?: string; data: unknown; body: unknown; schemas: Schemas };
-      res.schemas = schemasLoaded;
+  /** Sends a call and loads the response schemas meanwhile (the module loads while the request is on the wire). */
+  async function callParsed(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown; schemas: Responses }> {
+    if (responsesLoaded !== undefined) {
+      const res = (await call(spec, o)) as { message?: string; data: unknown; body: unknown; schemas: Responses };
+      res.schemas = responsesLoaded;
       return res;
     }
-    const [res, [schemas]] = await Promise.all([call(spec, o), loadSchemas()]);
+    const [res, schemas] = await Promise.all([call(spec, o), loadResponses()]);
     return { ...res, schemas };
   }
 
@@ -134,19 +173,23 @@ export function buildApi(opts: ApiOptions): Api {
     return doc;
   }
 
-  /** A SKU page parsed part by part, so one odd SKU leaves the rest of the page normalised. */
-  function parseSkuPage(schemas: Schemas, body: unknown, path: string): SkuPage {
-    const { SkuSchema, SkuLinksSchema, SkuMetaSchema } = schemas;
+  /**
+   * A SKU page parsed part by part, so one odd SKU leaves the rest of the page normalised. The fast parsers
+   * take a usual page whole, and zod (loaded only then) the parts they give up on: `skus list` loads no zod.
+   */
+  async function parseSkuPage(body: unknown, path: string): Promise<SkuPage> {
     const at = `GET ${path}`;
-    if (Array.isArray(body)) return { data: lenientList(SkuSchema, body, at, ownedSku), links: {}, meta: {} } as SkuPage;
-    const b = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-    if (!Array.isArray(b.data)) warn(`${at}: the response has no data list`);
+    const whole = Array.isArray(body);
+    const b = !whole && body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+    if (!whole && !Array.isArray(b.data)) warn(`${at}: the response has no data list`);
     const { data: _data, links, meta, ...rest } = b;
+    const data = await parseList((s) => s.SkuSchema, whole ? body : b.data, at, ownedSku);
+    if (whole) return { data, links: {}, meta: {} } as SkuPage;
     return {
       ...rest,
-      data: lenientList(SkuSchema, b.data, at, ownedSku),
-      links: fastSkuLinks(links ?? {}, OWNED) ?? lenient(SkuLinksSchema, links ?? {}, `${at} links`),
-      meta: fastSkuMeta(meta ?? {}, OWNED) ?? lenient(SkuMetaSchema, meta ?? {}, `${at} meta`),
+      data,
+      links: await parseOne((s) => s.SkuLinksSchema, links ?? {}, `${at} links`, ownedSkuLinks),
+      meta: await parseOne((s) => s.SkuMetaSchema, meta ?? {}, `${at} meta`, ownedSkuMeta),
     } as SkuPage;
   }
 
@@ -161,8 +204,8 @@ export function buildApi(opts: ApiOptions): Api {
       // Never send our credentials to another host because a response told us to.
       throw new ApiError(`refusing to follow a page link to ${target.origin}: it is not the API's origin (${http.origin})`);
     }
-    const [res, [schemas]] = await Promise.all([http.send({ method: 'GET', path: target.pathname, url: target.href, signal: o?.signal }), loadSchemas()]);
-    return parseSkuPage(schemas, res.body, target.pathname + target.search);
+    const res = await http.send({ method: 'GET', path: target.pathname, url: target.href, signal: o?.signal });
+    return parseSkuPage(res.body, target.pathname + target.search);
   }
 
   /** Follows links.next; a link on another origin is not followed, its page number is asked of our own base URL instead. */
@@ -179,13 +222,13 @@ export function buildApi(opts: ApiOptions): Api {
     return api.skus.list({ page }, o);
   }
 
-  const skuWriteResult = (schemas: Schemas, data: unknown, path: string): Sku | unknown => {
+  const skuWriteResult = (schemas: Responses, data: unknown, path: string): Sku | unknown => {
     if (data && typeof data === 'object' && !Array.isArray(data) && 'sku' in data) return lenient(schemas.SkuSchema, data, path);
     return data;
   };
 
   /** The shipments of a POST /shipments answer. */
-  function createdShipments({ data, schemas }: { data: unknown; schemas: Schemas }): ShipmentResponse[] {
+  function createdShipments({ data, schemas }: { data: unknown; schemas: Responses }): ShipmentResponse[] {
     // The document leaves the count open; a single object is accepted as a one-element list.
     const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
     const shipments = lenientList(schemas.ShipmentResponseSchema, list, 'POST /shipments', ownedShipmentResponse);
@@ -271,7 +314,7 @@ export function buildApi(opts: ApiOptions): Api {
         if (Array.isArray(data) && data.length === 0) return {};
         const fast = fastShipmentEvents(data ?? {});
         if (fast) return fast;
-        const [schemas] = await loadSchemas();
+        const schemas = await loadResponses();
         return lenient(schemas.ShipmentEventsSchema, data ?? {}, `GET ${path}`);
       },
       async print(ref, body, o) {
@@ -291,7 +334,7 @@ export function buildApi(opts: ApiOptions): Api {
         const { data } = await call({ method: 'GET', path, what: `parcel ${JSON.stringify(trackingRef)}` }, o);
         const fast = fastTrackingEvents(data);
         if (fast) return fast;
-        const [schemas] = await loadSchemas();
+        const schemas = await loadResponses();
         return lenientList(schemas.TrackingEventSchema, data, `GET ${path}`, fastTrackingEvent);
       },
       async label(trackingRef, q, o) {
@@ -301,50 +344,52 @@ export function buildApi(opts: ApiOptions): Api {
         const list = data && typeof data === 'object' && !Array.isArray(data) ? [data] : data;
         const fast = fastLabels(list);
         if (fast) return fast;
-        const [schemas] = await loadSchemas();
+        const schemas = await loadResponses();
         return lenientList(schemas.LabelSchema, list, `GET ${path}`, fastLabel);
       },
     },
 
+    // The reference data: fast parsers take the usual answers, so these commands load no zod.
     users: {
-      list: (o) => getList('/users', (s) => s.UserSchema, o),
+      list: (o) => getList('/users', (s) => s.UserSchema, o, undefined, fastUser),
     },
 
     locations: {
       async list(o) {
-        const { data, schemas } = await callParsed({ method: 'GET', path: '/locations' }, o);
+        const { data } = await call({ method: 'GET', path: '/locations' }, o);
         // Documented as a paginator (data.data); a plain list is accepted too.
         const inner = data && typeof data === 'object' && !Array.isArray(data) && 'data' in data ? (data as { data: unknown }).data : data;
-        return lenientList(schemas.LocationSchema, inner, 'GET /locations');
+        return parseList((s) => s.LocationSchema, inner, 'GET /locations', fastLocation);
       },
-      get: (ref, o) => get(apiPath`/locations/${ref}`, (s) => s.LocationSchema, `location ${JSON.stringify(ref)}`, o),
+      get: (ref, o) => get(apiPath`/locations/${ref}`, (s) => s.LocationSchema, `location ${JSON.stringify(ref)}`, o, fastLocation),
     },
 
     brands: {
-      list: (o) => getList('/brands', (s) => s.BrandSchema, o),
-      get: (ref, o) => get(apiPath`/brands/${ref}`, (s) => s.BrandSchema, `brand ${JSON.stringify(ref)}`, o),
+      list: (o) => getList('/brands', (s) => s.BrandSchema, o, undefined, fastBrand),
+      get: (ref, o) => get(apiPath`/brands/${ref}`, (s) => s.BrandSchema, `brand ${JSON.stringify(ref)}`, o, fastBrand),
     },
 
     services: {
       list: (filter, o) =>
-        getList('/services', (s) => s.DeliveryServiceSchema, o, {
-          weight: filter?.weight,
-          length: filter?.length,
-          width: filter?.width,
-          depth: filter?.depth,
-        }),
+        getList(
+          '/services',
+          (s) => s.DeliveryServiceSchema,
+          o,
+          { weight: filter?.weight, length: filter?.length, width: filter?.width, depth: filter?.depth },
+          fastDeliveryService,
+        ),
     },
 
     customFields: {
-      list: (o) => getList('/custom-fields', (s) => s.CustomFieldSchema, o),
+      list: (o) => getList('/custom-fields', (s) => s.CustomFieldSchema, o, undefined, fastCustomField),
       async get(ref, o) {
         const path = apiPath`/custom-fields/${ref}`;
-        const { data, schemas } = await callParsed({ method: 'GET', path, what: `custom field ${JSON.stringify(ref)}` }, o);
+        const { data } = await call({ method: 'GET', path, what: `custom field ${JSON.stringify(ref)}` }, o);
         const one = Array.isArray(data) ? data[0] : data;
         if (one === undefined || one === null) {
           throw new NotFoundError(`custom field ${JSON.stringify(ref)} not found`, { method: 'GET', path, status: 200 });
         }
-        return lenient(schemas.CustomFieldSchema, one, `GET ${path}`);
+        return parseOne((s) => s.CustomFieldSchema, one, `GET ${path}`, fastCustomField);
       },
       async create(body, o) {
         const b = await checked((s) => s.CustomFieldRequestSchema, body, 'custom field');
@@ -354,7 +399,7 @@ export function buildApi(opts: ApiOptions): Api {
     },
 
     packaging: {
-      get: (o) => get('/packaging-options', (s) => s.PackagingOptionsSchema, 'packaging options', o),
+      get: (o) => get('/packaging-options', (s) => s.PackagingOptionsSchema, 'packaging options', o, fastPackagingOptions),
     },
 
     skus: {
@@ -376,8 +421,8 @@ export function buildApi(opts: ApiOptions): Api {
         return skuWriteResult(schemas, data, `PATCH ${path}`);
       },
       async list(q, o) {
-        const [res, [schemas]] = await Promise.all([http.send({ method: 'GET', path: '/skus', query: { page: q?.page }, signal: o?.signal }), loadSchemas()]);
-        return parseSkuPage(schemas, res.body, '/skus');
+        const res = await http.send({ method: 'GET', path: '/skus', query: { page: q?.page }, signal: o?.signal });
+        return parseSkuPage(res.body, '/skus');
       },
       page: (url, o) => skuPageAt(url, o),
       async *all(o) {

@@ -17,8 +17,15 @@ type Field =
   | 'customFields' // z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish()
   | 'pngList' // z.union([z.array(z.string()), z.string(), z.null()]).transform(→ string[]).optional()
   | 'pngOne' // z.union([z.string(), z.array(z.string()), z.null()]).transform(→ one string, or the list).optional()
+  | 'stringOrNumber' // z.union([z.string(), z.number()]).nullish() (either order)
+  | 'scalar' // z.union([z.string(), z.number(), z.boolean()]).nullish()
   | { objectOrString: Shape } // z.union([z.looseObject(shape), z.string()]).nullish()
-  | { object: Shape }; // z.looseObject(shape).nullish()
+  | { object: Shape } // z.looseObject(shape).nullish()
+  | { objectOrList: Shape } // z.union([z.looseObject(shape), z.array(z.unknown())]).nullish()
+  | { list: Shape } // z.array(z.looseObject(shape)).nullish().transform((v) => v ?? [])
+  // z.array(z.union([z.tuple([z.string(), z.string(), z.union([z.string(), z.number()])]).rest(z.unknown()),
+  // z.looseObject(shape)])).nullish().transform((v) => v ?? []): service conditions, as triples or objects.
+  | { conditions: Shape };
 
 /** A lenient response schema's fields, in the schema's order (shipment-fast.ts describes its shapes with it). */
 export type Shape = Readonly<Record<string, Field>>;
@@ -96,6 +103,8 @@ export interface Compiled {
   kinds: Field[];
   index: Map<string, number>;
   nested: Array<Compiled | undefined>;
+  /** The indexes of the lists the schema makes [] when missing. */
+  lists: number[];
   /** The last key list found in the shape's order (a page's objects nearly always share one). */
   lastInOrder?: string[];
 }
@@ -108,8 +117,33 @@ export function compile(shape: Shape): Compiled {
     keys,
     kinds,
     index: new Map(keys.map((k, i) => [k, i])),
-    nested: kinds.map((k) => (typeof k === 'object' ? compile('object' in k ? k.object : k.objectOrString) : undefined)),
+    // Each object kind names one shape.
+    nested: kinds.map((k) => (typeof k === 'object' ? compile(Object.values(k)[0]) : undefined)),
+    lists: kinds.flatMap((k, i) => (isList(k) ? [i] : [])),
   };
+}
+
+/** Whether the schema makes the field [] when it is missing or null. */
+const isList = (kind: Field): boolean => typeof kind === 'object' && ('list' in kind || 'conditions' in kind);
+
+/** Each element through `one`, into a new list (or, with reuse, the list itself); FAIL when one does not match. */
+function listOf(v: unknown[], one: (e: unknown) => unknown, reuse: boolean): unknown[] | typeof FAIL {
+  const out = reuse ? v : new Array<unknown>(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const r = one(v[i]);
+    if (r === undefined) return FAIL;
+    out[i] = r;
+  }
+  return out;
+}
+
+/** A service condition: a triple (copied, as zod copies a tuple) or an object of the shape; undefined otherwise. */
+function condition(c: Compiled, e: unknown, reuse: boolean): unknown {
+  if (Array.isArray(e)) {
+    const ok = e.length >= 3 && typeof e[0] === 'string' && typeof e[1] === 'string' && (typeof e[2] === 'string' || isNumber(e[2]));
+    return ok ? (reuse ? e : e.slice()) : undefined;
+  }
+  return isRecord(e) ? object(c, e, reuse) : undefined;
 }
 
 function field(kind: Field, nested: Compiled | undefined, v: unknown, reuse: boolean): unknown {
@@ -129,7 +163,7 @@ function field(kind: Field, nested: Compiled | undefined, v: unknown, reuse: boo
     for (const e of v) if (typeof e !== 'string') return FAIL;
     return v.length <= 1 ? (v[0] ?? '') : reuse ? v : v.slice();
   }
-  if (v === null) return kind === 'string' ? FAIL : null;
+  if (v === null) return kind === 'string' ? FAIL : isList(kind) ? [] : null;
   switch (kind) {
     case 'string':
     case 'optString':
@@ -142,12 +176,20 @@ function field(kind: Field, nested: Compiled | undefined, v: unknown, reuse: boo
       return typeof v === 'string' || isNumber(v) ? toMoney(v) : FAIL;
     case 'boolOrNumber':
       return typeof v === 'boolean' || isNumber(v) ? v : FAIL;
+    case 'stringOrNumber':
+      return typeof v === 'string' || isNumber(v) ? v : FAIL;
+    case 'scalar':
+      return typeof v === 'string' || typeof v === 'boolean' || isNumber(v) ? v : FAIL;
     case 'customFields':
       // zod copies both (the record into a new plain object, the list into a new array) and drops `__proto__`.
       if (Array.isArray(v)) return reuse ? v : v.slice();
       if (isRecord(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, '__proto__')) return reuse ? v : { ...v };
       return FAIL;
     default:
+      if ('list' in kind) return Array.isArray(v) ? listOf(v, (e) => (isRecord(e) ? object(nested!, e, reuse) : undefined), reuse) : FAIL;
+      if ('conditions' in kind) return Array.isArray(v) ? listOf(v, (e) => condition(nested!, e, reuse), reuse) : FAIL;
+      // zod copies the list of z.array(z.unknown()).
+      if (Array.isArray(v)) return 'objectOrList' in kind ? (reuse ? v : v.slice()) : FAIL;
       if (typeof v === 'string' && 'objectOrString' in kind) return v;
       return isRecord(v) ? (object(nested!, v, reuse) ?? FAIL) : FAIL;
   }
@@ -192,6 +234,8 @@ function object(c: Compiled, input: Record<string, unknown>, reuse: boolean): Re
         break;
       }
     }
+    // A missing list becomes [] in its place among the shape's keys: then the object is built in order.
+    if (inOrder) for (const i of c.lists) if (!Object.hasOwn(input, c.keys[i])) inOrder = false;
     if (inOrder) c.lastInOrder = own;
   }
   const out: Record<string, unknown> = inOrder ? (reuse ? input : { ...input }) : {};
@@ -206,7 +250,8 @@ function object(c: Compiled, input: Record<string, unknown>, reuse: boolean): Re
     else if (own[next] === key) v = values[next++];
     if (v === undefined) {
       if (c.kinds[i] === 'string') return undefined;
-      if (!inOrder && key in input) out[key] = undefined;
+      if (isList(c.kinds[i])) out[key] = [];
+      else if (!inOrder && key in input) out[key] = undefined;
       continue;
     }
     const r = field(c.kinds[i], c.nested[i], v, reuse);

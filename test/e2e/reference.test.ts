@@ -1,17 +1,11 @@
 // The built binary against the in-process sandbox: every reference command, with and without --json,
 // and each exit code of the contract produced by the case it names.
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: Record<string, string>;
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(() => sb?.close());
+const { sb, env } = useTestSandbox();
 
 const run = (args: string[], extra: Record<string, string> = {}) => ship(args, { env: { ...env, ...extra } });
 const json = async (args: string[]) => {

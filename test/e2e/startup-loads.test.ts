@@ -6,20 +6,18 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, binEnv } from '../helpers/bin.js';
-import { startTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { useTestSandbox } from '../helpers/sandbox.js';
 
 const RECORD = resolve(import.meta.dirname, '../helpers/record-loads.mjs');
 const HEAVY = ['zod', 'conf', 'cli-table3', 'ora', '@inquirer/prompts', '@inquirer/core', 'csv-parse', 'pdf-lib', 'bwip-js', 'pngjs', 'node-thermal-printer'];
 
-let sb: TestSandbox;
-let env: Record<string, string>;
+const { sb, env } = useTestSandbox();
 let trackingRef: string;
 
+// After useTestSandbox's beforeAll: hooks run in the order they were registered.
 beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
   const headers = { 'content-type': 'application/json', accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN };
   const res = await fetch(`${sb.baseUrl}/shipments`, {
     method: 'POST',
@@ -33,9 +31,6 @@ beforeAll(async () => {
   const body = (await res.json()) as { data: Array<{ tracking_reference: string }> };
   trackingRef = body.data[0].tracking_reference;
   await sb.control('tracking/advance', { shipment_reference: 'LOADS-1' });
-});
-afterAll(async () => {
-  await sb?.close();
 });
 
 /** Runs the binary; resolves to its result and the source inputs (src/… and node_modules/…) of every file it loaded. */
@@ -67,13 +62,22 @@ describe('what the commands scripts call most load at run time', () => {
     }
   });
 
-  it('whoami, track, label -o - and invoice -o - load no heavy module, zod included: their answers are parsed without it', async () => {
+  it('whoami, track, label -o -, invoice -o -, skus list and the reference commands load no heavy module, zod included: their answers are parsed without it', async () => {
     const cases = [
       ['whoami', '--json'],
       ['track', 'LOADS-1', '--json'],
       ['track', '--parcel', trackingRef, '--json'],
       ['label', trackingRef, '-o', '-'],
       ['invoice', 'LOADS-1', '-o', '-'],
+      ['skus', 'list', '--json'],
+      ['services', '--json'],
+      ['locations', '--json'],
+      ['locations', 'WH1', '--json'],
+      ['brands', '--json'],
+      ['users', '--json'],
+      ['packaging', '--json'],
+      ['custom-fields', '--json'],
+      ['custom-fields', 'gift_message', '--json'],
     ];
     for (const args of cases) {
       const r = await loads(args);
@@ -83,8 +87,20 @@ describe('what the commands scripts call most load at run time', () => {
       expect(r.packages, args.join(' ')).toContain('undici');
       for (const p of HEAVY) expect(r.packages, `${args.join(' ')} loads ${p}`).not.toContain(p);
       expect(r.inputs, args.join(' ')).not.toContain('src/api/schemas.ts');
+      expect(r.inputs, args.join(' ')).not.toContain('src/api/response-schemas.ts');
     }
     const track = await loads(['track', 'LOADS-1', '--json']);
     expect(JSON.parse(track.stdout).shipments[0].parcels[0].events.length).toBeGreaterThan(1);
+  });
+
+  it('a command that parses its answer with zod and sends no body (skus get) loads zod/mini: neither classic zod nor the request schemas', async () => {
+    const r = await loads(['skus', 'get', 'MUG-001', '--json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).sku).toBe('MUG-001');
+    expect(r.inputs).toContain('src/api/response-schemas.ts');
+    expect(r.inputs).not.toContain('src/api/schemas.ts');
+    // `import { z } from 'zod'` anywhere in the bundle would bring all of classic zod back into the chunk zod/mini shares.
+    const classic = [...r.inputs].filter((f) => f.startsWith('node_modules/zod/v4/classic/') || f.startsWith('node_modules/zod/v4/core/json-schema-generator'));
+    expect(classic).toEqual([]);
   });
 });
