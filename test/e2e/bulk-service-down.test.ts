@@ -5,20 +5,11 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { apiCall, startTestSandbox, type ApiAuth, type TestSandbox } from '../helpers/sandbox.js';
+import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: ApiAuth;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(async () => {
-  await sb?.close();
-});
+const { sb, env } = useTestSandbox();
 
 /** Runs `body` with every API request answered 503; the faults are cleared after it, whatever happens. */
 async function serviceDown<T>(body: () => Promise<T>): Promise<T> {

@@ -2,77 +2,15 @@
 // off prints as garbage), and then the command exits 130 saying every label went out whole, so nothing is left
 // to send — as `ship label --printer` does (printing.test.ts); it used to finish and exit 0 as if nothing happened.
 // The built binary against the sandbox and a loopback printer that takes 200 ms over each label.
-import { createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { apiCall, startTestSandbox, type ApiAuth, type TestSandbox } from '../helpers/sandbox.js';
+import { fakePrinter } from '../helpers/printer.js';
+import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let env: ApiAuth;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  env = await sb.authEnv();
-});
-afterAll(async () => {
-  await sb?.close();
-});
-
-const HS_READY = '\x02030,0,0,1245,000,0,0,0,000,0,0,0\x03\r\n\x02001,0,0,0,0,2,4,0,00000000,1,000\x03\r\n\x021234,0\x03\r\n';
-
-interface SlowPrinter {
-  url: string;
-  /** The bytes of every label connection (not the ~HS ones), as ship ended each. */
-  jobs: Buffer[];
-  /** Label connections the printer has closed its side of: jobs it finished. */
-  readonly finished: number;
-  close(): Promise<void>;
-}
-
-/** A loopback raw printer that answers ~HS "ready" and closes each label job `closeDelayMs` after ship's end. */
-async function slowPrinter(closeDelayMs: number): Promise<SlowPrinter> {
-  const jobs: Buffer[] = [];
-  let finished = 0;
-  const open = new Set<Socket>();
-  const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
-    open.add(sock);
-    sock.on('close', () => open.delete(sock));
-    sock.on('error', () => {});
-    const chunks: Buffer[] = [];
-    let status = false;
-    sock.on('data', (d) => {
-      chunks.push(d);
-      if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) {
-        status = true;
-        sock.end(HS_READY);
-      }
-    });
-    sock.on('end', () => {
-      if (status) return;
-      jobs.push(Buffer.concat(chunks));
-      setTimeout(() => {
-        sock.end();
-        finished++;
-      }, closeDelayMs);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `tcp://127.0.0.1:${(server.address() as { port: number }).port}`,
-    jobs,
-    get finished() {
-      return finished;
-    },
-    close: () =>
-      new Promise((r) => {
-        for (const s of open) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
+const { sb, env } = useTestSandbox();
 
 /** Resolves once `cond` holds (polled every 5 ms), or rejects after `ms`. */
 async function until(cond: () => boolean, ms = 20_000): Promise<void> {
@@ -101,7 +39,7 @@ async function createShipment(ref: string, parcels: number): Promise<string[]> {
 describe('Ctrl-C while the last label is being sent', () => {
   it('ship print REF --printer: the last label is finished, then exit 130 saying every label went out whole', async () => {
     const refs = await createShipment('LAST-PRN', 2);
-    const printer = await slowPrinter(200);
+    const printer = await fakePrinter({ closeDelayMs: 200 });
     try {
       const run = ship(['print', 'LAST-PRN', '--printer', printer.url], { env });
       await until(() => printer.jobs.length >= 2);
@@ -129,7 +67,7 @@ describe('Ctrl-C while the last label is being sent', () => {
       file,
       JSON.stringify({ shipment_reference: 'LAST-CRT', to_address: TO, parcels: [1, 2].map((i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })) }),
     );
-    const printer = await slowPrinter(200);
+    const printer = await fakePrinter({ closeDelayMs: 200 });
     try {
       const run = ship(['create', '--file', file, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--quiet'], { env });
       await until(() => printer.jobs.length >= 2);
@@ -154,7 +92,7 @@ describe('Ctrl-C while the last label is being sent', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-last-csv-'));
     const csv = join(dir, 'orders.csv');
     writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLAST-CSV-1,Ann,1 High Street,London,SW1A 1AA,GB,1000\nLAST-CSV-2,Bob,2 High Street,London,SW1A 1AA,GB,1100\n');
-    const printer = await slowPrinter(200);
+    const printer = await fakePrinter({ closeDelayMs: 200 });
     const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
     try {
       const run = ship(args, { env });

@@ -1,74 +1,15 @@
 // Raw-socket printing, the built binary against the in-process sandbox and a loopback fake ZPL printer whose
 // ~HS answer and pace are set per test: status answers it cannot read, Ctrl-C during a batch.
-import { createServer, type Server, type Socket } from 'node:net';
+import { createServer } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
+import { fakePrinter, hs, HS_READY } from '../helpers/printer.js';
 import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
 
 const { sb, env } = useTestSandbox();
-
-/** A ~HS answer: two strings of the ZPL manual's layout, then the third. */
-const hs = (s1: string, s2: string) => `\x02${s1}\x03\r\n\x02${s2}\x03\r\n\x021234,0\x03\r\n`;
-const HS_READY = hs('030,0,0,1245,000,0,0,0,000,0,0,0', '001,0,0,0,0,2,4,0,00000000,1,000');
-
-interface FakePrinter {
-  url: string;
-  /** The bytes of every label connection (not the ~HS ones), in the order they ended. */
-  jobs: Buffer[];
-  /** How many label connections the printer has closed its side of: jobs it finished "printing". */
-  readonly finished: number;
-  close(): Promise<void>;
-}
-
-/**
- * A loopback raw printer: answers ~HS with `status`; takes each label connection and closes its side
- * `closeDelayMs` after ship's end (a printer busy printing), recording the bytes. `statusKeepsOpen`: the
- * connection stays open after the status answer.
- */
-async function fakePrinter(o: { status?: string; closeDelayMs?: number; statusKeepsOpen?: boolean } = {}): Promise<FakePrinter> {
-  const jobs: Buffer[] = [];
-  let finished = 0;
-  const open = new Set<Socket>();
-  const server: Server = createServer({ allowHalfOpen: true }, (sock) => {
-    open.add(sock);
-    sock.on('close', () => open.delete(sock));
-    sock.on('error', () => {});
-    const chunks: Buffer[] = [];
-    let status = false;
-    sock.on('data', (d) => {
-      chunks.push(d);
-      if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) {
-        status = true;
-        if (o.statusKeepsOpen) sock.write(o.status ?? HS_READY);
-        else sock.end(o.status ?? HS_READY);
-      }
-    });
-    sock.on('end', () => {
-      if (status) return;
-      jobs.push(Buffer.concat(chunks));
-      setTimeout(() => {
-        sock.end();
-        finished++;
-      }, o.closeDelayMs ?? 0);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `tcp://127.0.0.1:${(server.address() as { port: number }).port}`,
-    jobs,
-    get finished() {
-      return finished;
-    },
-    close: () =>
-      new Promise((r) => {
-        for (const s of open) s.destroy();
-        server.close(() => r());
-      }),
-  };
-}
 
 async function createShipment(ref: string, parcels: number): Promise<string[]> {
   const res = await apiCall(env as never, 'POST', '/shipments', {
