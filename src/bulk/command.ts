@@ -202,13 +202,19 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   }
   if (summary.failed > 0) {
     if (opts.singleTaskOwnError && summary.total === 1 && lastError !== undefined) throw lastError;
-    // Those done by earlier runs (skipped) sent nothing now: a rerun whose every request failed so is the service down too.
-    if (summary.created === 0 && summary.failed + summary.skipped === summary.total && summary.serviceFailed === summary.failed) {
-      throw serviceFailure(opts.noun, summary, journal !== undefined);
-    }
+    if (serviceDown(summary)) throw serviceFailure(opts.noun, summary, journal !== undefined);
     throw new PartialFailure(summary.failed, summary.total, `${summary.failed} of ${summary.total} ${opts.noun} failed`);
   }
   return summary;
+}
+
+/**
+ * Every request of the run failed for the service or the network, none for its data (see the header comment).
+ * Those done by earlier runs (skipped) sent nothing now: a rerun whose every request failed so is the service
+ * down too.
+ */
+function serviceDown(s: BulkSummary): boolean {
+  return s.failed > 0 && s.created === 0 && s.failed + s.skipped === s.total && s.serviceFailed === s.failed;
 }
 
 /** Exit 1 for a run whose every task failed for the service or the network (see the header comment). */
@@ -292,7 +298,10 @@ function printSummary<I, R>(
     for (const f of s.firstFailures) lines.push(`  ${f.key}${rowsText(f.rows)}: ${f.message}`);
     if (s.failed > s.firstFailures.length) lines.push(`  … and ${s.failed - s.firstFailures.length} more`);
   }
-  if (files.failedPath) lines.push(`Failed rows written to ${files.failedPath} (fix them and run it again)`);
+  if (files.failedPath) {
+    // The service down: nothing in those rows to fix.
+    lines.push(`Failed rows written to ${files.failedPath} (${serviceDown(s) ? 'the rows are fine: the service failed for each; run it again once the service is back' : 'fix them and run it again'})`);
+  }
   if (files.resultsPath) lines.push(`Results written to ${files.resultsPath}`);
   lines.push(...(opts.summaryNotes?.(s) ?? []));
   if (stoppedForAuth) {

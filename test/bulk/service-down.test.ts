@@ -110,6 +110,9 @@ describe('runBulkCommand: every task failed for the service', () => {
     expect(stderr).toMatch(/created\s+0\n\s+skipped\s+0\n\s+failed\s+5\n/);
     expect(stderr).not.toMatch(/Stopped|not started/);
     expect(stderr).toContain('Failures:');
+    // Nothing in the rows to fix: the summary says so rather than "fix them and run it again".
+    expect(stderr).toMatch(/Failed rows written to .+ \(the rows are fine: the service failed for each; run it again once the service is back\)/);
+    expect(stderr).not.toMatch(/fix them/);
     expect(io.out()).toBe(['failed\tK0', 'failed\tK1', 'failed\tK2', 'failed\tK3', 'failed\tK4'].join('\n') + '\n');
     const lines = failedCsv().trim().split('\n');
     expect(lines[0]).toBe('ref,n,error');
@@ -156,7 +159,8 @@ describe('runBulkCommand: any mix stays exit 3', () => {
     ['every one refused as invalid', () => invalid()],
   ];
   it.each(cases)('%s: PartialFailure, exit 3', async (_what, outcome) => {
-    const { err } = await run(3, outcome);
+    const { err, io } = await run(3, outcome);
+    expect(io.err()).toMatch(/Failed rows written to .+ \(fix them and run it again\)/);
     expect(err).toBeInstanceOf(PartialFailure);
     expect(err).not.toBeInstanceOf(ServiceFailure);
     expect((err as PartialFailure).exitCode).toBe(3);
