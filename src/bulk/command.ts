@@ -197,7 +197,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   if (summary.localStop) throw summary.localStop;
   if (summary.interrupted) {
     // The text summary has just said to rerun (with why it is safe); said here again only where it has not.
-    const rerun = summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
+    // Ctrl-C after the last task had started (during a last label's printing, say): all done, nothing to rerun.
+    const rerun = nothingLeft(summary, opts.total) ? '; nothing is left to do' : summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
     throw new Interrupted(`interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled${rerun}`);
   }
   if (summary.failed > 0) {
@@ -215,6 +216,11 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
  */
 function serviceDown(s: BulkSummary): boolean {
   return s.failed > 0 && s.created === 0 && s.failed + s.skipped === s.total && s.serviceFailed === s.failed;
+}
+
+/** Every task was done (created or skipped) though the run was interrupted: a rerun would do nothing. */
+function nothingLeft(s: BulkSummary, total: number | undefined): boolean {
+  return s.failed === 0 && s.rejected === 0 && s.notStarted === 0 && s.created + s.skipped === (total ?? s.total);
 }
 
 /** Exit 1 for a run whose every task failed for the service or the network (see the header comment). */
@@ -330,7 +336,9 @@ function printSummary<I, R>(
   } else if (localStop) {
     lines.push(c.bold(`Stopped: ${localStop.message}.`));
     lines.push(c.bold(files.journalPath ? 'Fix that, then rerun the same command to continue: nothing is created twice.' : 'Fix that, then run the command again for the ones not done.'));
-  } else if (s.interrupted) lines.push(c.bold('Rerun the same command to continue: nothing is created twice.'));
+  } else if (s.interrupted) {
+    lines.push(c.bold(nothingLeft(s, opts.total) ? `Interrupted after the last of the ${opts.noun} was handled: nothing is left to do.` : 'Rerun the same command to continue: nothing is created twice.'));
+  }
   io.stderr.write(lines.join('\n') + '\n');
 }
 

@@ -177,6 +177,36 @@ describe('runBulkCommand', () => {
     expect(jsonErr.message).toMatch(/^interrupted: \d+ of 100 shipments handled; rerun the same command to continue$/);
   });
 
+  it('Ctrl-C while the last task is under way: every task done, so nothing is left to rerun (still 130)', async () => {
+    for (const json of [false, true]) {
+      const io = bufferIO();
+      const ac = new AbortController();
+      const ctx = createContext({ io, env: {}, signal: ac.signal });
+      ctx.globals = { json };
+      const three = Array.from({ length: 3 }, (_, i) => ({ key: `L${i}`, rows: [i + 2], input: i }));
+      const err = await runBulkCommand(ctx, {
+        noun: 'shipments',
+        tasks: three,
+        total: 3,
+        concurrency: 1,
+        hooks: {
+          async execute(t) {
+            // Pressed while the last one is being done (its label printing, say): it is let finish.
+            if (t.input === 2) ac.abort();
+            return t.input;
+          },
+        },
+        jsonLine: () => ({}),
+      }).catch((e) => e);
+      expect(err.exitCode).toBe(130);
+      expect(err.message).toBe('interrupted: 3 of 3 shipments handled; nothing is left to do');
+      if (!json) {
+        expect(io.err()).toContain('Interrupted after the last of the shipments was handled: nothing is left to do.');
+        expect(io.err()).not.toContain('Rerun the same command');
+      }
+    }
+  });
+
   it('in colour, what to do next is bold, not yellow (faint on a light background)', async () => {
     const io = bufferIO();
     const ac = new AbortController();

@@ -108,7 +108,7 @@ describe('Ctrl-C while the last label is being sent', () => {
         ['LAST-CSV-2', 'created', undefined],
       ]);
       const stderr = String(r.stderr);
-      expect(stderr).toContain('interrupted: 2 of 2 shipments handled; rerun the same command to continue');
+      expect(stderr).toContain('interrupted: 2 of 2 shipments handled; nothing is left to do');
       expect(stderr).not.toMatch(/not sent/);
       const again = await ship(args, { env });
       expect(again.exitCode, String(again.stderr)).toBe(0);
