@@ -7,7 +7,7 @@ import { bodyWarnings, type RequestIssue } from '../shipment-input/validate.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
-import { columnName, detectCsvEncoding, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
+import { columnName, detectCsvEncoding, invalidBytesError, isBadBytesProblem, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
 
 /** A shipment that passed validation: its request body and the rows it came from. */
 export interface PreparedShipment {
@@ -188,7 +188,7 @@ async function openRecords(
   name: string,
   malformed: 'throw' | 'report' = 'throw',
 ): Promise<{ records: AsyncGenerator<CsvRecord[]>; header: string[]; headerProblems: InputProblem[] }> {
-  const batches = readCsvBatches(opts.source, { delimiter: opts.delimiter, encoding: opts.encoding, malformed });
+  const batches = readCsvBatches(opts.source, { delimiter: opts.delimiter, encoding: opts.encoding, malformed, badBytes: malformed });
   let first = await batches.next();
   while (!first.done && first.value.length === 0) first = await batches.next();
   if (first.done) throw new InputError(`${name} is empty: a header row is required`, [{ row: 1, message: 'missing header row' }]);
@@ -332,16 +332,21 @@ async function* walk(
  */
 export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const name = options.name ?? ('path' in options.source ? options.source.path : options.source.name);
-  // Detected once: every later read of the file (pass 2, the row files) decodes it the same way.
+  // Detected once: every later read of the file (pass 2, the row files) decodes it the same way. Bytes invalid in
+  // it are the refusal's problems, listed with the file's others (readCsvBatches gives them with their rows).
   const encoding: CsvEncoding =
     typeof options.encoding === 'object'
       ? options.encoding
       : typeof options.encoding === 'string'
-        ? { encoding: options.encoding }
+        ? await givenEncoding(options.source, options.encoding, name, options.delimiter)
         : 'path' in options.source
-          ? await detectCsvEncoding(options.source.path, { name, delimiter: options.delimiter })
+          ? await detectCsvEncoding(options.source.path, { name, delimiter: options.delimiter }).catch((e: unknown) => {
+              if (!(e instanceof InputError)) throw e;
+              return { encoding: 'utf-8', refused: e };
+            })
           : { encoding: 'utf-8' };
-  const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' ? options.encoding : encoding };
+  const refused = encoding.refused;
+  const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' && !refused ? options.encoding : encoding };
   const keep = opts.keep ?? true;
   // Every problem of the file is listed, a record whose quoting is broken too: the read goes on past it.
   const pass = await openRecords(opts, name, 'report');
@@ -356,8 +361,11 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const layout = opts.layout.bind(header);
   if (layout.problems.length) {
     await pass.records.return(undefined);
-    throw new InputError(`${name}: the header row has problems`, [...pass.headerProblems, ...layout.problems], {
-      hint: 'columns are listed under "ship create --csv" in `ship create --help`; --map FILE.json renames other headers',
+    const hint = 'columns are listed under "ship create --csv" in `ship create --help`; --map FILE.json renames other headers';
+    // The rows with bad bytes too: the header may be wrong for want of the encoding.
+    const badRows = refused ? refused.problems.filter((p) => !pass.headerProblems.includes(p)) : [];
+    throw new InputError(`${name}: the header row has problems`, [...pass.headerProblems, ...layout.problems, ...badRows].sort(byRow), {
+      hint: refused ? `${hint}; ${refused.hint}` : hint,
     });
   }
   const isFile = 'path' in opts.source;
@@ -445,13 +453,20 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     const position = (column: string) => Number(/^(\d+) \(no header\)$/.exec(column)?.[1] ?? 1e6 + 1) - 1;
     const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? position(p.column)) : -1);
     kept.sort((a, b) => byRow(a, b) || colOf(a) - colOf(b));
+    // "… and N more rows with bytes that are not UTF-8" (of no row) follows the rows it counts on from.
+    const moreBad = kept.findIndex((p) => p.row === undefined && isBadBytesProblem(p));
+    if (moreBad >= 0) kept.push(...kept.splice(moreBad, 1));
     // (A flag's problem is in no row.)
     const rows = new Set(kept.flatMap((p) => (p.row === undefined ? [] : [p.row]))).size;
     const customsMissing = kept.some((p) => p.message.includes('outside mainland UK'));
+    const customsHint = customsMissing ? (opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)') : undefined;
+    // The file's refusal for its encoding alone is said as before; with other problems, it leads the message.
+    if (refused && kept.every(isBadBytesProblem)) throw refused;
+    const hint = [refused?.hint, customsHint].filter((h) => h !== undefined).join('; ');
     throw new InputError(
-      `${name}: ${kept.length} problem${kept.length === 1 ? '' : 's'}${rows ? ` in ${rows} row${rows === 1 ? '' : 's'}` : ''}; nothing was sent`,
+      `${refused ? `${refused.message}, and the file has other problems: ` : `${name}: `}${kept.length} problem${kept.length === 1 ? '' : 's'}${rows ? ` in ${rows} row${rows === 1 ? '' : 's'}` : ''}; nothing was sent`,
       kept,
-      customsMissing ? { hint: opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)' } : undefined,
+      hint ? { hint } : undefined,
     );
   }
   warnings.sort(byRow);
@@ -473,6 +488,15 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     eachRecord: (fn) => eachRecord(opts, name, layout, fn),
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
+}
+
+/**
+ * The encoding given (--encoding) for a file: with the refusal of its bytes that are invalid in it, if any (a
+ * stream cannot be read twice: its first bad byte ends the read, as before).
+ */
+async function givenEncoding(source: CsvSource, encoding: string, name: string, delimiter: string | undefined): Promise<CsvEncoding> {
+  const refused = 'path' in source ? await invalidBytesError(source.path, encoding, name, delimiter) : undefined;
+  return refused ? { encoding, refused } : { encoding };
 }
 
 /** Characters (plus a little per cell) of pass-1 records kept for pass 2: ~15 MB of memory at most. */

@@ -57,6 +57,13 @@ export interface CsvEncoding {
   guessed?: boolean;
   /** The file starts with a byte-order mark. */
   bom?: boolean;
+  /**
+   * The file has bytes that are not valid in `encoding` (a UTF-8 file with rows pasted from another program, or
+   * a file given with an --encoding it is not wholly in): the refusal naming each such row. A read with
+   * `badBytes: 'report'` decodes those bytes as U+FFFD and gives each of its problems with its row (see
+   * isBadBytesProblem), so that they are listed with the file's others; any other read throws it.
+   */
+  refused?: InputError;
 }
 
 /**
@@ -81,11 +88,23 @@ export function checkEncoding(label: string): string {
 
 /**
  * How to read a CSV file: the --encoding given (checked), else what detectCsvEncoding finds, with the warning to
- * show when that is a guess (a file that is not UTF-8, read as Windows-1252).
+ * show when that is a guess (a file that is not UTF-8, read as Windows-1252). Bytes invalid in the encoding are
+ * not thrown here but carried as its `refused`, so that the file's check lists them with its other problems.
  */
 export async function csvEncodingFor(path: string, given: string | undefined, name: string, delimiter?: string): Promise<{ encoding: string | CsvEncoding; warning?: string }> {
-  if (given !== undefined) return { encoding: checkEncoding(given) };
-  const encoding = await detectCsvEncoding(path, { name, delimiter });
+  if (given !== undefined) {
+    const checked = checkEncoding(given);
+    const refused = await invalidBytesError(path, checked, name, delimiter);
+    return { encoding: refused ? { encoding: checked, refused } : checked };
+  }
+  let encoding: CsvEncoding;
+  try {
+    encoding = await detectCsvEncoding(path, { name, delimiter });
+  } catch (e) {
+    // Its one InputError is a file that is UTF-8 but for some rows (one that is not a CSV is a UsageError).
+    if (!(e instanceof InputError)) throw e;
+    return { encoding: { encoding: 'utf-8', refused: e } };
+  }
   if (!encoding.guessed) return { encoding };
   return {
     encoding,
@@ -219,26 +238,138 @@ export function hasMultiByteUtf8(b: Buffer): boolean {
   return DECODED_MULTI_BYTE.test(b.toString('utf8'));
 }
 
-/** Most rows with bytes that are not UTF-8 listed one by one; the rest are counted ("… and N more"). */
+/** Most rows with bytes that are not UTF-8 (or not in the file's encoding) listed one by one; the rest are counted ("… and N more"). */
 export const MAX_INVALID_ROWS = 100;
 
+// The problems that say a row has bytes invalid in the file's encoding (see isBadBytesProblem).
+const BAD_BYTES = new WeakSet<InputProblem>();
+
+/** Whether a problem is one of an encoding refusal's (a row with bad bytes, or how many more rows have them). */
+export function isBadBytesProblem(p: InputProblem): boolean {
+  return BAD_BYTES.has(p);
+}
+
 /**
- * The problems of a file that is UTF-8 but for some bytes: one per row that has them (`message`), at most
- * MAX_INVALID_ROWS, then how many more rows.
+ * The problems of a file with bytes that are not valid in `encoding`: one per row that has them (`message`), at
+ * most MAX_INVALID_ROWS, then how many more rows.
  */
-async function invalidUtf8Problems(path: string, delimiter: string | undefined, message: string): Promise<InputProblem[]> {
-  const { found, more } = await rowsWithInvalidUtf8(path, delimiter, MAX_INVALID_ROWS);
+async function invalidBytesProblems(path: string, encoding: string, delimiter: string | undefined, message: string): Promise<InputProblem[]> {
+  const { found, more } = encoding === 'utf-8' ? await rowsWithInvalidUtf8(path, delimiter, MAX_INVALID_ROWS) : await rowsWithInvalidBytes(path, encoding, delimiter, MAX_INVALID_ROWS);
   const problems: InputProblem[] = found.map((at) => ({ ...at, message }));
-  if (more) problems.push({ message: `… and ${more} more row${more === 1 ? '' : 's'} with bytes that are not UTF-8` });
+  if (more) problems.push({ message: `… and ${more} more row${more === 1 ? '' : 's'} with bytes that are not ${encoding === 'utf-8' ? 'UTF-8' : encoding}` });
+  for (const p of problems) BAD_BYTES.add(p);
   return problems;
 }
 
 /** The InputError for a file that is UTF-8 but for some bytes: every row that has them, and its column. */
 async function mixedEncodingError(path: string, name: string, delimiter: string | undefined): Promise<InputError> {
-  const problems = await invalidUtf8Problems(path, delimiter, 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding');
+  const problems = await invalidBytesProblems(path, 'utf-8', delimiter, 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding');
   return new InputError(`${name} is not valid utf-8 text`, problems, {
     hint: 'retype those rows (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")',
   });
+}
+
+const GIVEN_ENCODING_HINT = 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"';
+
+/** The InputError for a file read in an encoding given (--encoding) that has bytes invalid in it: every such row. */
+async function givenEncodingError(path: string, name: string, encoding: string, delimiter: string | undefined): Promise<InputError> {
+  return new InputError(`${name} is not valid ${encoding} text`, await invalidBytesProblems(path, encoding, delimiter, `bytes that are not ${encoding}`), { hint: GIVEN_ENCODING_HINT });
+}
+
+/**
+ * Whether the file, decoded in the `encoding` given (--encoding), has bytes invalid in it: then its refusal (every
+ * such row), else undefined. Read whole, in 1 MB steps, with the platform's decoder (a row scan only when it fails).
+ */
+export async function invalidBytesError(path: string, encoding: string, name: string, delimiter?: string): Promise<InputError | undefined> {
+  const fh = await openOrExplain(path);
+  let valid = true;
+  try {
+    const decoder = new TextDecoder(encoding, { fatal: true });
+    const buf = Buffer.alloc(1024 * 1024);
+    try {
+      for (let pos = 0; ; ) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        decoder.decode(buf.subarray(0, bytesRead), { stream: true });
+        pos += bytesRead;
+      }
+      decoder.decode();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ERR_ENCODING_INVALID_ENCODED_DATA') throw e;
+      valid = false;
+    }
+  } finally {
+    await fh.close();
+  }
+  return valid ? undefined : givenEncodingError(path, name, encoding, delimiter);
+}
+
+/**
+ * rowsWithInvalidUtf8 for a file in another encoding (Windows-1253, ISO-8859-3, Shift_JIS, UTF-16…): the rows,
+ * as readCsv counts them, whose bytes the platform's decoder cannot read in `encoding`, each with the column of
+ * the first such byte. Read from the decoded text, where each such byte (or sequence) is U+FFFD; in the few
+ * encodings that can write U+FFFD itself (UTF-16, GB18030), a row holding that character is counted too.
+ */
+export async function rowsWithInvalidBytes(path: string, encoding: string, delimiter: string | undefined, limit: number): Promise<{ found: Array<{ row: number; column?: string }>; more: number }> {
+  const fh = await open(path, 'r');
+  const found: Array<{ row: number; field: number }> = [];
+  let more = 0;
+  let sepLine = false;
+  let delim = delimiter;
+  try {
+    const decoder = new TextDecoder(encoding);
+    const buf = Buffer.alloc(1024 * 1024);
+    let row = 1;
+    let field = 0;
+    let quoted = false;
+    let lastBadRow = 0;
+    let first = true;
+    const scan = (text: string) => {
+      let from = 0;
+      if (first && text.length) {
+        first = false;
+        const nl = text.indexOf('\n');
+        const declared = declaredDelimiter(nl < 0 ? text : text.slice(0, nl));
+        if (declared !== undefined && nl >= 0) {
+          sepLine = true;
+          from = nl + 1;
+          delim ??= declared;
+        }
+        delim ??= detectDelimiter(text.slice(from).split(/\r?\n/, 1)[0]);
+      }
+      for (let i = from; i < text.length; i++) {
+        const ch = text[i];
+        if (ch === '"') quoted = !quoted;
+        else if (ch === '\ufffd') {
+          if (row === lastBadRow) continue;
+          lastBadRow = row;
+          if (found.length < limit) found.push({ row, field });
+          else more++;
+        } else if (quoted) continue;
+        else if (ch === '\n') {
+          row++;
+          field = 0;
+        } else if (ch === delim) field++;
+      }
+    };
+    for (let pos = 0; ; ) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      scan(decoder.decode(buf.subarray(0, bytesRead), { stream: true }));
+      pos += bytesRead;
+    }
+    scan(decoder.decode());
+  } finally {
+    await fh.close();
+  }
+  const header = found.length && found[0].row > 1 && delim !== undefined ? await headerOf(path, encoding, delim, sepLine ? 1 : 0) : undefined;
+  return {
+    found: found.map(({ row, field }) => {
+      const column = row > 1 ? header?.[field] || undefined : undefined;
+      return column ? { row, column } : { row };
+    }),
+    more,
+  };
 }
 
 /**
@@ -448,22 +579,19 @@ function explainCsvError(code: string | undefined, message: string): string {
  */
 function toUtf8(encoding: string, fatal: boolean): Transform {
   const decoder = new TextDecoder(encoding, { fatal });
-  // Lines and bytes before the current chunk, so an error can say where the bad bytes are (the line when the
-  // input is a stream; a file's row is found from the byte's offset, as rows and lines differ when a quoted
-  // cell spans lines).
+  // Lines before the current chunk, so an error can say where the bad bytes are when the input is a stream (a
+  // file's rows are found by reading it again, as rows and lines differ when a quoted cell spans lines).
   let lines = 0;
-  let bytes = 0;
   return new Transform({
     transform(chunk: Buffer, _enc, done) {
       try {
         done(null, Buffer.from(decoder.decode(chunk, { stream: true }), 'utf8'));
         for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
-        bytes += chunk.length;
       } catch (e) {
         const at = encoding === 'utf-8' ? firstInvalidUtf8(chunk) : 0;
         let line = lines + 1;
         for (let i = chunk.indexOf(10); i >= 0 && i < at; i = chunk.indexOf(10, i + 1)) line++;
-        done(Object.assign(e as Error, { line, ...(encoding === 'utf-8' ? { offset: bytes + at } : {}) }));
+        done(Object.assign(e as Error, { line }));
       }
     },
     flush(done) {
@@ -505,15 +633,55 @@ export interface ReadCsvOptions {
    * of the file).
    */
   malformed?: 'throw' | 'report';
+  /**
+   * An encoding's refusal (CsvEncoding.refused): thrown before anything is read ('throw', the default: the caller
+   * words the error itself), or, with `malformed: 'report'`, its problems given with their rows' records.
+   */
+  badBytes?: 'throw' | 'report';
 }
 
 /**
  * csv-parse's codes for faults it reads on past with skip_records_with_error: the quote taken as a character
  * (after a text after a closing quote, once readCsvBatches has ended the quoted cell), or the end of the input.
- * Past the others (a record over max_record_size, text after a closing quote with `trim`) it drops the rest of
- * the chunk it was reading, so the read stops there.
+ * Past the others (a record over max_record_size) it drops the rest of the chunk it was reading, so the read
+ * stops there; text after a closing quote with `trim` would too, but is read past (readPastTextAfterQuote).
  */
 const READ_PAST = new Set(['INVALID_OPENING_QUOTE', 'CSV_INVALID_CLOSING_QUOTE', 'CSV_QUOTE_NOT_CLOSED']);
+
+/** The parts of csv-parse's (undocumented but exposed) parse API that readPastTextAfterQuote works with. */
+interface ParserApi {
+  state: { quoting: boolean; wasQuoting: boolean; field: { length: number; append(byte: number): void } };
+  __isCharTrimable(buf: Buffer, pos: number): number;
+  __error(err: Error): Error | undefined;
+  __infoField(): object;
+}
+
+/**
+ * With `trim` (ReadCsvOptions.trim 'unquoted'), csv-parse meets text after a closing quote (`"abc" x`) with a
+ * fault it does not read past even when it skips records with errors: it drops the rest of the chunk, and the
+ * read stops at that row. Its test of whether a character after the quote may be trimmed is where that fault
+ * is found: there the fault is reported (flagged `readOn`, for onSkip) and the character kept, the cell going on
+ * to the next separator as without `trim` (CSV_INVALID_CLOSING_QUOTE), so the read goes on to the file's end.
+ * Left as it is when csv-parse's internals are not the ones expected.
+ */
+function readPastTextAfterQuote(parser: unknown): void {
+  const api = (parser as { api?: Partial<ParserApi> }).api;
+  if (typeof api?.__isCharTrimable !== 'function' || typeof api.__error !== 'function' || typeof api.__infoField !== 'function' || typeof api.state?.field?.append !== 'function') return;
+  const trimmable = api.__isCharTrimable;
+  api.__isCharTrimable = function (this: ParserApi, buf: Buffer, pos: number): number {
+    const n = trimmable.call(this, buf, pos);
+    const state = this.state;
+    if (n !== 0 || state.quoting || !state.wasQuoting || buf[pos] === undefined) return n;
+    const fault = Object.assign(new Error('Invalid Closing Quote: found non trimable byte after quote'), { ...this.__infoField(), code: 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE', readOn: true });
+    state.wasQuoting = false;
+    this.__error(fault);
+    // Asked whether to drop a leading space (the quotes held nothing), a "no" makes csv-parse keep the character
+    // itself; asked whether to drop one after the quote, a "yes" makes it skip it, so it is kept here.
+    if (state.field.length === 0) return 0;
+    state.field.append(buf[pos]);
+    return 1;
+  };
+}
 
 /** A record csv-parse skipped for a fault (`records`: the records it gave before it), until it is yielded. */
 interface SkippedRecord {
@@ -543,6 +711,21 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   const name = 'path' in source ? source.path : source.name;
   const given = typeof opts.encoding === 'string' ? opts.encoding : undefined;
   const encoding = given ?? (typeof opts.encoding === 'object' ? opts.encoding.encoding : 'path' in source ? (await detectCsvEncoding(source.path, { name, delimiter: opts.delimiter })).encoding : 'utf-8');
+  const report = opts.malformed === 'report';
+  const refused = typeof opts.encoding === 'object' ? opts.encoding.refused : undefined;
+  if (refused && !(report && opts.badBytes === 'report')) throw refused;
+  // The refusal's problems by row, each given with its row's record (one of no row, "… and N more", with the header).
+  const badBytes = new Map<number, InputProblem[]>();
+  for (const p of refused?.problems ?? []) {
+    const at = p.row ?? 1;
+    badBytes.set(at, [...(badBytes.get(at) ?? []), p]);
+  }
+  const withBadBytes = (rec: CsvRecord): CsvRecord => {
+    const problems = badBytes.get(rec.row);
+    if (!problems) return rec;
+    rec.malformed = { problems: [...(rec.malformed?.problems ?? []), ...problems], complete: rec.malformed?.complete ?? true };
+    return rec;
+  };
   const sniffed = 'path' in source ? await sniff(source.path, encoding) : undefined;
   const delimiter = opts.delimiter ?? sniffed?.delimiter ?? ',';
   // A `sep=` line is not numbered: rows stay as Excel shows them (it hides the line), the header row 1.
@@ -551,7 +734,6 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
   const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
   if (input !== raw) raw.on('error', (e: Error) => input.destroy(e));
-  const report = opts.malformed === 'report';
   // Records csv-parse skipped for a fault, in file order, each yielded in its place (see `take` below).
   const skippedRecords: SkippedRecord[] = [];
   let lastSkipped: SkippedRecord | undefined;
@@ -568,6 +750,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     lastSkipped = rec;
     const column = typeof err.column === 'number' ? err.column : undefined;
     if (!rec.faults.some((f) => f.column === column)) rec.faults.push({ code: err.code, message: err.message, column });
+    if ((err as { readOn?: boolean }).readOn) return undefined;
     if (err.code === 'CSV_INVALID_CLOSING_QUOTE' && typeof state?.quoting === 'boolean') {
       // csv-parse would read on inside the quotes, taking the rows below into this cell until some other quote;
       // a spreadsheet ends the quoted part here and the cell at the next separator, and so must the row count.
@@ -592,6 +775,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       ...(report ? { skip_records_with_error: true, on_skip: onSkip } : {}),
     }),
   );
+  if (report && opts.trim === 'unquoted') readPastTextAfterQuote(parser);
   input.on('error', (e: Error) => parser.destroy(e));
   let row = 0;
   let read = 0;
@@ -631,7 +815,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
       }));
       if (row === 1) header = values;
       const complete = !rec.stopped && !rec.faults.some((f) => f.code === 'CSV_QUOTE_NOT_CLOSED');
-      batch.push({ row, values, malformed: { problems, complete } });
+      batch.push(withBadBytes({ row, values, malformed: { problems, complete } }));
     }
   };
   try {
@@ -647,7 +831,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
         const values = record;
         if (trimAll) for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
         if (row === 1) header = values;
-        batch.push({ row, values });
+        batch.push(badBytes.size ? withBadBytes({ row, values }) : { row, values });
       }
       const ended = parser.readableEnded || parser.destroyed;
       // Records skipped after the last one given: they are complete once the parser has ended (or stopped).
@@ -668,16 +852,11 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     const err = e as NodeJS.ErrnoException & { records?: number };
     if (err.code === 'ENOENT') throw new UsageError(`no such file: ${name}`);
     if (err.code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
-      const offset = (err as { offset?: number }).offset;
-      if (offset !== undefined && 'path' in source) {
-        // Every row that has such bytes, not only the first the decoder tripped on.
-        throw new InputError(`${name} is not valid ${encoding} text`, await invalidUtf8Problems(source.path, delimiter, `bytes that are not ${encoding}`), {
-          hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
-        });
-      }
+      // Every row that has such bytes, not only the first the decoder tripped on.
+      if ('path' in source) throw await givenEncodingError(source.path, name, encoding, delimiter);
       const line = (err as { line?: number }).line ?? row + 1 + skipped;
       throw new InputError(`${name} is not valid ${encoding} text`, [{ row: line - skipped, message: `bytes that are not ${encoding} (on line ${line} of the file)` }], {
-        hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
+        hint: GIVEN_ENCODING_HINT,
       });
     }
     const isCsvError = (e as Error)?.constructor?.name === 'CsvError' || (typeof err.code === 'string' && /^(CSV_|INVALID_)/.test(err.code));

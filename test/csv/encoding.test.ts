@@ -10,6 +10,7 @@ import { contractLayout } from '../../src/csv/presets/index.js';
 import { isUtf8 } from 'node:buffer';
 import {
   checkEncoding,
+  csvEncodingFor,
   detectCsvEncoding,
   firstInvalidUtf8,
   hasMultiByteUtf8,
@@ -197,6 +198,86 @@ describe('CSV encodings', () => {
     expect(e2.problems[0]).toEqual({ row: 2, column: 'to_name', message: 'bytes that are not utf-8' });
     expect(e2.problems[MAX_INVALID_ROWS - 1]).toMatchObject({ row: MAX_INVALID_ROWS + 1 });
     expect(e2.problems[MAX_INVALID_ROWS]).toEqual({ message: '… and 50 more rows with bytes that are not UTF-8' });
+  });
+
+  it('names every row with bytes invalid in an --encoding other than UTF-8, not only the first line, each with its column', async () => {
+    // Windows-1253 (Greek) has no character at D2 or FF; Windows-1252 has one for every byte, so nothing is invalid in it.
+    const row = (ref: string, name: number[]) => Buffer.from([...Buffer.from(`${ref};`), ...name, ...Buffer.from(';1 St;London;SW1A 1AA;GB;100\r\n')]);
+    const greek = Buffer.concat([
+      Buffer.from(HEADER),
+      row('G-1', [0xc1, 0xeb, 0xfd]),
+      row('G-2', [0x5a, 0xd2]),
+      Buffer.from('G-3;"Ann\r\nLee";1 St;London;SW1A 1AA;GB;100\r\n'),
+      row('G-4', [0xff, 0x41]),
+      Buffer.from([...Buffer.from('G-5;Bo;1 St;K'), 0xd2, ...Buffer.from('ln;50667;DE;100\r\n')]),
+    ]);
+    const p = file('greek.csv', greek);
+    const err = await records(p, 'windows-1253').catch((e) => e);
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toMatch(/greek.csv is not valid windows-1253 text$/);
+    expect(err.hint).toMatch(/--encoding/);
+    expect(err.problems).toEqual([
+      { row: 3, column: 'to_name', message: 'bytes that are not windows-1253' },
+      { row: 5, column: 'to_name', message: 'bytes that are not windows-1253' },
+      { row: 6, column: 'to_city', message: 'bytes that are not windows-1253' },
+    ]);
+    // Shift_JIS (a multi-byte encoding): 0x80 and 0xA0 are no character's first byte.
+    const sjis = file('sjis.csv', Buffer.concat([Buffer.from('a,b\n1,x\n'), Buffer.from([0x32, 0x2c, 0x80, 0x0a, 0x33, 0x2c, 0x79, 0x0a, 0x34, 0x2c, 0xa0, 0x0a])]));
+    await expect(records(sjis, 'shift_jis')).rejects.toMatchObject({ problems: [{ row: 3, column: 'b' }, { row: 5, column: 'b' }] });
+    // The first hundred are named, the rest counted, as for UTF-8.
+    const many = Buffer.concat([Buffer.from(HEADER), ...Array.from({ length: 150 }, (_, i) => row(`G-${i}`, [0x5a, 0xd2]))]);
+    const e2 = await records(file('greek-rows.csv', many), 'windows-1253').catch((e) => e);
+    expect(e2.problems).toHaveLength(MAX_INVALID_ROWS + 1);
+    expect(e2.problems[MAX_INVALID_ROWS - 1]).toEqual({ row: MAX_INVALID_ROWS + 1, column: 'to_name', message: 'bytes that are not windows-1253' });
+    expect(e2.problems[MAX_INVALID_ROWS]).toEqual({ message: '… and 50 more rows with bytes that are not windows-1253' });
+  });
+
+  it('lists the rows with bad bytes among the file\'s other problems, by row, in one InputError', async () => {
+    const MIXED = 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding';
+    const row = (ref: string, name: number[], rest = ';1 St;London;SW1A 1AA;GB;100') => Buffer.from([...Buffer.from(`${ref};`), ...name, ...Buffer.from(`${rest}\r\n`)]);
+    // UTF-8 (row 2's "Zoë") with a Latin-1 byte in rows 3 and 5, a country that is none in row 4, a weight that is no number in row 6.
+    const mixed = Buffer.concat([
+      Buffer.from(HEADER),
+      row('U-1', [...Buffer.from('Zoë')]),
+      row('U-2', [0x5a, 0x6f, 0xeb]),
+      row('U-3', [0x41], ';1 St;London;SW1A 1AA;XX;100'),
+      row('U-4', [0x4d, 0xfc]),
+      row('U-5', [0x42], ';1 St;London;SW1A 1AA;GB;heavy'),
+    ]);
+    const p = file('mixed-other.csv', mixed);
+    const load = (encoding?: string) => loadCsv({ source: { path: p }, layout: contractLayout({}), name: 'mixed-other.csv', ...(encoding ? { encoding } : {}) }).catch((e) => e);
+    const err = await load();
+    expect(err).toBeInstanceOf(InputError);
+    expect(err.message).toMatch(/^mixed-other.csv is not valid utf-8 text, and the file has other problems: 4 problems in 4 rows; nothing was sent$/);
+    expect(err.hint).toMatch(/--encoding/);
+    expect(err.problems.map((q: { row?: number; column?: string; message: string }) => [q.row, q.column, q.message === MIXED ? 'MIXED' : 'other'])).toEqual([
+      [3, 'to_name', 'MIXED'],
+      [4, 'to_country', 'other'],
+      [5, 'to_name', 'MIXED'],
+      [6, 'weight', 'other'],
+    ]);
+    // As `ship create --csv` has it: csvEncodingFor carries the refusal instead of throwing it, loadCsv lists it.
+    const found = await csvEncodingFor(p, undefined, 'mixed-other.csv');
+    expect(found.encoding).toMatchObject({ encoding: 'utf-8', refused: expect.any(InputError) });
+    const viaFound = await loadCsv({ source: { path: p }, layout: contractLayout({}), name: 'mixed-other.csv', encoding: found.encoding }).catch((e) => e);
+    expect(viaFound.problems).toEqual(err.problems);
+    // A read that does not report problems throws the refusal alone, as before.
+    await expect(readCsv({ path: p }, { encoding: found.encoding }).next()).rejects.toMatchObject({ message: 'mixed-other.csv is not valid utf-8 text' });
+    // --encoding given (UTF-8 here, Windows-1253 below): the same rows, with its own words.
+    const given = await load('utf-8');
+    expect(given.message).toMatch(/^mixed-other.csv is not valid utf-8 text, and the file has other problems: 4 problems in 4 rows/);
+    expect(given.problems.map((q: { row?: number; message: string }) => [q.row, q.message.startsWith('bytes that are not utf-8')])).toEqual([[3, true], [4, false], [5, true], [6, false]]);
+    const greek = file('greek-other.csv', Buffer.concat([Buffer.from(HEADER), row('G-1', [0x5a, 0xd2]), row('G-2', [0x41], ';1 St;London;SW1A 1AA;XX;100'), row('G-3', [0xff])]));
+    const g = await loadCsv({ source: { path: greek }, layout: contractLayout({}), name: 'greek-other.csv', encoding: 'windows-1253' }).catch((e) => e);
+    expect(g).toBeInstanceOf(InputError);
+    expect(g.message).toMatch(/^greek-other.csv is not valid windows-1253 text, and the file has other problems: 3 problems in 3 rows; nothing was sent$/);
+    expect(g.hint).toMatch(/--encoding/);
+    expect(g.problems.map((q: { row?: number; column?: string }) => [q.row, q.column])).toEqual([[2, 'to_name'], [3, 'to_country'], [4, 'to_name']]);
+    // Bad bytes and nothing else: the refusal as it always was.
+    const only = file('mixed-only.csv', Buffer.concat([Buffer.from(HEADER), row('U-1', [...Buffer.from('Zoë')]), row('U-2', [0x5a, 0x6f, 0xeb])]));
+    const alone = await loadCsv({ source: { path: only }, layout: contractLayout({}), name: 'mixed-only.csv' }).catch((e) => e);
+    expect(alone.message).toBe('mixed-only.csv is not valid utf-8 text');
+    expect(alone.problems).toEqual([{ row: 3, column: 'to_name', message: MIXED }]);
   });
 
   it('tells bytes that are not UTF-8 as the platform does: overlong forms, surrogates, cut characters, beyond U+10FFFF', async () => {

@@ -125,11 +125,33 @@ describe('malformed records, reported (malformed: "report")', () => {
         complete: false,
       },
     });
-    // So does text after a closing quote when quoted cells keep their spaces (csv-parse's trim).
-    expect((await reported('a,b\n1,"2" x\n3,4\n', { trim: 'unquoted' })).map((r) => [r.row, r.malformed?.problems[0].message, r.malformed?.complete])).toEqual([
-      [1, undefined, undefined],
-      [2, `${AFTER} (the file cannot be read past this row: no row after it was checked)`, false],
+  });
+
+  it('read on past text after a closing quote when quoted cells keep their spaces (csv-parse\'s trim), as without it', async () => {
+    // csv-parse alone drops the rest of its chunk there: the read stopped at row 2, and rows 3 to 5 went unchecked.
+    expect(await reported('a,b,c\n1,"2" x,3\n4,"" y,6\n  7 , " 8 " ,9\n10,"11"z\n', { trim: 'unquoted' })).toEqual([
+      { row: 1, values: ['a', 'b', 'c'] },
+      { row: 2, values: ['1', '2x', '3'], malformed: { problems: [{ row: 2, column: 'b', message: AFTER }], complete: true } },
+      { row: 3, values: ['4', 'y', '6'], malformed: { problems: [{ row: 3, column: 'b', message: AFTER }], complete: true } },
+      // Spaces around a quoted cell are still trimmed, and those inside it kept.
+      { row: 4, values: ['7', ' 8 ', '9'] },
+      { row: 5, values: ['10', '11"z'], malformed: { problems: [{ row: 5, column: 'b', message: AFTER }], complete: true } },
     ]);
+    // Across the parser's 64 KB reads: every such row of a large file, at its row, none after it lost.
+    const rows = ['ref,desc,n'];
+    const broken: number[] = [];
+    for (let i = 2; i <= 20_001; i++) {
+      const bad = i % 997 === 0;
+      if (bad) broken.push(i);
+      rows.push(bad ? `R${i},"6" frame,${i}` : `R${i},"a, b",${i}`);
+    }
+    const got: CsvRecord[] = [];
+    for await (const batch of readCsvBatches({ path: file(rows.join('\r\n')) }, { trim: 'unquoted', malformed: 'report' })) got.push(...batch);
+    expect(got.map((r) => r.row)).toEqual(Array.from({ length: 20_001 }, (_, i) => i + 1));
+    expect(got.filter((r) => r.values[2] !== String(r.row)).map((r) => r.row)).toEqual([1]);
+    expect(got.filter((r) => r.malformed).map((r) => [r.row, r.malformed!.problems, r.malformed!.complete])).toEqual(
+      broken.map((row) => [row, [{ row, column: 'desc', message: AFTER }], true]),
+    );
   });
 
   it('keep their place across the parser\'s 64 KB reads: every broken row of a large file, each at its row', async () => {
