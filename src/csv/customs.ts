@@ -26,7 +26,7 @@ import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { columnDef } from './columns.js';
 import { resolveCountry } from './countries.js';
 import { valuesUnderNoHeader } from './headers.js';
-import { columnName, detectCsvEncoding, readCsv, type CsvEncoding } from './reader.js';
+import { columnName, detectOrRefuse, readCsv } from './reader.js';
 
 /** The item columns a customs table may give (contract names), by the header names it accepts. */
 const COLUMNS: ReadonlyMap<string, string> = new Map([
@@ -70,18 +70,10 @@ export async function loadCustomsTable(path: string, name = path): Promise<Custo
   const table: CustomsTable = { name, byProduct: new Map() };
   // Rows with bytes that are not UTF-8 are listed with the table's other problems (not instead of them): the
   // file is then read as UTF-8, those bytes as U+FFFD, and their cells are not checked again.
-  let encoding: CsvEncoding;
-  try {
-    encoding = await detectCsvEncoding(path, { name: `--customs ${name}` });
-  } catch (e) {
-    // detectCsvEncoding's one InputError is a file that is UTF-8 but for some rows (a file that is not a CSV at
-    // all, or cannot be opened, is a UsageError: nothing else of it can be read).
-    if (!(e instanceof InputError)) throw e;
-    for (const p of e.problems) {
-      // Its advice names --encoding, which is the --csv file's: the table's rows are retyped instead.
-      problems.push(p.row === undefined ? p : { ...p, message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): retype them, or save the table as "CSV UTF-8"' });
-    }
-    encoding = { encoding: 'utf-8' };
+  const { refused, ...encoding } = await detectOrRefuse(path, { name: `--customs ${name}` });
+  for (const p of refused?.problems ?? []) {
+    // Its advice names --encoding, which is the --csv file's: the table's rows are retyped instead.
+    problems.push(p.row === undefined ? p : { ...p, message: 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): retype them, or save the table as "CSV UTF-8"' });
   }
   // Cells already reported as unreadable (broken quoting, bad bytes): what was read of them is not checked.
   const broken = new Set(problems.map(cellKey));

@@ -7,7 +7,7 @@ import { bodyWarnings, type RequestIssue } from '../shipment-input/validate.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
-import { columnName, detectCsvEncoding, invalidBytesError, isBadBytesProblem, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
+import { columnName, detectOrRefuse, givenCsvEncoding, isBadBytesProblem, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
 
 /** A shipment that passed validation: its request body and the rows it came from. */
 export interface PreparedShipment {
@@ -338,12 +338,12 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     typeof options.encoding === 'object'
       ? options.encoding
       : typeof options.encoding === 'string'
-        ? await givenEncoding(options.source, options.encoding, name, options.delimiter)
+        ? // (A stream cannot be read twice: its first bad byte ends the read, as before.)
+          'path' in options.source
+          ? await givenCsvEncoding(options.source.path, options.encoding, name, options.delimiter)
+          : { encoding: options.encoding }
         : 'path' in options.source
-          ? await detectCsvEncoding(options.source.path, { name, delimiter: options.delimiter }).catch((e: unknown) => {
-              if (!(e instanceof InputError)) throw e;
-              return { encoding: 'utf-8', refused: e };
-            })
+          ? await detectOrRefuse(options.source.path, { name, delimiter: options.delimiter })
           : { encoding: 'utf-8' };
   const refused = encoding.refused;
   const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' && !refused ? options.encoding : encoding };
@@ -488,15 +488,6 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     eachRecord: (fn) => eachRecord(opts, name, layout, fn),
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
-}
-
-/**
- * The encoding given (--encoding) for a file: with the refusal of its bytes that are invalid in it, if any (a
- * stream cannot be read twice: its first bad byte ends the read, as before).
- */
-async function givenEncoding(source: CsvSource, encoding: string, name: string, delimiter: string | undefined): Promise<CsvEncoding> {
-  const refused = 'path' in source ? await invalidBytesError(source.path, encoding, name, delimiter) : undefined;
-  return refused ? { encoding, refused } : { encoding };
 }
 
 /** Characters (plus a little per cell) of pass-1 records kept for pass 2: ~15 MB of memory at most. */

@@ -87,24 +87,34 @@ export function checkEncoding(label: string): string {
 }
 
 /**
+ * detectCsvEncoding, except that a file that is UTF-8 but for some rows is not refused here: it is read as UTF-8,
+ * its refusal carried as `refused` (see CsvEncoding.refused). Its one InputError is that case; a file that is
+ * not a CSV at all is a UsageError, thrown.
+ */
+export async function detectOrRefuse(path: string, opts: { name: string; delimiter?: string }): Promise<CsvEncoding> {
+  try {
+    return await detectCsvEncoding(path, opts);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return { encoding: 'utf-8', refused: e };
+  }
+}
+
+/** An encoding given (--encoding, checked) for a file, with the refusal of its bytes that are invalid in it, if any. */
+export async function givenCsvEncoding(path: string, encoding: string, name: string, delimiter?: string): Promise<CsvEncoding> {
+  const refused = await invalidBytesError(path, encoding, name, delimiter);
+  return refused ? { encoding, refused } : { encoding };
+}
+
+/**
  * How to read a CSV file: the --encoding given (checked), else what detectCsvEncoding finds, with the warning to
  * show when that is a guess (a file that is not UTF-8, read as Windows-1252). Bytes invalid in the encoding are
  * not thrown here but carried as its `refused`, so that the file's check lists them with its other problems.
  */
 export async function csvEncodingFor(path: string, given: string | undefined, name: string, delimiter?: string): Promise<{ encoding: string | CsvEncoding; warning?: string }> {
-  if (given !== undefined) {
-    const checked = checkEncoding(given);
-    const refused = await invalidBytesError(path, checked, name, delimiter);
-    return { encoding: refused ? { encoding: checked, refused } : checked };
-  }
-  let encoding: CsvEncoding;
-  try {
-    encoding = await detectCsvEncoding(path, { name, delimiter });
-  } catch (e) {
-    // Its one InputError is a file that is UTF-8 but for some rows (one that is not a CSV is a UsageError).
-    if (!(e instanceof InputError)) throw e;
-    return { encoding: { encoding: 'utf-8', refused: e } };
-  }
+  // Checked here once: as an object, loadCsv and readCsv take it as it is, without reading the file again.
+  if (given !== undefined) return { encoding: await givenCsvEncoding(path, checkEncoding(given), name, delimiter) };
+  const encoding = await detectOrRefuse(path, { name, delimiter });
   if (!encoding.guessed) return { encoding };
   return {
     encoding,

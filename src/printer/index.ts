@@ -28,6 +28,11 @@ export class PrinterError extends ShipError {
   }
 }
 
+/** A printer as messages name it: its configured name with its address, or the address alone. */
+export function printerName(target: PrinterTarget): string {
+  return target.name ? `${target.name} (${target.url})` : target.url;
+}
+
 /** Default raw printing port of Zebra (and most label) printers. */
 export const RAW_PORT = 9100;
 
@@ -255,7 +260,7 @@ function unreachable(target: PrinterTarget, timeoutMs: number, cause?: Error): P
           : cause
             ? `could not be reached (${cause.message})`
             : `did not accept a connection within ${timeoutMs / 1000}s`;
-  return new PrinterError(`printer ${target.name ? `${target.name} (${target.url})` : target.url} ${why}`, {
+  return new PrinterError(`printer ${printerName(target)} ${why}`, {
     hint: 'check that it is on and on the network, and that the port is its raw port (usually 9100)',
     cause,
   });

@@ -24,8 +24,8 @@ export async function readyPrinter(ctx: Ctx, printer: string | undefined, talk: 
 
 /** Sends ZPL bytes unchanged to a ready printer; returns the printer's name or address for messages. */
 export async function sendZpl(ctx: Ctx, target: PrinterTarget, bytes: Uint8Array, talk: PrinterTalk = {}): Promise<{ target: string }> {
-  const { sendRaw } = await import('../../printer/index.js');
+  const { printerName, sendRaw } = await import('../../printer/index.js');
   await sendRaw(target, bytes, { timeoutMs: talk.timeoutMs });
   ctx.out.debug(`sent ${bytes.length} bytes to ${target.url}`);
-  return { target: target.name ? `${target.name} (${target.url})` : target.url };
+  return { target: printerName(target) };
 }

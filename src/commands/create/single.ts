@@ -11,7 +11,7 @@ import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
-import type { PrinterTarget } from '../../printer/index.js';
+import { printerName, type PrinterTarget } from '../../printer/index.js';
 import { resendRestHint } from '../shared/printer-flag.js';
 import { makeDirSync } from '../../util/mkdir.js';
 
@@ -124,7 +124,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
  * them again would print them twice. Interrupted is shown as its message alone, so all of it is in the message.
  */
 function allLabelsSent(ref: string, printer: PrinterTarget, n: number, dir: string, signal: NodeJS.Signals | undefined): Interrupted {
-  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
+  const where = printerName(printer);
   const what =
     n === 1
       ? `its label being sent was finished: it went to printer ${where} whole, and nothing is left to send (the label file is in ${dir}). Do not create it again, nor send its label again unless it did not print`

@@ -7,7 +7,7 @@ import type { Api } from '../../api/index.js';
 // From documents.js itself, not the api/index.js barrel: that re-exports the schemas, and so loads zod.
 import { documentBytes, toDocumentResult } from '../../api/documents.js';
 import { checkMagic, labelExtension, parseLabelFormat, safeFileStem, writeFileAtomic, type LabelFormat } from '../../labels/index.js';
-import { preflight as checkPrinter, interruption, resolvePrinter, sendLabels, type PrinterTarget } from '../../printer/index.js';
+import { preflight as checkPrinter, interruption, printerName, resolvePrinter, sendLabels, type PrinterTarget } from '../../printer/index.js';
 import { defaultLabelFormat, formatOfPath } from '../shared/label-format.js';
 import { stdoutAlias } from '../../util/special-file.js';
 
@@ -81,7 +81,7 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
  * printed, the user cannot tell, and sending it again prints it twice.
  */
 async function sendToPrinter(ctx: Ctx, printer: PrinterTarget, bytes: Buffer, opts: LabelOptions, path: string | undefined): Promise<void> {
-  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
+  const where = printerName(printer);
   const saved = path ? `; the label is saved as ${path}` : '';
   const release = ctx.holdInterrupts();
   try {

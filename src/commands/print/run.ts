@@ -3,7 +3,7 @@
 import type { Ctx } from '../../context.js';
 import type { Api } from '../../api/index.js';
 import { ApiError, Interrupted, NotFoundError, ShipError, ValidationError } from '../../errors.js';
-import { preflight as checkPrinter, interruption, PrinterError, resolvePrinter, sendRaw } from '../../printer/index.js';
+import { preflight as checkPrinter, interruption, PrinterError, printerName, resolvePrinter, sendRaw } from '../../printer/index.js';
 import { labelBytesOf } from '../label/run.js';
 import { resendRestHint } from '../shared/printer-flag.js';
 
@@ -61,7 +61,7 @@ async function rawPrint(ctx: Ctx, opts: PrintOptions): Promise<void> {
     labels.push({ ref, bytes: labelBytesOf(list[0], 'ZPL', ref) });
   }
   const sent: string[] = [];
-  const where = printer.name ? `${printer.name} (${printer.url})` : printer.url;
+  const where = printerName(printer);
   // Ctrl-C while sending finishes the label under way and stops there, saying which went out (an exit
   // without a word left the user to guess which labels to send again).
   const release = ctx.holdInterrupts();
