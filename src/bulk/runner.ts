@@ -56,8 +56,13 @@ export type Outcome<R> = { status: 'done'; result: R } | { status: 'absent' };
 
 /** What the runner asks of the command. R must be JSON-serialisable: it is stored in the journal. */
 export interface BulkHooks<I, R> {
-  /** Does the work once (e.g. POST /shipments, then write labels) and returns a small JSON summary. */
-  execute(task: BulkTask<I>, signal: AbortSignal): Promise<R>;
+  /**
+   * Does the work once (e.g. POST /shipments, then write labels) and returns a small JSON summary. `release()`
+   * says the part that needs a concurrency slot (the request) is over: the next task may start while this one
+   * finishes (its label files written in a batch). Not calling it keeps the slot to the end. Either way the
+   * task is journaled and reported only once this resolves.
+   */
+  execute(task: BulkTask<I>, signal: AbortSignal, release: () => void): Promise<R>;
   /**
    * Asked before resending a task whose previous attempt's outcome is unknown (journal says "sending" with
    * no outcome, or it failed with a timeout/reset/5xx) and after isAlreadyDone(): does it exist already?
@@ -289,6 +294,10 @@ export async function runBulk<I, R>(
     firstFailures: [],
   };
   const active = new Set<Promise<void>>();
+  // Tasks holding a concurrency slot (the rest of `active` have released theirs: see BulkHooks.execute). The
+  // tasks finishing without one are bounded too, so a slow finish (a disk) holds up new requests in the end.
+  let slotsInUse = 0;
+  const maxActive = concurrency + Math.max(128, 16 * concurrency);
   // The outcome record of a result (done/failed) is written in the background; onResult waits for it.
   const durable = new WeakMap<BulkResult<I, R>, Promise<void>>();
   const held = new Map<number, BulkResult<I, R>>();
@@ -306,7 +315,7 @@ export async function runBulk<I, R>(
   // Credentials refused, the API unreachable or a local stop: nothing new starts (see the header comment).
   const stopped = () => summary.authStop !== undefined || summary.unreachable !== undefined || summary.localStop !== undefined;
   const report = () =>
-    progress?.update({ created: summary.created, skipped: summary.skipped, failed: summary.failed, active: active.size });
+    progress?.update({ created: summary.created, skipped: summary.skipped, failed: summary.failed, active: slotsInUse });
 
   const emit = (r: BulkResult<I, R>) => {
     emitQueued++;
@@ -355,7 +364,7 @@ export async function runBulk<I, R>(
     poke();
   };
 
-  const runTask = async (task: BulkTask<I>, index: number, prior: Prior): Promise<BulkResult<I, R>> => {
+  const runTask = async (task: BulkTask<I>, index: number, prior: Prior, slot: Slot): Promise<BulkResult<I, R>> => {
     const { fp, entry, reserved } = prior;
     if (entry?.state === 'done') {
       const changed = fp !== undefined && entry.fp !== undefined && fp !== entry.fp;
@@ -421,6 +430,9 @@ export async function runBulk<I, R>(
     };
 
     for (;;) {
+      // Another try after the slot was given back (rare: what follows a release seldom fails in a way worth a
+      // retry) takes one again at once, without waiting for it: concurrency is exceeded by that task, briefly.
+      slot.take();
       if (needSettle) {
         if (hooks.settle) {
           let outcome: Outcome<R>;
@@ -449,7 +461,7 @@ export async function runBulk<I, R>(
       if (attempts === 1 && reserved) await reserved;
       else await journal?.append({ key: task.key, state: 'sending', attempt: attempts, fp });
       try {
-        const result = await hooks.execute(task, workSignal);
+        const result = await hooks.execute(task, workSignal, slot.release);
         return await done(result, 'created');
       } catch (e) {
         if (hooks.isAlreadyDone?.(e) && hooks.settle) {
@@ -509,7 +521,7 @@ export async function runBulk<I, R>(
         accept(syncIterator ? syncIterator.next() : await asyncIterator!.next());
       }
       if (ready.length === 0) break;
-      while (!fatal && !stopped() && !opts.signal.aborted && (active.size >= concurrency || held.size + emitQueued >= window)) {
+      while (!fatal && !stopped() && !opts.signal.aborted && (slotsInUse >= concurrency || active.size >= maxActive || held.size + emitQueued >= window)) {
         await new Promise<void>((r) => (wake = r));
       }
       if (fatal || stopped()) break;
@@ -519,12 +531,28 @@ export async function runBulk<I, R>(
       }
       const { task, index: i, prior } = ready.shift()!;
       summary.total++;
-      const p: Promise<void> = runTask(task, i, prior)
+      let holding = false;
+      const slot: Slot = {
+        take: () => {
+          if (holding) return;
+          holding = true;
+          slotsInUse++;
+        },
+        release: () => {
+          if (!holding) return;
+          holding = false;
+          slotsInUse--;
+          poke();
+        },
+      };
+      slot.take();
+      const p: Promise<void> = runTask(task, i, prior, slot)
         .then(complete, (e: unknown) => {
           // Only the journal itself failing gets here (disk full…): stop the run.
           fatal ??= { error: e };
         })
         .finally(() => {
+          slot.release();
           active.delete(p);
           poke();
         });
@@ -556,6 +584,12 @@ export async function runBulk<I, R>(
   }
   if (fatal) throw fatal.error;
   return summary;
+}
+
+/** A task's concurrency slot: taken when it starts, given back by execute's release() or when it ends. */
+interface Slot {
+  take(): void;
+  release(): void;
 }
 
 /** What the runner knew about a task before it started: its journal record, fingerprint, reservation. */

@@ -54,6 +54,82 @@ describe('runBulk', () => {
     expect(s).toMatchObject({ total: 40, created: 40, skipped: 0, failed: 0, interrupted: false });
   });
 
+  it('release(): the next task starts while one finishes without its slot; requests stay within `concurrency`, results wait for the finish', async () => {
+    let requesting = 0;
+    let peakRequesting = 0;
+    let peakTasks = 0;
+    let tasksRunning = 0;
+    const finishing: Array<() => void> = [];
+    const dir = tmp();
+    const journal = await Journal.open(join(dir, 'j.jsonl'));
+    const seen: number[] = [];
+    const s = await runBulk(
+      tasks(30),
+      {
+        async execute(t, _signal, release) {
+          tasksRunning++;
+          peakTasks = Math.max(peakTasks, tasksRunning);
+          requesting++;
+          peakRequesting = Math.max(peakRequesting, requesting);
+          await delay(1);
+          requesting--;
+          release();
+          release(); // twice is once
+          // The finish (a batch of label files) waits until ten tasks wait for it.
+          await new Promise<void>((r) => {
+            finishing.push(r);
+            if (finishing.length === 10 || t.input === 29) for (const f of finishing.splice(0)) f();
+          });
+          tasksRunning--;
+          return t.input;
+        },
+        onResult(r) {
+          // Journaled done before it is reported, after the finish.
+          expect(journal.get(r.task.key)?.state).toBe('done');
+          seen.push(r.index);
+        },
+      },
+      { concurrency: 3, signal: never, journal },
+    );
+    await journal.close();
+    expect(peakRequesting).toBeLessThanOrEqual(3);
+    // Without release() the finish would have held the slots: never more than 3 tasks at once, and a deadlock here.
+    expect(peakTasks).toBeGreaterThanOrEqual(10);
+    expect(seen).toEqual([...Array(30).keys()]);
+    expect(s).toMatchObject({ total: 30, created: 30, failed: 0 });
+  });
+
+  it('a task that fails after release() and is tried again takes a slot again for its retry', async () => {
+    const server = fakeServer();
+    let requesting = 0;
+    let peak = 0;
+    let failedOnce = false;
+    const s = await runBulk(
+      tasks(6),
+      {
+        async execute(t, _signal, release) {
+          requesting++;
+          peak = Math.max(peak, requesting);
+          await delay(2);
+          requesting--;
+          release();
+          if (t.input === 0 && !failedOnce) {
+            failedOnce = true;
+            throw new ApiError('busy', { method: 'POST', path: '/shipments', status: 503 });
+          }
+          return server.create(t.key, t.input);
+        },
+        async settle(t) {
+          return server.exists.has(t.key) ? { status: 'done', result: server.exists.get(t.key)! as never } : { status: 'absent' };
+        },
+      },
+      { concurrency: 2, signal: never, retryDelayMs: 1 },
+    );
+    expect(s).toMatchObject({ created: 6, failed: 0 });
+    expect(server.creates.get('K0')).toBe(1);
+    expect(peak).toBeLessThanOrEqual(3);
+  });
+
   it('completion order is available and differs from input order when tasks finish out of order', async () => {
     const seen: number[] = [];
     await runBulk(

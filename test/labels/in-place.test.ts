@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LabelNamer, MAX_STEM, safeFileStem, writeFileInPlace, writeLabels } from '../../src/labels/index.js';
+import { LabelBatchWriter, LabelNamer, MAX_STEM, safeFileStem, writeFileInPlace, writeLabels } from '../../src/labels/index.js';
 
 const ZPL = '^XA^FO50,50^FDParcel^FS^XZ';
 
@@ -70,6 +70,59 @@ describe('writeLabels with inPlace', () => {
       chmodSync(dir, 0o700);
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('LabelBatchWriter', () => {
+  const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 7)]).toString('base64');
+
+  it('writes the names and bytes writeLabels writes, once the batch is full or its delay is over', async () => {
+    const a = mkdtempSync(join(tmpdir(), 'ship-batch-a-'));
+    const b = mkdtempSync(join(tmpdir(), 'ship-batch-b-'));
+    const namerA = new LabelNamer();
+    const namerB = new LabelNamer();
+    const batch = new LabelBatchWriter({ maxFiles: 3, delayMs: 20 });
+    const expected = [
+      writeLabels([ZPL, `${ZPL}^FDtwo`], { dir: a, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerA }),
+      writeLabels(['^XA^CI28^FDZoë ☃ 😀^FS^XZ'], { dir: a, shipmentRef: 'ord/1', format: 'ZPL', namer: namerA }),
+      writeLabels([pdf], { dir: a, shipmentRef: 'P-1', format: 'PDF', namer: namerA }),
+    ];
+    const first = batch.write([ZPL, `${ZPL}^FDtwo`], { dir: b, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerB });
+    // Two files wait: nothing is on disk until a third comes (maxFiles) or the delay is over.
+    expect(readdirSync(b)).toEqual([]);
+    const second = batch.write(['^XA^CI28^FDZoë ☃ 😀^FS^XZ'], { dir: b, shipmentRef: 'ord/1', format: 'ZPL', namer: namerB });
+    expect(readdirSync(b)).toHaveLength(3);
+    const third = batch.write([pdf], { dir: b, shipmentRef: 'P-1', format: 'PDF', namer: namerB });
+    expect(existsSync(join(b, 'P-1_1.pdf'))).toBe(false);
+    const paths = await Promise.all([first, second, third]);
+    expect(paths.flat().map((p) => p.slice(b.length))).toEqual(expected.flat().map((p) => p.slice(a.length)));
+    for (const [i, p] of paths.flat().entries()) expect(readFileSync(p)).toEqual(readFileSync(expected.flat()[i]));
+    rmSync(a, { recursive: true, force: true });
+    rmSync(b, { recursive: true, force: true });
+  });
+
+  it('a file that cannot be written fails its own shipment only, the partial file removed; the rest of the batch is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-batch-'));
+    mkdirSync(join(dir, 'BAD_2.zpl'));
+    const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 });
+    const good = batch.write([ZPL], { dir, shipmentRef: 'GOOD', format: 'ZPL' });
+    const bad = batch.write([ZPL, ZPL, ZPL], { dir, shipmentRef: 'BAD', format: 'ZPL' });
+    const after = batch.write([ZPL], { dir, shipmentRef: 'AFTER', format: 'ZPL' });
+    await expect(bad).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(await good).toEqual([join(dir, 'GOOD_1.zpl')]);
+    expect(await after).toEqual([join(dir, 'AFTER_1.zpl')]);
+    // Its first parcel's file stays (as with writeLabels: the journal does not trust it), the third is never started.
+    expect(readdirSync(dir).sort()).toEqual(['AFTER_1.zpl', 'BAD_1.zpl', 'BAD_2.zpl', 'GOOD_1.zpl']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a label that is not its format rejects at once and writes nothing of that shipment', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-batch-'));
+    const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 });
+    await expect(batch.write([pdf, Buffer.from('not a pdf').toString('base64')], { dir, shipmentRef: 'P', format: 'PDF' })).rejects.toThrow(/not a PDF/);
+    expect(await batch.write([], { dir, shipmentRef: 'NONE', format: 'ZPL' })).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 

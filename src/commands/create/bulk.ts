@@ -20,7 +20,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { basename, join, resolve } from 'node:path';
 import { errorMessage, isUnreachable, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
-import { LabelNamer } from '../../labels/index.js';
+import { LabelBatchWriter, LabelNamer } from '../../labels/index.js';
 import { mergePdfs } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, type JournalEntry } from '../../bulk/journal.js';
@@ -170,8 +170,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // a path is reported only after its label was written whole; a shipment is journaled `done` only after
   // its labels are written, so a run killed mid-write leaves that shipment `sending`, and the next run
   // settles it first, writing its labels again (or removing them if they cannot be fetched) before it
-  // reports anything. A label file of a shipment not journaled `done` is never trusted.
-  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true };
+  // reports anything. A label file of a shipment not journaled `done` is never trusted. They are written in
+  // batches (LabelBatchWriter) after the request's slot is given back; the same holds of a batch.
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true, batch: new LabelBatchWriter() };
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();
@@ -238,11 +239,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       ...(newBatch ? { journalForget: (key: string) => !inFile.has(key) } : {}),
       summary: true,
       hooks: {
-        execute: async (task, signal) => {
+        // The slot is given back once the answer is in: the labels are written with the next batch meanwhile.
+        execute: async (task, signal, release) => {
           const ready = extrasOk && task.input.validated === true ? withExtrasText(task.input.json) : undefined;
-          if (ready !== undefined) return createShipmentFromJson(api, task.key, ready, policy, signal);
+          if (ready !== undefined) return createShipmentFromJson(api, task.key, ready, policy, signal, release);
           const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
-          return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true })).created;
+          return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true, release })).created;
         },
         settle: async (task, signal, sent) => {
           const found = await findShipment(api, task.key, policy, signal);

@@ -3,7 +3,7 @@
 // whether the shipment exists (and fetching its labels) instead of creating it twice.
 import type { Api, ShipmentResponse } from '../../api/index.js';
 import { NotFoundError, ValidationError } from '../../errors.js';
-import { labelExtension, LabelNamer, writeLabels, type LabelFormat } from '../../labels/index.js';
+import { labelExtension, LabelNamer, writeLabels, type LabelBatchWriter, type LabelFormat } from '../../labels/index.js';
 import type { ShipmentBody } from '../../shipment-input/build.js';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,6 +38,11 @@ export interface LabelPolicy {
    * labels written again) on the next run otherwise.
    */
   inPlace?: boolean;
+  /**
+   * A bulk run's batch writer: the labels of a created shipment are written with the next batch (in place,
+   * as `inPlace`), once its request has given back its slot (createShipment's `release`).
+   */
+  batch?: LabelBatchWriter;
 }
 
 const FORMATS: LabelFormat[] = ['ZPL', 'PDF', 'PNG'];
@@ -102,15 +107,23 @@ export class LabelsNotWritten extends Error {
   }
 }
 
-/** keepLabels after a successful create: a failure to write becomes LabelsNotWritten, naming what was created. */
-function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Created {
+/**
+ * The labels of a successful create written (keepLabels, or with the policy's batch writer); a failure to
+ * write becomes LabelsNotWritten, naming what was created.
+ */
+async function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Promise<Created> {
   let paths: string[];
   try {
-    paths = keepLabels(ref, res, policy);
+    paths = policy.batch && policy.write ? await batchLabels(ref, res, policy, policy.batch) : keepLabels(ref, res, policy);
   } catch (e) {
     throw new LabelsNotWritten(summarize(ref, res, []), e);
   }
   return summarize(ref, res, paths);
+}
+
+function batchLabels(ref: string, res: ShipmentResponse[], policy: LabelPolicy, batch: LabelBatchWriter): Promise<string[]> {
+  const { format, contents } = labelsOf(res, policy.format);
+  return batch.write(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer });
 }
 
 /**
@@ -127,18 +140,20 @@ export function keepLabels(ref: string, res: ShipmentResponse[], policy: LabelPo
 
 /**
  * POST /shipments, then the label files. A failure after the POST leaves the outcome for settle() to find.
- * `prevalidated`: the body is validateShipmentRequest's output (see Api.shipments.create).
+ * `prevalidated`: the body is validateShipmentRequest's output (see Api.shipments.create). `release`: called
+ * once the answer is in, before the labels are written (the bulk runner's slot: see BulkHooks.execute).
  */
 export async function createShipment(
   api: Api,
   body: ShipmentBody,
   policy: LabelPolicy,
   signal?: AbortSignal,
-  opts: { prevalidated?: boolean } = {},
+  opts: { prevalidated?: boolean; release?: () => void } = {},
 ): Promise<{ created: Created; response: ShipmentResponse[] }> {
   const ref = String(body.shipment_reference);
   const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal, prevalidated: opts.prevalidated });
-  return { created: keepLabelsOfCreated(ref, response, policy), response };
+  opts.release?.();
+  return { created: await keepLabelsOfCreated(ref, response, policy), response };
 }
 
 /**
@@ -151,8 +166,10 @@ export async function createShipmentFromJson(
   json: string,
   policy: LabelPolicy,
   signal?: AbortSignal,
+  release?: () => void,
 ): Promise<Created> {
   const response = await api.shipments.createPrevalidated(json, { signal });
+  release?.();
   return keepLabelsOfCreated(ref, response, policy);
 }
 

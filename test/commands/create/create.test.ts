@@ -541,9 +541,14 @@ describe('ship create --csv', () => {
     proxy.requests.length = 0;
     const r = await ship(['create', '--csv', csv, '-o', dir, '--json', '--concurrency', '1']);
     expect(r.code, r.stderr).toBe(1);
-    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['DF-1', 'DF-2']);
+    // A request is let go once its answer is in, its labels written with the next batch: the one or two that
+    // left before DF-2's write failed finish (their labels kept, or fetched again by the rerun), no more.
+    const firstRun = proxy.creates().map((b) => b.shipment_reference);
+    expect(firstRun.slice(0, 2)).toEqual(['DF-1', 'DF-2']);
+    expect(firstRun.length).toBeLessThanOrEqual(4);
     const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
-    expect(summary).toMatchObject({ created: 1, failed: 1, stopped: 'local_error', not_started: 4 });
+    expect(summary).toMatchObject({ failed: 1, stopped: 'local_error', not_started: 6 - firstRun.length });
+    expect(summary.created).toBe(firstRun.length - 1);
     const error = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
     expect(error.message).toBe(`the disk of ${dir} is full (ENOSPC): labels cannot be written, so no more shipments are created`);
     expect(error.hint).toMatch(/rerun the same command/);
@@ -551,8 +556,8 @@ describe('ship create --csv', () => {
     proxy.requests.length = 0;
     const again = await ship(['create', '--csv', csv, '-o', dir, '--json', '--concurrency', '1']);
     expect(again.code, again.stderr).toBe(0);
-    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['DF-3', 'DF-4', 'DF-5', 'DF-6']);
-    expect(readFileSync(join(dir, 'DF-2_1.zpl'), 'utf8')).toMatch(/\^XA/);
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['DF-3', 'DF-4', 'DF-5', 'DF-6'].filter((ref) => !firstRun.includes(ref)));
+    for (let i = 1; i <= 6; i++) expect(readFileSync(join(dir, `DF-${i}_1.zpl`), 'utf8')).toMatch(/\^XA/);
   });
 
   it('a rerun says which shipments an earlier run created are no longer in the file (renamed or removed): still on the service', async () => {
