@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import type { Ctx } from '../context.js';
 import { ExitCode, Interrupted, ShipError, UsageError } from '../errors.js';
 import { parsePrinterUrl as parsePrinterAddress } from '../config/validate.js';
+import { zoneHint, zoneOf, zoneProblem, zoneRefused } from './zone.js';
 
 /** Where labels go: a raw TCP port. */
 export interface PrinterTarget {
@@ -66,14 +67,28 @@ export async function resolvePrinter(ctx: Ctx, nameOrUrl: string | undefined): P
   }
   // A person at a terminal sees a spinner while the printer is slow (output/wait.ts).
   const onWait = (text: string) => ctx.out.wait.begin(text);
-  if (/^tcp:\/\//i.test(v)) return { ...parsePrinterUrl(v), onWait };
+  if (/^tcp:\/\//i.test(v)) return usableZone({ ...parsePrinterUrl(v), onWait });
   if (/^[a-z]+:\/\//i.test(v)) {
     throw new UsageError(`--printer: "${v}" is not a raw printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
   }
   const store = await ctx.config();
   // The config layer knows the profile's printers, says which exist when the name is unknown, and checks the address.
   const url = store.resolvePrinter(v);
-  return { ...parsePrinterUrl(url, `printers.${v}`), name: v, onWait };
+  return usableZone({ ...parsePrinterUrl(url, `printers.${v}`), name: v, onWait });
+}
+
+/**
+ * The target, unless its zone names no interface of this machine: checked before anything is created or
+ * fetched, since connect would only say EINVAL. A PrinterError (exit 1), as for a printer that cannot be reached.
+ */
+function usableZone(target: PrinterTarget): PrinterTarget {
+  const problem = zoneProblem(target.host);
+  if (problem) throw zoneError(target, problem);
+  return target;
+}
+
+function zoneError(target: PrinterTarget, problem: string, cause?: Error): PrinterError {
+  return new PrinterError(`printer ${printerName(target)}: ${problem}`, { hint: zoneHint(target.host, target.port, target.name), cause });
 }
 
 /** The printer's answer to ~HS, decoded (Zebra ZPL manual, "~HS Host Status Return"). */
@@ -250,6 +265,8 @@ export async function preflight(target: PrinterTarget, opts: PrinterOptions = {}
 
 function unreachable(target: PrinterTarget, timeoutMs: number, cause?: Error): PrinterError {
   const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  // A zone connect could not use (a number on Windows, say, which is not checked beforehand).
+  if (code === 'EINVAL' && zoneOf(target.host) !== undefined) return zoneError(target, zoneProblem(target.host) ?? zoneRefused(target.host), cause);
   const why =
     code === 'ECONNREFUSED'
       ? 'refused the connection'

@@ -76,6 +76,34 @@ describe('printer addresses', () => {
     expect(String((await ship(['config', 'set', 'printers.dock3', 'tcp://127.0.0.1'], { env: cfg })).stderr)).toMatch(/has no port/);
   });
 
+  it('a link-local address whose zone names no interface of this machine: exit 1 saying so, before anything is created or sent', async () => {
+    const cfg = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-printer-zone-')) };
+    const lacking = /the zone "%nosuchif" names a network interface this machine does not have \(or that is down\); this machine's interfaces: \S/;
+    const label = await ship(['label', 'ANY-PARCEL', '--printer', 'tcp://[fe80::1%nosuchif]:9100'], { env: cfg });
+    expect(label.exitCode, String(label.stderr)).toBe(1);
+    expect(String(label.stderr)).toContain('error: printer tcp://[fe80::1%nosuchif]:9100: ');
+    expect(String(label.stderr)).toMatch(lacking);
+    expect(String(label.stderr)).toMatch(/hint: name the interface the printer is on .*, e\.g\. tcp:\/\/\[fe80::1%\S+\]:9100/);
+    // A profile's printer, written as RFC 6874 does; create stops before the shipment is made.
+    expect((await ship(['config', 'set', 'printers.dock3', 'tcp://[fe80::1%25nosuchif]:9100'], { env: cfg })).exitCode).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), 'ship-printer-zone-create-'));
+    const file = join(dir, 'shipment.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        shipment_reference: 'PRN-ZONE',
+        to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+        parcels: [{ weight: 1000, length: 20, width: 15, depth: 10 }],
+      }),
+    );
+    const create = await ship(['create', '--file', file, '--output-dir', dir, '--printer', 'dock3'], { env: cfg });
+    expect(create.exitCode, String(create.stderr)).toBe(1);
+    expect(String(create.stderr)).toContain('error: printer dock3 (tcp://[fe80::1%nosuchif]:9100): ');
+    expect(String(create.stderr)).toMatch(lacking);
+    expect(String(create.stderr)).toMatch(/hint: .*, e\.g\. ship config set printers\.dock3 tcp:\/\/\[fe80::1%\S+\]:9100/);
+    expect((await apiCall(env as never, 'GET', '/shipments/PRN-ZONE/events')).status).toBe(404);
+  });
+
   it('IPv6 loopback tcp://[::1]:PORT: the labels go there', async (t) => {
     const jobs: Buffer[] = [];
     const server = createServer((sock) => {
