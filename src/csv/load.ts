@@ -7,7 +7,8 @@ import { bodyWarnings, type RequestIssue } from '../shipment-input/validate.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
-import { columnName, detectOrRefuse, givenCsvEncoding, isBadBytesProblem, readCsvBatches, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
+import { byRow, problemCount, refusalWithOtherProblems, sortFileProblems } from './problems.js';
+import { readCsvBatches, resolveCsvEncoding, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
 
 /** A shipment that passed validation: its request body and the rows it came from. */
 export interface PreparedShipment {
@@ -167,8 +168,6 @@ function flat(s: string): string {
   Number(s);
   return s;
 }
-
-const byRow = (a: InputProblem, b: InputProblem) => (a.row ?? 0) - (b.row ?? 0);
 
 /** The cells of rows whose quoting is broken, and the problems that say so (filled by walk). */
 interface MalformedCells {
@@ -334,17 +333,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const name = options.name ?? ('path' in options.source ? options.source.path : options.source.name);
   // Detected once: every later read of the file (pass 2, the row files) decodes it the same way. Bytes invalid in
   // it are the refusal's problems, listed with the file's others (readCsvBatches gives them with their rows).
-  const encoding: CsvEncoding =
-    typeof options.encoding === 'object'
-      ? options.encoding
-      : typeof options.encoding === 'string'
-        ? // (A stream cannot be read twice: its first bad byte ends the read, as before.)
-          'path' in options.source
-          ? await givenCsvEncoding(options.source.path, options.encoding, name, options.delimiter)
-          : { encoding: options.encoding }
-        : 'path' in options.source
-          ? await detectOrRefuse(options.source.path, { name, delimiter: options.delimiter })
-          : { encoding: 'utf-8' };
+  const encoding = await resolveCsvEncoding(options.source, options.encoding, name, options.delimiter);
   const refused = encoding.refused;
   const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' && !refused ? options.encoding : encoding };
   const keep = opts.keep ?? true;
@@ -447,27 +436,14 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     kept = kept.filter((p) => p.row === undefined || rows.has(p.row) || malformed.problems.has(p));
   }
   if (kept.length) {
-    // Row by row, and within a row in the file's column order, as the user reads the file.
-    const col = new Map(header.map((_, i) => [columnName(header, i), i]));
-    // A value beyond the last header is named by its position ("12 (no header)").
-    const position = (column: string) => Number(/^(\d+) \(no header\)$/.exec(column)?.[1] ?? 1e6 + 1) - 1;
-    const colOf = (p: InputProblem) => (p.column !== undefined ? (col.get(p.column) ?? position(p.column)) : -1);
-    kept.sort((a, b) => byRow(a, b) || colOf(a) - colOf(b));
-    // "… and N more rows with bytes that are not UTF-8" (of no row) follows the rows it counts on from.
-    const moreBad = kept.findIndex((p) => p.row === undefined && isBadBytesProblem(p));
-    if (moreBad >= 0) kept.push(...kept.splice(moreBad, 1));
+    sortFileProblems(kept, header);
     // (A flag's problem is in no row.)
     const rows = new Set(kept.flatMap((p) => (p.row === undefined ? [] : [p.row]))).size;
     const customsMissing = kept.some((p) => p.message.includes('outside mainland UK'));
     const customsHint = customsMissing ? (opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)') : undefined;
-    // The file's refusal for its encoding alone is said as before; with other problems, it leads the message.
-    if (refused && kept.every(isBadBytesProblem)) throw refused;
-    const hint = [refused?.hint, customsHint].filter((h) => h !== undefined).join('; ');
-    throw new InputError(
-      `${refused ? `${refused.message}, and the file has other problems: ` : `${name}: `}${kept.length} problem${kept.length === 1 ? '' : 's'}${rows ? ` in ${rows} row${rows === 1 ? '' : 's'}` : ''}; nothing was sent`,
-      kept,
-      hint ? { hint } : undefined,
-    );
+    const counted = problemCount(kept.length, rows);
+    if (refused) throw refusalWithOtherProblems(refused, kept, counted, customsHint);
+    throw new InputError(`${name}: ${counted}; nothing was sent`, kept, customsHint ? { hint: customsHint } : undefined);
   }
   warnings.sort(byRow);
   // Shipments finish at their last row; report them in the order they first appear.

@@ -107,14 +107,25 @@ export async function givenCsvEncoding(path: string, encoding: string, name: str
 }
 
 /**
+ * The CsvEncoding every read of a CSV is to use, its bytes invalid in it carried as `refused` (not thrown): one
+ * found already, as it is; an encoding given (checkEncoding's name), with the file's bytes checked against it;
+ * else detectCsvEncoding's. A stream cannot be read twice: the encoding given (its first bad byte then ends the
+ * read), or UTF-8.
+ */
+export async function resolveCsvEncoding(source: CsvSource, encoding: string | CsvEncoding | undefined, name: string, delimiter?: string): Promise<CsvEncoding> {
+  if (typeof encoding === 'object') return encoding;
+  if (!('path' in source)) return { encoding: encoding ?? 'utf-8' };
+  return encoding !== undefined ? givenCsvEncoding(source.path, encoding, name, delimiter) : detectOrRefuse(source.path, { name, delimiter });
+}
+
+/**
  * How to read a CSV file: the --encoding given (checked), else what detectCsvEncoding finds, with the warning to
  * show when that is a guess (a file that is not UTF-8, read as Windows-1252). Bytes invalid in the encoding are
  * not thrown here but carried as its `refused`, so that the file's check lists them with its other problems.
  */
 export async function csvEncodingFor(path: string, given: string | undefined, name: string, delimiter?: string): Promise<{ encoding: string | CsvEncoding; warning?: string }> {
   // Checked here once: as an object, loadCsv and readCsv take it as it is, without reading the file again.
-  if (given !== undefined) return { encoding: await givenCsvEncoding(path, checkEncoding(given), name, delimiter) };
-  const encoding = await detectOrRefuse(path, { name, delimiter });
+  const encoding = await resolveCsvEncoding({ path }, given === undefined ? undefined : checkEncoding(given), name, delimiter);
   if (!encoding.guessed) return { encoding };
   return {
     encoding,

@@ -1,5 +1,6 @@
-// The built binary: `ship create --csv` lists rows with bytes that are not UTF-8 among the file's other problems,
-// and `ship skus import` a cell with text after its closing quote, in one error (exit 2), sending nothing.
+// The built binary: `ship create --csv` and `ship skus import` list rows with bytes that are not UTF-8 among the
+// file's other problems, and `ship skus import` a cell with text after its closing quote, in one error (exit 2),
+// sending nothing.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,8 +56,8 @@ describe('ship skus import: every problem of the file in one error', () => {
     expect(await allSkus(env)).toEqual(before);
   });
 
-  it('rows with bytes that are not UTF-8 are still refused on their own, with the --encoding hint', async () => {
-    // validateSkuFile (src/commands/skus/import.ts) words its own error: the reader throws the refusal to it as before.
+  it('rows with bytes that are not UTF-8 among the others, by row, with the --encoding hint; alone, the refusal as before', async () => {
+    const before = await allSkus(env);
     const file = csv(
       'mixed.csv',
       Buffer.concat([
@@ -68,8 +69,19 @@ describe('ship skus import: every problem of the file in one error', () => {
     const r = await ship(['skus', 'import', file], { env });
     const err = String(r.stderr);
     expect(r.exitCode, err).toBe(2);
-    expect(err).toMatch(/mixed.csv is not valid utf-8 text/);
+    expect(err).toMatch(/mixed.csv is not valid utf-8 text, and the file has other problems: 2 problems in 2 rows; nothing was sent/);
+    const rows = [...err.matchAll(/^ {2}row (\d+), column (\w+): /gm)].map((m) => [Number(m[1]), m[2]]);
+    expect(rows).toEqual([[3, 'product_name'], [4, 'width']]);
     expect(err).toMatch(/row 3, column product_name: bytes that are not UTF-8/);
     expect(err).toMatch(/hint: .*--encoding/);
+    expect(await allSkus(env)).toEqual(before);
+
+    const only = csv('mixed-only.csv', Buffer.concat([Buffer.from('sku,product_name\nOK-1,Zoë mug\n'), Buffer.from([...Buffer.from('BAD-1,Zo'), 0xeb, ...Buffer.from(' mug\n')])]));
+    const alone = await ship(['skus', 'import', only], { env });
+    const aloneErr = String(alone.stderr);
+    expect(alone.exitCode, aloneErr).toBe(2);
+    expect(aloneErr).toMatch(/mixed-only.csv is not valid utf-8 text\n {2}row 3, column product_name: bytes that are not UTF-8/);
+    expect(aloneErr).not.toMatch(/other problems/);
+    expect(aloneErr).toMatch(/hint: .*--encoding/);
   });
 });

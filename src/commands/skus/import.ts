@@ -14,7 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
-import { csvEncodingFor, readCsv, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
+import { csvEncodingFor, readCsv, resolveCsvEncoding, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
+import { problemCount, refusalWithOtherProblems, sortFileProblems } from '../../csv/problems.js';
 import { withoutBom } from '../../shipment-input/read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { alreadyHas, CUSTOM_FIELD_PREFIX, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
@@ -121,7 +122,8 @@ function scientificWarnings(found: Map<string, { rows: number[]; example: string
 
 /**
  * Reads the whole file once and returns its header and number of SKU rows, or throws an InputError listing
- * every problem (row and column in each). Nothing is sent.
+ * every problem by row (row and column in each), rows with bytes invalid in its encoding among them. Nothing is
+ * sent.
  */
 export async function validateSkuFile(
   ctx: Ctx,
@@ -132,9 +134,20 @@ export async function validateSkuFile(
   /** How to decode the file (detected when absent). */
   encoding?: string | CsvEncoding,
 ): Promise<{ header: string[]; bindings: SkuBinding[]; rows: number }> {
+  // Bytes invalid in the encoding are listed with the file's other problems, not thrown before them.
+  const readAs = await resolveCsvEncoding({ path: file }, encoding, shown);
   const problems: InputProblem[] = [];
   let more = 0;
-  const push = (p: InputProblem) => (problems.length < MAX_PROBLEMS ? problems.push(p) : more++);
+  // Rows with problems, those past MAX_PROBLEMS too: counted as the row changes, since problems come in file order.
+  let problemRows = 0;
+  let lastProblemRow: number | undefined;
+  const push = (p: InputProblem) => {
+    if (p.row !== undefined && p.row !== lastProblemRow) {
+      problemRows++;
+      lastProblemRow = p.row;
+    }
+    return problems.length < MAX_PROBLEMS ? problems.push(p) : more++;
+  };
   let header: string[] | undefined;
   let bindings: SkuBinding[] = [];
   const seen = new Map<string, number>();
@@ -144,7 +157,7 @@ export async function validateSkuFile(
   const unheaded: InputProblem[] = [];
   const scientific = new Map<string, { rows: number[]; example: string }>();
   // A row whose quoting is broken is listed with the rest, and the read goes on past it.
-  for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted', malformed: 'report' })) {
+  for await (const rec of readCsv({ path: file }, { encoding: readAs, trim: 'unquoted', malformed: 'report', badBytes: 'report' })) {
     const broken = rec.malformed;
     if (broken) {
       broken.problems.forEach(push);
@@ -190,12 +203,13 @@ export async function validateSkuFile(
   }
   for (const w of scientificWarnings(scientific)) ctx.out.warn(w);
   if (!header) throw new InputError(`${shown} is empty`, [{ row: 1, message: 'the file needs a header row and at least one SKU row' }]);
-  if (more) problems.push({ message: `… and ${more} more problems` });
   if (problems.length) {
+    sortFileProblems(problems, header);
+    if (more) problems.push({ message: `… and ${more} more problems` });
     const n = problems.length - (more ? 1 : 0) + more;
-    throw new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, {
-      hint: 'fix the file (or rename columns with --map FILE.json) and run again; --dry-run checks without sending',
-    });
+    const hint = 'fix the file (or rename columns with --map FILE.json) and run again; --dry-run checks without sending';
+    if (readAs.refused) throw refusalWithOtherProblems(readAs.refused, problems, problemCount(n, problemRows), hint);
+    throw new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, { hint });
   }
   if (rows === 0) throw new InputError(`${shown} has no SKU rows`, [{ row: 2, message: 'the file needs at least one SKU row under the header' }]);
   return { header, bindings, rows };

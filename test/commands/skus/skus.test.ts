@@ -382,6 +382,75 @@ describe('skus import', () => {
     expect(strict.stderr).toMatch(/not valid utf-8 text/);
   });
 
+  it('lists rows with bytes that are not UTF-8 among the file\'s other problems, by row then column, in one error', async () => {
+    const before = await allSkus(env);
+    const MIXED = 'bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding';
+    const p = join(dir, 'mixed-other.csv');
+    // UTF-8 ("Zoë" on row 2), a Latin-1 byte in row 3's product_name, a width that is no number on row 4, and on
+    // row 5 a Latin-1 byte in country_of_origin after a bad width: read in that order, listed in the columns'.
+    writeFileSync(
+      p,
+      Buffer.concat([
+        Buffer.from('sku,product_name,width,country_of_origin\nMIX-1,Zoë mug,10,GB\n'),
+        Buffer.from([...Buffer.from('MIX-2,Zo'), 0xeb, ...Buffer.from(' mug,10,GB\n')]),
+        Buffer.from('MIX-3,Width,ten,GB\n'),
+        Buffer.from([...Buffer.from('MIX-4,Mug,wide,G'), 0xc9, 0x0a]),
+      ]),
+    );
+    const r = await ship(['skus', 'import', p]);
+    expect(r.code, r.stderr).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe(`error: ${p} is not valid utf-8 text, and the file has other problems: 4 problems in 3 rows; nothing was sent`);
+    expect(lines.slice(1, -1).map((l) => l.replace(/^ {2}(row \d+, column \w+): .*$/, '$1'))).toEqual([
+      'row 3, column product_name',
+      'row 4, column width',
+      'row 5, column width',
+      'row 5, column country_of_origin',
+    ]);
+    expect(lines[1]).toBe(`  row 3, column product_name: ${MIXED}`);
+    expect(lines[4]).toBe(`  row 5, column country_of_origin: ${MIXED}`);
+    // The encoding's advice first, then the import's own.
+    expect(lines.at(-1)).toMatch(/^hint: retype those rows .*--encoding.*; fix the file \(or rename columns with --map FILE\.json\)/);
+    expect(await allSkus(env)).toEqual(before);
+
+    // --encoding given (here UTF-8 on a Windows-1252 file): its own words, the same way.
+    const q = join(dir, 'latin-other.csv');
+    writeFileSync(q, Buffer.concat([Buffer.from('sku,product_name,width\nLAT-1,Caf'), Buffer.from([0xe9]), Buffer.from(',10\nLAT-2,Mug,ten\n')]));
+    const g = await ship(['skus', 'import', q, '--encoding', 'utf-8', '--dry-run', '--json']);
+    expect(g.code, g.stderr).toBe(2);
+    const { error } = JSON.parse(g.stderr.trim().split('\n').at(-1)!);
+    expect(error.message).toBe(`${q} is not valid utf-8 text, and the file has other problems: 2 problems in 2 rows; nothing was sent`);
+    expect(error.problems.map((x: { row: number; column: string; message: string }) => [x.row, x.column, x.message.startsWith('bytes that are not utf-8')])).toEqual([
+      [2, 'product_name', true],
+      [3, 'width', false],
+    ]);
+    expect(error.hint).toMatch(/--encoding/);
+  });
+
+  it('a file whose only problems are bytes that are not UTF-8 gets the encoding\'s refusal alone, as before', async () => {
+    const p = join(dir, 'mixed-only.csv');
+    writeFileSync(p, Buffer.concat([Buffer.from('sku,product_name\nONLY-1,Zoë mug\n'), Buffer.from([...Buffer.from('ONLY-2,Zo'), 0xeb, ...Buffer.from(' mug\n')])]));
+    const r = await ship(['skus', 'import', p, '--dry-run']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toBe(
+      `error: ${p} is not valid utf-8 text\n` +
+        '  row 3, column product_name: bytes that are not UTF-8 in a file otherwise UTF-8 (a row pasted from another program?): fix that row, or give --encoding\n' +
+        'hint: retype those rows (or save the file as "CSV UTF-8"); if the whole file is in another encoding, give it with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)")\n',
+    );
+    // Given an --encoding the file is not in, likewise: the rows, in its words.
+    const q = join(dir, 'latin-only.csv');
+    writeFileSync(q, Buffer.concat([Buffer.from('sku,product_name\nLATO-1,Caf'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    const g = await ship(['skus', 'import', q, '--encoding', 'utf-8', '--dry-run', '--json']);
+    expect(g.code, g.stderr).toBe(2);
+    expect(JSON.parse(g.stderr.trim().split('\n').at(-1)!).error).toEqual({
+      message: `${q} is not valid utf-8 text`,
+      exit_code: 2,
+      type: 'InputError',
+      problems: [{ row: 2, column: 'product_name', message: 'bytes that are not utf-8' }],
+      hint: 'give the file\'s encoding with --encoding (e.g. windows-1252 for Excel\'s "CSV (Comma delimited)"), or save it as "CSV UTF-8"',
+    });
+  });
+
   it('reads the CSV from stdin with -', async () => {
     const r = await ship(['skus', 'import', '-', '--json'], { stdin: 'sku;product_name\nSTDIN-1;From stdin\n' });
     expect(r.code, r.stderr).toBe(0);
