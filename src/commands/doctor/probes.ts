@@ -84,7 +84,10 @@ export function probeTls(host: string, port: number, timeoutMs: number): Promise
   });
 }
 
-/** Connects to a printer's raw port and disconnects at once; resolves to the time it took. Sends nothing. */
+/**
+ * Connects to a printer's raw port and disconnects at once; resolves to the time it took. Sends nothing.
+ * Rejects with a short reason, the socket's error (with its code) as the cause.
+ */
 export function probeTcp(host: string, port: number, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = Date.now();
@@ -101,7 +104,7 @@ export function probeTcp(host: string, port: number, timeoutMs: number): Promise
     socket.once('error', (err) => {
       clearTimeout(timer);
       socket.destroy();
-      reject(new Error(describeNetworkError(err)));
+      reject(new Error(describeNetworkError(err), { cause: err }));
     });
   });
 }

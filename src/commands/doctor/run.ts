@@ -7,6 +7,7 @@ import type { Ctx } from '../../context.js';
 import type { Settings } from '../../config/settings.js';
 import { ApiError, AuthError, ExitCode, NotFoundError, ShipError } from '../../errors.js';
 import { mask } from '../../output/redact.js';
+import { zoneHint, zoneOf, zoneProblem, zoneRefused } from '../../printer/zone.js';
 
 export interface DoctorOptions {
   printerTimeoutMs: number;
@@ -182,11 +183,20 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
       add({ name: `printer ${p.name}`, status: 'fail', detail: p.error });
       continue;
     }
+    // Refused as the printing commands refuse it (printer/index.ts): connecting would only say EINVAL.
+    const problem = zoneProblem(p.host);
+    if (problem) {
+      add({ name: `printer ${p.name}`, status: 'fail', detail: zoneDetail(p, problem) });
+      continue;
+    }
     try {
       const ms = await probeTcp(p.host, p.port, opts.printerTimeoutMs);
       add({ name: `printer ${p.name}`, status: 'ok', detail: `${p.url} accepts connections`, ms });
     } catch (err) {
-      add({ name: `printer ${p.name}`, status: 'fail', detail: `${p.url}: ${errText(err)}` });
+      const code = ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+      // A zone that passed the check but that the system would not use all the same (a number on Windows).
+      const detail = code === 'EINVAL' && zoneOf(p.host) !== undefined ? zoneDetail(p, zoneRefused(p.host)) : `${p.url}: ${errText(err)}`;
+      add({ name: `printer ${p.name}`, status: 'fail', detail });
     }
   }
 
@@ -268,6 +278,13 @@ interface PrinterTarget {
   url: string;
   host: string;
   port: number;
+  /** The printers.NAME entry the address is set in, so a fix can name the `ship config set` for it. */
+  entry?: string;
+}
+
+/** A printer check's detail for a zone that cannot be used: why, then the address that would do. */
+function zoneDetail(p: PrinterTarget, why: string): string {
+  return `${p.url}: ${why}; ${zoneHint(p.host, p.port, p.entry)}`;
 }
 
 /** The profile's default printer and every printers.NAME entry, each address once. */
@@ -277,22 +294,23 @@ async function printers(ctx: Ctx, settings: Settings): Promise<Array<PrinterTarg
   const profile = store.profile(settings.profile.value);
   const out: Array<PrinterTarget | { name: string; error: string }> = [];
   const seen = new Set<string>();
-  const addOne = (name: string, resolveUrl: () => string) => {
+  const addOne = (name: string, resolveUrl: () => string, entry?: string) => {
     try {
       const url = resolveUrl();
       if (seen.has(url)) return;
       seen.add(url);
-      out.push({ name, url, ...parsePrinterUrl(url, name) });
+      out.push({ name, url, entry, ...parsePrinterUrl(url, name) });
     } catch (err) {
       out.push({ name, error: errText(err) });
     }
   };
   if (typeof profile.printer === 'string' && profile.printer) {
     const p = profile.printer;
-    addOne(p.startsWith('tcp://') ? 'default' : `${p} (default)`, () => store.resolvePrinter(p, settings.profile.value));
+    const entry = p.startsWith('tcp://') ? undefined : p;
+    addOne(entry ? `${entry} (default)` : 'default', () => store.resolvePrinter(p, settings.profile.value), entry);
   }
   const named = profile.printers && typeof profile.printers === 'object' ? profile.printers : {};
-  for (const [name, url] of Object.entries(named)) addOne(name, () => String(url));
+  for (const [name, url] of Object.entries(named)) addOne(name, () => String(url), name);
   return out;
 }
 

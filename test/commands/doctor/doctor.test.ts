@@ -5,13 +5,33 @@ import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import type * as Net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { zoneHint, zoneProblem, zoneRefused } from '../../../src/printer/zone.js';
 import { tempConfigDir } from '../../helpers/bin.js';
 import { freePort } from '../../helpers/net.js';
 import { runShip } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
+
+/**
+ * connect to a host with a zone fails as the system fails it for a zone it cannot use (EINVAL), without touching
+ * the network (as in test/printer/zone.test.ts); every other connect is the real one. The hosts tried are recorded.
+ */
+const zonedConnects: string[] = [];
+vi.mock('node:net', async (importOriginal) => {
+  const real = await importOriginal<typeof Net>();
+  const connect = (opts: Net.TcpNetConnectOpts) => {
+    if (!String(opts.host).includes('%')) return real.connect(opts);
+    zonedConnects.push(String(opts.host));
+    const socket = new real.Socket();
+    process.nextTick(() => socket.emit('error', Object.assign(new Error(`connect EINVAL ${opts.host}:${opts.port} - Local (:::0)`), { code: 'EINVAL', syscall: 'connect' })));
+    return socket;
+  };
+  return { ...real, connect, default: { ...real, connect } };
+});
 
 let sb: TestSandbox;
 const closers: Array<() => Promise<void>> = [];
@@ -213,6 +233,52 @@ describe('ship doctor', () => {
       ['printer back', 'fail'],
     ]);
     expect(r.stderr).toMatch(/printer back failed/);
+  });
+
+  it('a printer whose zone names no interface here fails without a connect, as the printing commands word it, with the config set that fixes it', async () => {
+    const up = await listenTcp();
+    const far = 'tcp://[fe80::1%nosuchif]:9100';
+    const dir = tempConfigDir();
+    writeConfig(dir, { printer: 'far', printers: { far, dock: `tcp://127.0.0.1:${up}` } });
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: dir };
+    zonedConnects.length = 0;
+    const r = await runShip(['doctor', '--json', '--printer-timeout', '1'], { env });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(zonedConnects).toEqual([]);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; checks: Check[] };
+    expect(doc.ok).toBe(false);
+    const hint = zoneHint('fe80::1%nosuchif', 9100, 'far');
+    expect(hint).toMatch(/ship config set printers\.far tcp:\/\/\[fe80::1%\S+\]:9100$/);
+    expect(byName(doc.checks, 'printer far (default)')).toEqual({ name: 'printer far (default)', status: 'fail', detail: `${far}: ${zoneProblem('fe80::1%nosuchif')}; ${hint}` });
+    expect(byName(doc.checks, 'printer dock')).toMatchObject({ status: 'ok' });
+    // Only the printer failed.
+    expect(doc.checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual(['printer far (default)']);
+    expect(r.stderr).toMatch(/doctor: printer far \(default\) failed/);
+
+    // In the checklist, the reason and the fix on the printer's line.
+    const human = await runShip(['doctor', '--printer-timeout', '1'], { env });
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain(`✗ printer far (default) ${far}: the zone "%nosuchif" names a network interface this machine does not have`);
+    expect(zonedConnects).toEqual([]);
+  });
+
+  it('EINVAL from connecting to a zoned address that passed the check (faked) is worded as the zone refused', async () => {
+    const loopback = Object.entries(networkInterfaces()).find(([, addrs]) => addrs?.some((a) => a.internal))?.[0] ?? 'lo';
+    const url = `tcp://[fe80::1%${loopback}]:9100`;
+    const dir = tempConfigDir();
+    writeConfig(dir, { printer: url });
+    const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: dir };
+    zonedConnects.length = 0;
+    const r = await runShip(['doctor', '--json', '--printer-timeout', '1'], { env });
+    expect(r.code).toBe(1);
+    expect(zonedConnects).toEqual([`fe80::1%${loopback}`]);
+    const doc = JSON.parse(r.stdout) as { checks: Check[] };
+    // The default printer given as an address: the fix is the address (no printers.NAME entry to set).
+    expect(byName(doc.checks, 'printer default')).toEqual({
+      name: 'printer default',
+      status: 'fail',
+      detail: `${url}: ${zoneRefused(`fe80::1%${loopback}`)}; ${zoneHint(`fe80::1%${loopback}`, 9100)}`,
+    });
   });
 });
 
