@@ -22,6 +22,14 @@ const optStr = z.nullish(z.string());
 const optInt = z.nullish(z.number());
 const optBool = z.nullish(z.boolean());
 
+/** A list the service may send as null or leave out: its elements parsed, or a new [] for none. */
+function listOrNone<T extends z.core.SomeType>(element: T) {
+  return z.pipe(
+    z.nullish(z.array(element)),
+    z.transform((v: Array<z.output<T>> | null | undefined): Array<z.output<T>> => v ?? []),
+  );
+}
+
 /** Base64 image list: the document says array, the service sends "" when not requested. */
 const pngList = z.pipe(
   z.union([z.array(z.string()), z.string(), z.null()]),
@@ -140,7 +148,7 @@ export type ServiceQuote = z.output<typeof ServiceQuoteSchema>;
 export const ServiceQuotesSchema = deferred(() =>
   z.looseObject({
     recommended_service: z.nullish(ServiceQuoteSchema),
-    services: z.pipe(z.nullish(z.array(ServiceQuoteSchema)), z.transform((v) => v ?? [])),
+    services: listOrNone(ServiceQuoteSchema),
   }),
 );
 export type ServiceQuotes = z.output<typeof ServiceQuotesSchema>;
@@ -164,7 +172,7 @@ export const ParcelEventsSchema = deferred(() =>
   z.looseObject({
     shipment_reference: optStr,
     courier_tracking_reference: optStr,
-    tracking_events: z.pipe(z.nullish(z.array(TrackingEventSchema)), z.transform((v) => v ?? [])),
+    tracking_events: listOrNone(TrackingEventSchema),
   }),
 );
 export type ParcelEvents = z.output<typeof ParcelEventsSchema>;
@@ -253,7 +261,7 @@ export const DeliveryServiceSchema = deferred(() =>
     description: optStr,
     key: str,
     price: z.nullish(money),
-    conditions: z.pipe(z.nullish(z.array(ServiceConditionSchema)), z.transform((v) => v ?? [])),
+    conditions: listOrNone(ServiceConditionSchema),
   }),
 );
 export type DeliveryService = z.output<typeof DeliveryServiceSchema>;
@@ -309,7 +317,7 @@ export const PackagingOptionsSchema = deferred(() =>
   z.looseObject({
     net_weight: optBool,
     allow_override: optBool,
-    packaging_types: z.pipe(z.nullish(z.array(PackagingTypeSchema)), z.transform((v) => v ?? [])),
+    packaging_types: listOrNone(PackagingTypeSchema),
   }),
 );
 export type PackagingOptions = z.output<typeof PackagingOptionsSchema>;

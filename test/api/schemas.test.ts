@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   ContainerRequestSchema,
   CustomFieldRequestSchema,
+  DeliveryServiceSchema,
   LabelSchema,
+  PackagingOptionsSchema,
+  ParcelEventsSchema,
   ServiceQuotesSchema,
   ShipmentResponseSchema,
   SkuPageSchema,
@@ -243,6 +246,31 @@ describe('lenient responses', () => {
     expect(q.services[0].total_price).toBe('1.10');
     expect(q.recommended_service).toBeNull();
     expect(ServiceQuotesSchema.parse({}).services).toEqual([]);
+  });
+
+  // Pins today's behaviour of every list-or-none field: "" and {} are refused (lenient() then warns and keeps the answer as received).
+  const listOrNoneFields = [
+    ['services', ServiceQuotesSchema, {}, { service_key: 'a' }, { service_key: 5 }, ['services.0.service_key', 'Invalid input: expected string, received number']],
+    ['tracking_events', ParcelEventsSchema, {}, { code: 'X' }, { date: 3 }, ['tracking_events.0.date', 'Invalid input: expected string, received number']],
+    ['conditions', DeliveryServiceSchema, { key: 'K' }, ['Weight', '<=', '30000'], ['Weight', '<='], ['conditions.0', 'Invalid input']],
+    ['packaging_types', PackagingOptionsSchema, {}, { key: 'BOX' }, { key: 5 }, ['packaging_types.0.key', 'Invalid input: expected string, received number']],
+  ] as const;
+  it.each(listOrNoneFields)('list-or-none field %s: a list, null, missing, "", {} and an odd element', (field, schema, base, element, odd, oddIssue) => {
+    const issues = (value: unknown) =>
+      schema.safeParse({ ...base, [field]: value }).error?.issues.map((i) => [i.path.join('.'), i.message]);
+    const parsed = (value: unknown) => (schema.parse({ ...base, [field]: value }) as Record<string, unknown>)[field];
+
+    expect(parsed([element, element])).toEqual([element, element]);
+    expect(parsed([])).toEqual([]);
+    expect(parsed(null)).toEqual([]);
+    expect(parsed(undefined)).toEqual([]);
+    expect((schema.parse(base) as Record<string, unknown>)[field]).toEqual([]);
+    // A fresh [] each time: a caller that fills one must not fill another's.
+    expect(parsed(null)).not.toBe(parsed(null));
+    expect(issues('')).toEqual([[field, 'Invalid input: expected array, received string']]);
+    expect(issues({})).toEqual([[field, 'Invalid input: expected array, received object']]);
+    expect(issues([element, odd])).toEqual([[oddIssue[0].replace('.0', '.1'), oddIssue[1]]]);
+    expect(issues([odd])).toEqual([oddIssue]);
   });
 
   it('labels: png as a string or a one-element array', () => {
