@@ -325,25 +325,83 @@ export async function invalidBytesError(path: string, encoding: string, name: st
   return valid ? undefined : givenEncodingError(path, name, encoding, delimiter);
 }
 
+/** The rows of a file that hold bytes invalid in its encoding (the first `limit`, each with its column when known), and how many more. */
+export interface InvalidRows {
+  found: Array<{ row: number; column?: string }>;
+  more: number;
+}
+
+/**
+ * The row (as readCsv counts it) and cell that each character of a CSV file falls in, fed the file's characters
+ * in order, and the rows at which it was told of bytes invalid in the file's encoding: the state that
+ * rowsWithInvalidUtf8 (fed bytes) and rowsWithInvalidBytes (fed decoded text) share. Only quotes, line breaks
+ * and the delimiter move it on, so a caller may feed it ASCII alone when the delimiter is ASCII.
+ */
+class InvalidRowScan {
+  private row = 1;
+  private field = 0;
+  private quoted = false;
+  private lastBadRow = 0;
+  private readonly found: Array<{ row: number; field: number }> = [];
+  private more = 0;
+  // -1 matches no character: before begin(), and for a delimiter that is not one UTF-16 unit (it never splits a cell).
+  private delimiterCode = -1;
+  private delimiter: string | undefined;
+  private sepLine = false;
+
+  constructor(private readonly limit: number) {}
+
+  /** Sets what the first line says: the delimiter, and whether that line was a `sep=` line (not a row, nor fed). */
+  begin(delimiter: string, sepLine: boolean): void {
+    this.delimiter = delimiter;
+    this.delimiterCode = delimiter.length === 1 ? delimiter.charCodeAt(0) : -1;
+    this.sepLine = sepLine;
+  }
+
+  /** Moves past a character (its UTF-16 code unit, or an ASCII byte) that is valid in the encoding. */
+  pass(code: number): void {
+    if (code === 0x22) this.quoted = !this.quoted;
+    else if (this.quoted) return;
+    else if (code === 0x0a) {
+      this.row++;
+      this.field = 0;
+    } else if (code === this.delimiterCode) this.field++;
+  }
+
+  /** Notes bytes invalid in the encoding at the current place: its row is found (or counted past the limit) once. */
+  invalid(): void {
+    if (this.row === this.lastBadRow) return;
+    this.lastBadRow = this.row;
+    if (this.found.length < this.limit) this.found.push({ row: this.row, field: this.field });
+    else this.more++;
+  }
+
+  /** The rows found, each cell named by the header read in `encoding` (none when the header itself has bad bytes). */
+  async rows(path: string, encoding: string): Promise<InvalidRows> {
+    const { found, more, delimiter } = this;
+    const header = found.length && found[0].row > 1 && delimiter !== undefined ? await headerOf(path, encoding, delimiter, this.sepLine ? 1 : 0) : undefined;
+    return {
+      found: found.map(({ row, field }) => {
+        const column = row > 1 ? header?.[field] || undefined : undefined;
+        return column ? { row, column } : { row };
+      }),
+      more,
+    };
+  }
+}
+
 /**
  * rowsWithInvalidUtf8 for a file in another encoding (Windows-1253, ISO-8859-3, Shift_JIS, UTF-16…): the rows,
  * as readCsv counts them, whose bytes the platform's decoder cannot read in `encoding`, each with the column of
  * the first such byte. Read from the decoded text, where each such byte (or sequence) is U+FFFD; in the few
  * encodings that can write U+FFFD itself (UTF-16, GB18030), a row holding that character is counted too.
  */
-export async function rowsWithInvalidBytes(path: string, encoding: string, delimiter: string | undefined, limit: number): Promise<{ found: Array<{ row: number; column?: string }>; more: number }> {
+export async function rowsWithInvalidBytes(path: string, encoding: string, delimiter: string | undefined, limit: number): Promise<InvalidRows> {
   const fh = await open(path, 'r');
-  const found: Array<{ row: number; field: number }> = [];
-  let more = 0;
-  let sepLine = false;
-  let delim = delimiter;
+  const rows = new InvalidRowScan(limit);
   try {
     const decoder = new TextDecoder(encoding);
     const buf = Buffer.alloc(1024 * 1024);
-    let row = 1;
-    let field = 0;
-    let quoted = false;
-    let lastBadRow = 0;
     let first = true;
     const scan = (text: string) => {
       let from = 0;
@@ -351,26 +409,18 @@ export async function rowsWithInvalidBytes(path: string, encoding: string, delim
         first = false;
         const nl = text.indexOf('\n');
         const declared = declaredDelimiter(nl < 0 ? text : text.slice(0, nl));
-        if (declared !== undefined && nl >= 0) {
-          sepLine = true;
+        let delim = delimiter;
+        const sepLine = declared !== undefined && nl >= 0;
+        if (sepLine) {
           from = nl + 1;
           delim ??= declared;
         }
-        delim ??= detectDelimiter(text.slice(from).split(/\r?\n/, 1)[0]);
+        rows.begin(delim ?? detectDelimiter(text.slice(from).split(/\r?\n/, 1)[0]), sepLine);
       }
       for (let i = from; i < text.length; i++) {
-        const ch = text[i];
-        if (ch === '"') quoted = !quoted;
-        else if (ch === '\ufffd') {
-          if (row === lastBadRow) continue;
-          lastBadRow = row;
-          if (found.length < limit) found.push({ row, field });
-          else more++;
-        } else if (quoted) continue;
-        else if (ch === '\n') {
-          row++;
-          field = 0;
-        } else if (ch === delim) field++;
+        const code = text.charCodeAt(i);
+        if (code === 0xfffd) rows.invalid();
+        else rows.pass(code);
       }
     };
     for (let pos = 0; ; ) {
@@ -383,14 +433,7 @@ export async function rowsWithInvalidBytes(path: string, encoding: string, delim
   } finally {
     await fh.close();
   }
-  const header = found.length && found[0].row > 1 && delim !== undefined ? await headerOf(path, encoding, delim, sepLine ? 1 : 0) : undefined;
-  return {
-    found: found.map(({ row, field }) => {
-      const column = row > 1 ? header?.[field] || undefined : undefined;
-      return column ? { row, column } : { row };
-    }),
-    more,
-  };
+  return rows.rows(path, encoding);
 }
 
 /**
@@ -398,29 +441,16 @@ export async function rowsWithInvalidBytes(path: string, encoding: string, delim
  * of a file read as UTF-8 that hold bytes that are not UTF-8, each with the column of its first such byte when
  * the header is readable as UTF-8: the first `limit` of them, and how many more. Read whole, in 1 MB steps.
  */
-export async function rowsWithInvalidUtf8(path: string, delimiter: string | undefined, limit: number): Promise<{ found: Array<{ row: number; column?: string }>; more: number }> {
+export async function rowsWithInvalidUtf8(path: string, delimiter: string | undefined, limit: number): Promise<InvalidRows> {
   const fh = await open(path, 'r');
-  const found: Array<{ row: number; field: number }> = [];
-  let more = 0;
-  let sepLine = false;
-  let delim = delimiter?.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter.charCodeAt(0) : undefined;
+  const rows = new InvalidRowScan(limit);
   try {
     const buf = Buffer.alloc(1024 * 1024);
-    let row = 1;
-    let field = 0;
-    let quoted = false;
-    let lastBadRow = 0;
     // The UTF-8 character being read: continuation bytes still expected, and the range the next one must be in
     // (narrower after E0, ED, F0 and F4: no overlong forms, surrogates or code points beyond U+10FFFF).
     let need = 0;
     let lo = 0x80;
     let hi = 0xbf;
-    const bad = () => {
-      if (row === lastBadRow) return;
-      lastBadRow = row;
-      if (found.length < limit) found.push({ row, field });
-      else more++;
-    };
     for (let pos = 0; ; ) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
@@ -429,12 +459,14 @@ export async function rowsWithInvalidUtf8(path: string, delimiter: string | unde
         const head = buf.subarray(0, bytesRead);
         const nl = head.indexOf(0x0a);
         const declared = declaredDelimiter(head.subarray(0, nl < 0 ? head.length : nl).toString('utf8'));
-        if (declared !== undefined && nl >= 0) {
-          sepLine = true;
+        // Only an ASCII delimiter is looked for among the bytes; another is ignored, as if not given.
+        let delim = delimiter?.length === 1 && delimiter.charCodeAt(0) < 0x80 ? delimiter : undefined;
+        const sepLine = declared !== undefined && nl >= 0;
+        if (sepLine) {
           from = nl + 1;
-          if (delim === undefined && declared.charCodeAt(0) < 0x80) delim = declared.charCodeAt(0);
+          if (delim === undefined && declared.charCodeAt(0) < 0x80) delim = declared;
         }
-        if (delim === undefined) delim = detectDelimiter(head.subarray(from).toString('utf8').split(/\r?\n/, 1)[0]).charCodeAt(0);
+        rows.begin(delim ?? detectDelimiter(head.subarray(from).toString('utf8').split(/\r?\n/, 1)[0]), sepLine);
         // A byte-order mark is a well-formed character, and not a cell's.
         if (head[from] === 0xef && head[from + 1] === 0xbb && head[from + 2] === 0xbf) from += 3;
       }
@@ -448,19 +480,13 @@ export async function rowsWithInvalidUtf8(path: string, delimiter: string | unde
             continue;
           }
           // The character was cut short: it is bad, and this byte starts afresh.
-          bad();
+          rows.invalid();
           need = 0;
           lo = 0x80;
           hi = 0xbf;
         }
-        if (b < 0x80) {
-          if (b === 0x22) quoted = !quoted;
-          else if (quoted) continue;
-          else if (b === 0x0a) {
-            row++;
-            field = 0;
-          } else if (b === delim) field++;
-        } else if (b >= 0xc2 && b <= 0xdf) need = 1;
+        if (b < 0x80) rows.pass(b);
+        else if (b >= 0xc2 && b <= 0xdf) need = 1;
         else if (b >= 0xe0 && b <= 0xef) {
           need = 2;
           if (b === 0xe0) lo = 0xa0;
@@ -469,23 +495,16 @@ export async function rowsWithInvalidUtf8(path: string, delimiter: string | unde
           need = 3;
           if (b === 0xf0) lo = 0x90;
           else if (b === 0xf4) hi = 0x8f;
-        } else bad();
+        } else rows.invalid();
       }
       pos += bytesRead;
     }
-    if (need > 0) bad();
+    if (need > 0) rows.invalid();
   } finally {
     await fh.close();
   }
   // Columns by the header's names, when the header itself is UTF-8.
-  const header = found.length && found[0].row > 1 && delim !== undefined ? await headerOf(path, 'utf-8', String.fromCharCode(delim), sepLine ? 1 : 0) : undefined;
-  return {
-    found: found.map(({ row, field }) => {
-      const column = row > 1 ? header?.[field] || undefined : undefined;
-      return column ? { row, column } : { row };
-    }),
-    more,
-  };
+  return rows.rows(path, 'utf-8');
 }
 
 /** Where the first byte that is not UTF-8 is in `b` (its length when all of it is); a chunk's last, cut character counts as bad. */
