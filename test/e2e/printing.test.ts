@@ -11,10 +11,20 @@ import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
 
 const { sb, env } = useTestSandbox();
 
+const ANN = { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' };
+
+/** A shipment.json for `ship create --file` in a new temp dir: `parcels` parcels to Ann; returns the dir and file. */
+function shipmentFile(ref: string, parcels: number, dirPrefix: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const file = join(dir, 'shipment.json');
+  writeFileSync(file, JSON.stringify({ shipment_reference: ref, to_address: ANN, parcels: Array.from({ length: parcels }, (_, i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })) }));
+  return { dir, file };
+}
+
 async function createShipment(ref: string, parcels: number): Promise<string[]> {
   const res = await apiCall(env as never, 'POST', '/shipments', {
     shipment_reference: ref,
-    to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+    to_address: ANN,
     parcels: Array.from({ length: parcels }, (_, i) => ({ reference: `${ref}-P${i + 1}`, weight: 1000 + i, length: 20, width: 15, depth: 10 })),
   });
   if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -86,16 +96,7 @@ describe('printer addresses', () => {
     expect(String(label.stderr)).toMatch(/hint: name the interface the printer is on .*, e\.g\. tcp:\/\/\[fe80::1%\S+\]:9100/);
     // A profile's printer, written as RFC 6874 does; create stops before the shipment is made.
     expect((await ship(['config', 'set', 'printers.dock3', 'tcp://[fe80::1%25nosuchif]:9100'], { env: cfg })).exitCode).toBe(0);
-    const dir = mkdtempSync(join(tmpdir(), 'ship-printer-zone-create-'));
-    const file = join(dir, 'shipment.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        shipment_reference: 'PRN-ZONE',
-        to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
-        parcels: [{ weight: 1000, length: 20, width: 15, depth: 10 }],
-      }),
-    );
+    const { dir, file } = shipmentFile('PRN-ZONE', 1, 'ship-printer-zone-create-');
     const create = await ship(['create', '--file', file, '--output-dir', dir, '--printer', 'dock3'], { env: cfg });
     expect(create.exitCode, String(create.stderr)).toBe(1);
     expect(String(create.stderr)).toContain('error: printer dock3 (tcp://[fe80::1%nosuchif]:9100): ');
@@ -196,16 +197,7 @@ describe('Ctrl-C while labels are being sent', () => {
   });
 
   it('ship create --file --printer: the shipment is shown, then the labels not sent and how to send them (exit 130)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ship-print-int-'));
-    const file = join(dir, 'shipment.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        shipment_reference: 'CRT-INT',
-        to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
-        parcels: Array.from({ length: 5 }, (_, i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })),
-      }),
-    );
+    const { dir, file } = shipmentFile('CRT-INT', 5, 'ship-print-int-');
     const printer = await fakePrinter({ closeDelayMs: 300 });
     try {
       const run = ship(['create', '--file', file, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--quiet'], { env });

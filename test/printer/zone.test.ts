@@ -1,28 +1,14 @@
 import { mkdtempSync } from 'node:fs';
-import type * as Net from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { PrinterError, queryHostStatus, sendRaw, type PrinterTarget } from '../../src/printer/index.js';
 import { zoneHint, zoneOf, zoneProblem } from '../../src/printer/zone.js';
+import { zonedConnects } from '../helpers/zoned-net.js';
 import { runShip } from '../helpers/run.js';
 
-/**
- * connect to a host with a zone fails here as the system fails it for a zone it cannot use (EINVAL), without
- * touching the network; every other connect is the real one. The hosts tried are recorded.
- */
-const zonedConnects: string[] = [];
-vi.mock('node:net', async (importOriginal) => {
-  const real = await importOriginal<typeof Net>();
-  const connect = (opts: Net.TcpNetConnectOpts) => {
-    if (!String(opts.host).includes('%')) return real.connect(opts);
-    zonedConnects.push(String(opts.host));
-    const socket = new real.Socket();
-    process.nextTick(() => socket.emit('error', Object.assign(new Error(`connect EINVAL ${opts.host}:${opts.port} - Local (:::0)`), { code: 'EINVAL', syscall: 'connect' })));
-    return socket;
-  };
-  return { ...real, connect, default: { ...real, connect } };
-});
+// connect to a zoned host fails with EINVAL without touching the network (test/helpers/zoned-net.ts).
+vi.mock('node:net', async (orig) => (await import('../helpers/zoned-net.js')).zonedNet(orig));
 
 const interfaces = { lo: [{ internal: true }], eth0: [{ internal: false }] };
 /** The loopback interface's own name (lo, lo0): a zone this machine has. */

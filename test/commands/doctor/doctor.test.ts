@@ -5,7 +5,6 @@ import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
-import type * as Net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -13,25 +12,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { zoneHint, zoneProblem, zoneRefused } from '../../../src/printer/zone.js';
 import { tempConfigDir } from '../../helpers/bin.js';
 import { freePort } from '../../helpers/net.js';
+import { zonedConnects } from '../../helpers/zoned-net.js';
 import { runShip } from '../../helpers/run.js';
 import { startTestSandbox, type TestSandbox } from '../../helpers/sandbox.js';
 
-/**
- * connect to a host with a zone fails as the system fails it for a zone it cannot use (EINVAL), without touching
- * the network (as in test/printer/zone.test.ts); every other connect is the real one. The hosts tried are recorded.
- */
-const zonedConnects: string[] = [];
-vi.mock('node:net', async (importOriginal) => {
-  const real = await importOriginal<typeof Net>();
-  const connect = (opts: Net.TcpNetConnectOpts) => {
-    if (!String(opts.host).includes('%')) return real.connect(opts);
-    zonedConnects.push(String(opts.host));
-    const socket = new real.Socket();
-    process.nextTick(() => socket.emit('error', Object.assign(new Error(`connect EINVAL ${opts.host}:${opts.port} - Local (:::0)`), { code: 'EINVAL', syscall: 'connect' })));
-    return socket;
-  };
-  return { ...real, connect, default: { ...real, connect } };
-});
+// connect to a zoned host fails with EINVAL without touching the network (test/helpers/zoned-net.ts).
+vi.mock('node:net', async (orig) => (await import('../../helpers/zoned-net.js')).zonedNet(orig));
 
 let sb: TestSandbox;
 const closers: Array<() => Promise<void>> = [];
