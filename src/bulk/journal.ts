@@ -120,17 +120,32 @@ interface Line {
   f?: string;
 }
 
+/**
+ * The records waiting for the next commit, and the one promise they all get: they become durable (or fail)
+ * together, and a bulk run appends two records a shipment, so one promise per commit rather than per record.
+ */
 interface Pending {
-  text: string;
+  texts: string[];
+  done: Promise<void>;
   resolve: () => void;
   reject: (e: unknown) => void;
+}
+
+function newPending(): Pending {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { texts: [], done, resolve, reject };
 }
 
 /** The resume journal of one bulk run. */
 export class Journal {
   private readonly entries = new Map<string, JournalEntry>();
   private fd: number | undefined;
-  private queue: Pending[] = [];
+  private queue: Pending | undefined;
   private flushing = false;
   private closed = false;
   private lock: LockFile | undefined;
@@ -237,19 +252,19 @@ export class Journal {
     if (entry.unknown) light.unknown = true;
     if (entry.fp !== undefined) light.fp = entry.fp;
     this.remember(light);
-    return new Promise<void>((res, rej) => {
-      this.queue.push({ text: JSON.stringify(line) + '\n', resolve: res, reject: rej });
-      if (!this.flushing) {
-        this.flushing = true;
-        this.schedule();
-      }
-    });
+    const pending = (this.queue ??= newPending());
+    pending.texts.push(JSON.stringify(line) + '\n');
+    if (!this.flushing) {
+      this.flushing = true;
+      this.schedule();
+    }
+    return pending.done;
   }
 
   /** Flushes, closes the file and releases the lock. */
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.flushing || this.queue.length) await new Promise((r) => setImmediate(r));
+    while (this.flushing || this.queue) await new Promise((r) => setImmediate(r));
     this.closed = true;
     try {
       if (this.fd !== undefined) {
@@ -275,13 +290,13 @@ export class Journal {
 
   private flush(): void {
     const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0 || this.fd === undefined) {
+    this.queue = undefined;
+    if (batch === undefined || this.fd === undefined) {
       this.flushing = false;
-      for (const p of batch) p.reject(new Error('journal is closed'));
+      batch?.reject(new Error('journal is closed'));
       return;
     }
-    const buf = Buffer.from(batch.map((p) => p.text).join(''), 'utf8');
+    const buf = Buffer.from(batch.texts.join(''), 'utf8');
     const fd = this.fd;
     // Asynchronous write + fdatasync: responses keep arriving while the disk works, and queue up for the
     // next commit — that is what keeps the journal's cost per record small at high concurrency.
@@ -303,11 +318,11 @@ export class Journal {
     });
   }
 
-  private finish(batch: Pending[], err?: unknown): void {
+  private finish(batch: Pending, err?: unknown): void {
     this.commits++;
-    if (err) err = new JournalWriteError(this.path, err);
-    for (const p of batch) (err ? p.reject(err) : p.resolve());
-    if (this.queue.length) this.schedule();
+    if (err) batch.reject(new JournalWriteError(this.path, err));
+    else batch.resolve();
+    if (this.queue) this.schedule();
     else this.flushing = false;
   }
 
