@@ -1,6 +1,7 @@
 // The work of `ship containers …`: each function is one subcommand, called from index.ts.
 import { join, resolve } from 'node:path';
 import type { Ctx } from '../../context.js';
+import { confirmOrRefuse } from '../shared/confirm.js';
 import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError, ShipError, UsageError, ValidationError } from '../../errors.js';
 import type { Api, Container, ContainerRequest, ContainerShipment, DocumentResult } from '../../api/index.js';
 import { documentBytes } from '../../api/documents.js';
@@ -139,14 +140,6 @@ export async function listContainerShipments(ctx: Ctx, opts: { ref: string }): P
   ]);
 }
 
-/** Asks before an irreversible step on a terminal; without one, --yes is required. */
-async function confirmOrRefuse(ctx: Ctx, yes: boolean, question: string, what: string): Promise<boolean> {
-  if (yes) return true;
-  if (!ctx.mode.interactive) {
-    throw new UsageError(`${what} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to confirm in scripts' });
-  }
-  return ctx.prompt.confirm({ message: question, supplyWith: '--yes', default: false });
-}
 
 /** Where a container label goes: a printer, a file, or stdout. */
 interface LabelTarget {
@@ -219,12 +212,11 @@ export async function closeContainer(
   }
   // The close cannot be undone, so the printer is found and checked (~HS) before anything changes.
   const target = opts.print && !opts.output ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
-  const ok = await confirmOrRefuse(
-    ctx,
-    opts.yes,
-    `Close container ${opts.ref}? The carrier generates its documents and no more shipments can be added.`,
-    `closing container ${opts.ref}`,
-  );
+  const ok = await confirmOrRefuse(ctx, {
+    yes: opts.yes,
+    question: `Close container ${opts.ref}? The carrier generates its documents and no more shipments can be added.`,
+    needs: `closing container ${opts.ref}`,
+  });
   if (!ok) {
     ctx.out.info(`Container ${opts.ref} left open.`);
     return;
@@ -281,7 +273,7 @@ async function isClosedRefusal(api: Api, ref: string, err: unknown, signal: Abor
 
 /** `containers delete REF`: explains a refusal with the shipments still in the container. */
 export async function deleteContainer(ctx: Ctx, opts: { ref: string; yes: boolean }): Promise<void> {
-  const ok = await confirmOrRefuse(ctx, opts.yes, `Delete container ${opts.ref}?`, `deleting container ${opts.ref}`);
+  const ok = await confirmOrRefuse(ctx, { yes: opts.yes, question: `Delete container ${opts.ref}?`, needs: `deleting container ${opts.ref}` });
   if (!ok) {
     ctx.out.info(`Container ${opts.ref} kept.`);
     return;
