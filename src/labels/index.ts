@@ -266,13 +266,17 @@ export function writeLabels(labels: ReadonlyArray<LabelContent | string | Uint8A
   // join(dir, name) for a plain file name, without normalising the directory again for every label.
   const dir = dirPrefix(opts.dir);
   return labels.map((l, i) => {
-    const content = typeof l === 'string' || l instanceof Uint8Array ? l : l.content;
+    const content = contentOf(l);
     const path = dir + labelName(opts, i);
     // opts.dir, not dirname(path): the same string for every label of a run, so checking it is a lookup.
     if (opts.inPlace && !opts.sync) writeFileInPlace(path, inPlaceData(content, opts.format), opts.dir);
     else writeFileAtomic(path, labelBytes(content, opts.format), { sync: opts.sync });
     return path;
   });
+}
+
+function contentOf(l: LabelContent | string | Uint8Array): string | Uint8Array {
+  return typeof l === 'string' || l instanceof Uint8Array ? l : l.content;
 }
 
 function labelName(opts: Pick<WriteLabelsOptions, 'namer' | 'shipmentRef' | 'format'>, index: number): string {
@@ -292,8 +296,8 @@ function inPlaceData(content: string | Uint8Array, format: LabelFormat): string 
  * Writes a bulk run's label files in place, in batches, for the tasks that hand them over (writeLabels with
  * `inPlace`, the same file names and bytes). One label file at a time, between network reads, costs the
  * kernel 2–4 times what the same files cost created one after another (its file-creation path and caches are
- * cold each time): 10,000 labels on ext4 took a create run from ~239 to ~186 µs of CPU per shipment when
- * batched, and on tmpfs to what a run writing no labels takes (bench/create-csv.mjs, Node 24). A call's files are
+ * cold each time): 10,000 labels on ext4 took a create run from ~239 to 157–206 µs of CPU per shipment when
+ * batched (on a quiet disk), and on tmpfs to about what a run writing no labels takes (bench/create-csv.mjs, Node 24). A call's files are
  * written with the next batch: once `maxFiles` wait, or `delayMs` after the first of them. Meant for work that
  * no longer holds a request slot (the bulk runner's release()), so the wait costs no throughput.
  */
@@ -315,7 +319,7 @@ export class LabelBatchWriter {
     let files: Array<{ path: string; data: string | Uint8Array }>;
     try {
       const dir = dirPrefix(opts.dir);
-      files = labels.map((l, i) => ({ path: dir + labelName(opts, i), data: inPlaceData(typeof l === 'string' || l instanceof Uint8Array ? l : l.content, opts.format) }));
+      files = labels.map((l, i) => ({ path: dir + labelName(opts, i), data: inPlaceData(contentOf(l), opts.format) }));
     } catch (e) {
       return Promise.reject(e);
     }
@@ -335,7 +339,7 @@ export class LabelBatchWriter {
     this.fileCount = 0;
     for (const job of batch) {
       try {
-        ensureDirSync(job.dir);
+        // (writeFileInPlace makes the directory when it is missing.)
         for (const f of job.files) writeFileInPlace(f.path, f.data, job.dir);
       } catch (e) {
         job.done(e);

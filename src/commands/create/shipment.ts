@@ -114,28 +114,24 @@ export class LabelsNotWritten extends Error {
 async function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Promise<Created> {
   let paths: string[];
   try {
-    paths = policy.batch && policy.write ? await batchLabels(ref, res, policy, policy.batch) : keepLabels(ref, res, policy);
+    paths = await keepLabels(ref, res, policy);
   } catch (e) {
     throw new LabelsNotWritten(summarize(ref, res, []), e);
   }
   return summarize(ref, res, paths);
 }
 
-function batchLabels(ref: string, res: ShipmentResponse[], policy: LabelPolicy, batch: LabelBatchWriter): Promise<string[]> {
-  const { format, contents } = labelsOf(res, policy.format);
-  return batch.write(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer });
-}
-
 /**
- * Writes a response's labels (if any, and if wanted); returns the file paths. Plain synchronous writes (temp
- * file + rename, so no reader sees half a label): measured cheaper in CPU than the thread pool for small
- * files, and CPU is what a bulk run competes for.
+ * Writes a response's labels (if any, and if wanted); resolves to the file paths. Plain synchronous writes
+ * (temp file + rename, so no reader sees half a label, or in place with `inPlace`), measured cheaper in CPU
+ * than the thread pool for small files, and CPU is what a bulk run competes for; or the policy's batch writer's.
  */
-export function keepLabels(ref: string, res: ShipmentResponse[], policy: LabelPolicy): string[] {
+async function keepLabels(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Promise<string[]> {
   if (!policy.write) return [];
   const { format, contents } = labelsOf(res, policy.format);
   if (contents.length === 0) return [];
-  return writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: policy.inPlace });
+  const where = { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer };
+  return policy.batch ? policy.batch.write(contents, where) : writeLabels(contents, { ...where, inPlace: policy.inPlace });
 }
 
 /**
