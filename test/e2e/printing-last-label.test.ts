@@ -7,31 +7,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { fakePrinter } from '../helpers/printer.js';
-import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
+import { fakePrinter, until, type FakePrinter } from '../helpers/printer.js';
+import { createParcels, shipmentFile, useTestSandbox } from '../helpers/sandbox.js';
 
 const { sb, env } = useTestSandbox();
 
-/** Resolves once `cond` holds (polled every 5 ms), or rejects after `ms`. */
-async function until(cond: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const createShipment = (ref: string, parcels: number) => createParcels(env, ref, parcels);
 
-const TO = { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' };
-
-async function createShipment(ref: string, parcels: number): Promise<string[]> {
-  const res = await apiCall(env, 'POST', '/shipments', {
-    shipment_reference: ref,
-    to_address: TO,
-    parcels: Array.from({ length: parcels }, (_, i) => ({ reference: `${ref}-P${i + 1}`, weight: 1000 + i, length: 20, width: 15, depth: 10 })),
-  });
-  if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(res.body)}`);
-  const ev = await apiCall(env, 'GET', `/shipments/${encodeURIComponent(ref)}/events`);
-  return Object.keys(ev.body.data);
+/**
+ * Runs `ship args` against `printer` (200 ms a label), presses Ctrl-C once the bytes of all `labels` labels are in
+ * (all but the last finished), and returns ship's result: the last label finished before it exited, with 130.
+ */
+async function ctrlCAtLastLabel(printer: FakePrinter, args: string[], labels: number) {
+  const run = ship(args, { env });
+  await until(() => printer.jobs.length >= labels);
+  expect(printer.finished).toBe(labels - 1);
+  run.kill('SIGINT');
+  const r = await run;
+  // Not cut off: the printer had finished the job before ship exited.
+  expect(printer.finished).toBe(labels);
+  expect(r.exitCode, String(r.stderr)).toBe(130);
+  return r;
 }
 
 // The printer takes 200 ms over each label (ship waits up to 250 ms for it to close a job), so Ctrl-C, sent
@@ -41,14 +37,7 @@ describe('Ctrl-C while the last label is being sent', () => {
     const refs = await createShipment('LAST-PRN', 2);
     const printer = await fakePrinter({ closeDelayMs: 200 });
     try {
-      const run = ship(['print', 'LAST-PRN', '--printer', printer.url], { env });
-      await until(() => printer.jobs.length >= 2);
-      expect(printer.finished).toBe(1);
-      run.kill('SIGINT');
-      const r = await run;
-      // Not cut off: the printer had finished the job before ship exited.
-      expect(printer.finished).toBe(2);
-      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const r = await ctrlCAtLastLabel(printer, ['print', 'LAST-PRN', '--printer', printer.url], 2);
       expect(printer.jobs).toHaveLength(2);
       const stderr = String(r.stderr);
       expect(stderr).toContain(
@@ -61,21 +50,10 @@ describe('Ctrl-C while the last label is being sent', () => {
   });
 
   it('ship create --file --printer: the shipment is shown, then exit 130 saying all its labels went out whole', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ship-last-create-'));
-    const file = join(dir, 'shipment.json');
-    writeFileSync(
-      file,
-      JSON.stringify({ shipment_reference: 'LAST-CRT', to_address: TO, parcels: [1, 2].map((i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })) }),
-    );
+    const { dir, file } = shipmentFile('LAST-CRT', 2, 'ship-last-create-');
     const printer = await fakePrinter({ closeDelayMs: 200 });
     try {
-      const run = ship(['create', '--file', file, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--quiet'], { env });
-      await until(() => printer.jobs.length >= 2);
-      expect(printer.finished).toBe(1);
-      run.kill('SIGINT');
-      const r = await run;
-      expect(printer.finished).toBe(2);
-      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const r = await ctrlCAtLastLabel(printer, ['create', '--file', file, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--quiet'], 2);
       expect(printer.jobs).toHaveLength(2);
       // The shipment is the data: its tracking references are printed before the error.
       const tracking = String(r.stdout).trim().split('\n');
@@ -95,13 +73,7 @@ describe('Ctrl-C while the last label is being sent', () => {
     const printer = await fakePrinter({ closeDelayMs: 200 });
     const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
     try {
-      const run = ship(args, { env });
-      await until(() => printer.jobs.length >= 2);
-      expect(printer.finished).toBe(1);
-      run.kill('SIGINT');
-      const r = await run;
-      expect(printer.finished).toBe(2);
-      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const r = await ctrlCAtLastLabel(printer, args, 2);
       const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
       expect(lines.map((l) => [l.shipment_reference, l.status, l.labels_not_sent])).toEqual([
         ['LAST-CSV-1', 'created', undefined],

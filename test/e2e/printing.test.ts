@@ -6,31 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ship } from '../helpers/bin.js';
-import { fakePrinter, hs, HS_READY } from '../helpers/printer.js';
-import { apiCall, useTestSandbox } from '../helpers/sandbox.js';
+import { fakePrinter, hs, HS_READY, until } from '../helpers/printer.js';
+import { apiCall, createParcels, shipmentFile, useTestSandbox } from '../helpers/sandbox.js';
 
 const { sb, env } = useTestSandbox();
 
-const ANN = { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' };
-
-/** A shipment.json for `ship create --file` in a new temp dir: `parcels` parcels to Ann; returns the dir and file. */
-function shipmentFile(ref: string, parcels: number, dirPrefix: string): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
-  const file = join(dir, 'shipment.json');
-  writeFileSync(file, JSON.stringify({ shipment_reference: ref, to_address: ANN, parcels: Array.from({ length: parcels }, (_, i) => ({ weight: 1000 + i, length: 20, width: 15, depth: 10 })) }));
-  return { dir, file };
-}
-
-async function createShipment(ref: string, parcels: number): Promise<string[]> {
-  const res = await apiCall(env as never, 'POST', '/shipments', {
-    shipment_reference: ref,
-    to_address: ANN,
-    parcels: Array.from({ length: parcels }, (_, i) => ({ reference: `${ref}-P${i + 1}`, weight: 1000 + i, length: 20, width: 15, depth: 10 })),
-  });
-  if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(res.body)}`);
-  const ev = await apiCall(env as never, 'GET', `/shipments/${encodeURIComponent(ref)}/events`);
-  return Object.keys(ev.body.data);
-}
+const createShipment = (ref: string, parcels: number) => createParcels(env as never, ref, parcels);
 
 describe('~HS status answers ship cannot read', () => {
   it.each([
@@ -134,15 +115,6 @@ describe('printer addresses', () => {
     }
   });
 });
-
-/** Resolves once `cond` holds (polled), or rejects after `ms`. */
-async function until(cond: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('Ctrl-C while labels are being sent', () => {
   // The printer takes its time over each label (300 ms), so Ctrl-C lands in the middle of the batch.

@@ -61,3 +61,12 @@ export async function fakePrinter(o: { status?: string; closeDelayMs?: number; s
       }),
   };
 }
+
+/** Resolves once `cond` holds (polled every 5 ms), or rejects after `ms`: e.g. until a fake printer has a job. */
+export async function until(cond: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,4 +1,7 @@
 // Starts the embedded sandbox in this process on a free loopback port, with helpers for logging in and control calls.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 
@@ -151,4 +154,32 @@ export async function allSkus(auth: ApiAuth): Promise<any[]> {
     out.push(...r.body.data);
     if (!r.body.links.next) return out;
   }
+}
+
+/** A UK recipient for test shipments. */
+export const ANN = { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' };
+
+/** A shipment request to Ann with `parcels` parcels (weights 1000, 1001… g); `parcelRefs` names them REF-P1, REF-P2… */
+export function shipmentBody(ref: string, parcels: number, opts: { parcelRefs?: boolean } = {}): Record<string, unknown> {
+  return {
+    shipment_reference: ref,
+    to_address: ANN,
+    parcels: Array.from({ length: parcels }, (_, i) => ({ ...(opts.parcelRefs ? { reference: `${ref}-P${i + 1}` } : {}), weight: 1000 + i, length: 20, width: 15, depth: 10 })),
+  };
+}
+
+/** Creates a shipment through the API (shipmentBody, parcels named); resolves to its parcels' tracking references. */
+export async function createParcels(auth: ApiAuth, ref: string, parcels: number): Promise<string[]> {
+  const res = await apiCall(auth, 'POST', '/shipments', shipmentBody(ref, parcels, { parcelRefs: true }));
+  if (res.status >= 300) throw new Error(`create ${ref}: ${res.status} ${JSON.stringify(res.body)}`);
+  const ev = await apiCall(auth, 'GET', `/shipments/${encodeURIComponent(ref)}/events`);
+  return Object.keys(ev.body.data);
+}
+
+/** shipmentBody as a shipment.json for `ship create --file`, in a new temp dir named from `dirPrefix`. */
+export function shipmentFile(ref: string, parcels: number, dirPrefix: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const file = join(dir, 'shipment.json');
+  writeFileSync(file, JSON.stringify(shipmentBody(ref, parcels)));
+  return { dir, file };
 }
