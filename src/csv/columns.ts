@@ -80,10 +80,22 @@ export const PARCEL_CUSTOM_PREFIX = 'parcel_custom_fields.';
 
 const BY_NAME = new Map(COLUMNS.map((c) => [c.name, c]));
 
+/** Custom field columns defined so far (looked up for every cell of every row); bounded, as keys could be many. */
+const CUSTOM_DEFS = new Map<string, ColumnDef>();
+
 /** The definition of a canonical column name, including `custom_fields.KEY` and `parcel_custom_fields.KEY`. */
 export function columnDef(name: string): ColumnDef | undefined {
   const fixed = BY_NAME.get(name);
   if (fixed) return fixed;
+  let custom = CUSTOM_DEFS.get(name);
+  if (!custom) {
+    custom = customColumnDef(name);
+    if (custom && CUSTOM_DEFS.size < 10_000) CUSTOM_DEFS.set(name, custom);
+  }
+  return custom;
+}
+
+function customColumnDef(name: string): ColumnDef | undefined {
   if (name.startsWith(PARCEL_CUSTOM_PREFIX) && name.length > PARCEL_CUSTOM_PREFIX.length) {
     return { name, level: 'parcel', type: 'text', path: `custom_fields.${name.slice(PARCEL_CUSTOM_PREFIX.length)}` };
   }

@@ -41,6 +41,13 @@ export function contractLayout(opts: { mapping?: HeaderMapping; allowUnknown?: b
     bind(header) {
       const resolved = resolveHeader(header, opts);
       const checkUnheaded = valuesUnderNoHeader(header);
+      // A row no longer than a header with every column named has no value under no header: no need to look.
+      const allNamed = header.every((h) => h.replace(/^\uFEFF/, '').trim() !== '');
+      // The bound columns, listed once rather than looked over for every row.
+      const bound = resolved.bindings.filter((b) => b.column);
+      const indexes = bound.map((b) => b.index);
+      const columns = bound.map((b) => b.column!);
+      const labels = bound.map((b) => b.label);
       const notes: string[] = [];
       const lower = new Set(header.map((h) => h.trim().toLowerCase()));
       if (lower.has('lineitem name') && lower.has('shipping address1')) notes.push('this looks like a Shopify orders export: add --preset shopify');
@@ -51,19 +58,24 @@ export function contractLayout(opts: { mapping?: HeaderMapping; allowUnknown?: b
         labelFor: (column) => resolved.labels.get(column) ?? column,
         referenceIndex: resolved.bindings.find((b) => b.column === 'shipment_reference')?.index,
         toRow(rec, problems) {
-          if (rec.values.every((v) => v === '')) return null;
-          checkUnheaded(rec, problems);
+          const values = rec.values;
+          if (allBlank(values)) return null;
+          if (!allNamed || values.length > header.length) checkUnheaded(rec, problems);
           const cells = new Map<string, Cell>();
-          for (const b of resolved.bindings) {
-            if (!b.column) continue;
-            const v = rec.values[b.index] ?? '';
-            if (v !== '') cells.set(b.column, { value: v, row: rec.row, column: b.label });
+          for (let i = 0; i < indexes.length; i++) {
+            const v = values[indexes[i]] ?? '';
+            if (v !== '') cells.set(columns[i], { value: v, row: rec.row, column: labels[i] });
           }
           return { row: rec.row, cells };
         },
       };
     },
   };
+}
+
+function allBlank(values: readonly string[]): boolean {
+  for (let i = 0; i < values.length; i++) if (values[i] !== '') return false;
+  return true;
 }
 
 /** The named presets of `--preset`. */
