@@ -17,10 +17,12 @@
 // The end-to-end ratio is bounded by ship's work before its first request (start, then reading and validating all
 // 10,000 rows: ~500 ms on Node 20, ~370 on Node 24, of which loadCsv ~300 / ~250), which the client does not
 // have; on a 2-core machine most of it is the JIT warming up, not steady per-row work. Measured and dropped
-// (2026-11-27): validating the file in parts on worker threads (slower on 2 cores: each thread warms up its own
-// JIT, and V8's background compiler threads lose their core; no gain at 50,000 rows either), a single pass
-// instead of two (~20 ms, 6% of loadCsv, for a second code path), and V8 flags (--always-sparkplug,
-// --interrupt-budget, --no-lazy-feedback-allocation, --max-semi-space-size: none measurably faster).
+// (2026-11-27), each slower or within the noise on 2 cores:
+//   - validating the file in parts on worker threads: each thread warms up its own JIT, and V8's background
+//     compiler threads lose their core (first request 603-850 ms against 445-630; no gain at 50,000 rows either);
+//   - csv-parse alone in a worker feeding the main thread's checks in one pass: 511-674 ms against 461-520;
+//   - a single pass instead of two: ~20 ms (6% of loadCsv), not worth a second code path;
+//   - V8 flags (--always-sparkplug, --interrupt-budget, --no-lazy-feedback-allocation, --max-semi-space-size).
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
