@@ -248,6 +248,19 @@ describe('ship create --csv (binary)', () => {
     expect(error.problems.find((p: { row: number }) => p.row === 11).message).toContain('already fulfilled');
     expect(proxy.creates()).toEqual([]);
 
+    // For a person, the 19 are counted by reason (once: the error does not list them again); --verbose lists each.
+    const text = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '-o', join(work, 'labels')], { env });
+    expect(text.exitCode).toBe(2);
+    const said = String(text.stderr);
+    expect(said).toMatch(/^Left out 19 orders that cannot be shipped:$/m);
+    expect(said).toMatch(/^ {2}14 orders: already fulfilled \(Fulfillment Status; --include-fulfilled ships it again\): #1001 \(row 2\), #1002 \(row 6\), #1003 \(row 8\), #1004 \(row 9\), #1005 \(row 11\) and 9 more$/m);
+    expect(said).toMatch(/^ {2}1 order: no shipping address: #1019 \(row 38\)$/m);
+    expect(said).toMatch(/^error: nothing to ship in .*: all 19 orders were left out, as listed above$/m);
+    expect(said.match(/#1019/g)).toHaveLength(1);
+    const verbose = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '-o', join(work, 'labels'), '--verbose'], { env });
+    expect(String(verbose.stderr).match(/^ {2}#\d+ \(row \d+\): /gm)).toHaveLength(19);
+    expect(proxy.creates()).toEqual([]);
+
     // Shipped again (--include-fulfilled, a replacement): its two orders go to Canada, and their line items have
     // no SKU, so customs data (origin, tariff code, weight) is missing: left out and listed.
     const replacement = await ship(['create', '--csv', SHOPIFY_EXPORT, '--preset', 'shopify', '--include-fulfilled', '-o', join(work, 'labels'), '--json'], { env });

@@ -89,9 +89,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const { shipments: count, parcels } = loaded.counts;
   if (count === 0) {
     if (loaded.excluded.length) {
+      // On a terminal or in a log, the orders were just listed (reportExcluded); a script reading the JSON error
+      // gets each of them in it.
       throw new InputError(
-        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out`,
-        loaded.excluded.map((e) => ({ row: e.row, message: `${e.reference}: ${e.reason}` })),
+        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out${mode.json ? '' : ', as listed above'}`,
+        mode.json ? loaded.excluded.map((e) => ({ row: e.row, message: `${e.reference}: ${e.reason}` })) : [],
       );
     }
     out.info(`${csvPath} has no shipments (only a header): nothing to do`);
@@ -594,8 +596,31 @@ function reportExcluded(ctx: Ctx, excluded: ExcludedShipment[]): void {
     for (const e of excluded) ctx.out.jsonLine({ row: e.row, shipment_reference: e.reference, status: 'skipped', reason: e.reason });
     return;
   }
-  const lines = excluded.map((e) => `  ${e.reference} (row ${e.row}): ${e.reason}`);
-  ctx.io.stderr.write(`Left out ${excluded.length} order${excluded.length === 1 ? '' : 's'} that cannot be shipped:\n${lines.join('\n')}\n`);
+  ctx.io.stderr.write(`Left out ${excluded.length} order${excluded.length === 1 ? '' : 's'} that cannot be shipped:\n${excludedLines(excluded, ctx.mode.verbose).join('\n')}\n`);
+}
+
+/** Orders listed one by one in the report of those left out; beyond, they are counted by reason. */
+const EXCLUDED_LISTED = 10;
+
+/**
+ * The report's lines: each order with its reason; or, for many (a day's export holds every order already
+ * fulfilled, thousands of lines that would bury the rest), one line per reason with its count and first orders,
+ * every order still listed under --verbose (and in --json, a line each).
+ */
+export function excludedLines(excluded: readonly ExcludedShipment[], all = false, shown = 5): string[] {
+  if (all || excluded.length <= EXCLUDED_LISTED) return excluded.map((e) => `  ${e.reference} (row ${e.row}): ${e.reason}`);
+  const byReason = new Map<string, ExcludedShipment[]>();
+  for (const e of excluded) {
+    const same = byReason.get(e.reason);
+    if (same) same.push(e);
+    else byReason.set(e.reason, [e]);
+  }
+  const lines = [...byReason].map(([reason, orders]) => {
+    const named = orders.slice(0, shown).map((e) => `${e.reference} (row ${e.row})`).join(', ');
+    const more = orders.length > shown ? ` and ${orders.length - shown} more` : '';
+    return `  ${orders.length} ${orders.length === 1 ? 'order' : 'orders'}: ${reason}: ${named}${more}`;
+  });
+  return [...lines, '  (--verbose lists every order; --json gives each as a line with its reason)'];
 }
 
 /**

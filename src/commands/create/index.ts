@@ -54,9 +54,9 @@ CSV files (--csv FILE):
   --preset shopify reads Admin → Orders → Export as it is: one shipment per order Name, one parcel with the
   line items as items (quantity, name, price, sku); lines that need no shipping (gift cards) are left out.
   Orders that are cancelled, refunded or voided, restocked, already fulfilled, need no shipping, or have no
-  shipping address are left out and listed (JSON: status "skipped" with a reason) - an address is never
-  guessed; a partial order ships its lines not yet fulfilled, and --include-fulfilled ships fulfilled orders
-  and lines again (a replacement). Also left out: orders going outside mainland UK with a line item that has
+  shipping address are left out and listed (more than 10: counted by reason, --verbose lists each; JSON:
+  status "skipped" with a reason) - an address is never guessed; a partial order ships its lines not yet
+  fulfilled, and --include-fulfilled ships fulfilled orders and lines again (a replacement). Also left out: orders going outside mainland UK with a line item that has
   neither a SKU nor customs details (--customs FILE.csv, by line item name): an orders export does not carry
   them. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
   Exports have no weights: --default-weight G or --packaging KEY, else the account's default packaging applies.
