@@ -297,9 +297,10 @@ function inPlaceData(content: string | Uint8Array, format: LabelFormat): string 
  * `inPlace`, the same file names and bytes). One label file at a time, between network reads, costs the
  * kernel 2–4 times what the same files cost created one after another (its file-creation path and caches are
  * cold each time): 10,000 labels on ext4 took a create run from ~239 to 157–206 µs of CPU per shipment when
- * batched (on a quiet disk), and on tmpfs to about what a run writing no labels takes (bench/create-csv.mjs, Node 24). A call's files are
- * written with the next batch: once `maxFiles` wait, or `delayMs` after the first of them. Meant for work that
- * no longer holds a request slot (the bulk runner's release()), so the wait costs no throughput.
+ * batched (on a quiet disk), and on tmpfs to about what a run writing no labels takes (bench/create-csv.mjs,
+ * Node 24). A call's files are written with the next batch: once `maxFiles` wait, or `delayMs` after the
+ * first of them. Meant for work that no longer holds a request slot (the bulk runner's release()), so the wait
+ * costs no throughput.
  */
 export class LabelBatchWriter {
   private readonly pending: Array<{ files: Array<{ path: string; data: string | Uint8Array }>; dir: string; done: (err?: unknown) => void }> = [];

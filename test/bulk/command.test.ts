@@ -130,25 +130,7 @@ describe('runBulkCommand', () => {
   });
 
   it('Ctrl-C: stops, prints the summary, throws Interrupted (130)', async () => {
-    const io = bufferIO();
-    const ac = new AbortController();
-    const ctx = createContext({ io, env: {}, signal: ac.signal });
-    ctx.globals = {};
-    const many = Array.from({ length: 100 }, (_, i) => ({ key: `K${i}`, rows: [i + 2], input: i }));
-    const err = await runBulkCommand(ctx, {
-      noun: 'shipments',
-      tasks: many,
-      total: 100,
-      concurrency: 2,
-      hooks: {
-        async execute(t) {
-          if (t.input === 3) ac.abort();
-          await new Promise((r) => setTimeout(r, 2));
-          return t.input;
-        },
-      },
-      jsonLine: () => ({}),
-    }).catch((e) => e);
+    const { err, io, ctx } = await interruptedRun({ count: 100, abortAt: 3, concurrency: 2, delayMs: 2 });
     expect(err.exitCode).toBe(130);
     expect(ctx.interruptHolders).toBe(0);
     expect(io.err()).toMatch(/Stopped/);
@@ -157,47 +139,14 @@ describe('runBulkCommand', () => {
     expect(io.err()).toContain('Rerun the same command to continue: nothing is created twice.');
     expect(err.message).toMatch(/^interrupted: \d+ of 100 shipments handled$/);
     // Under --json the summary is a JSON line: the error carries the advice.
-    const jsonIo = bufferIO();
-    const ac2 = new AbortController();
-    const jsonCtx = createContext({ io: jsonIo, env: {}, signal: ac2.signal });
-    jsonCtx.globals = { json: true };
-    const jsonErr = await runBulkCommand(jsonCtx, {
-      noun: 'shipments',
-      tasks: many,
-      total: 100,
-      concurrency: 1,
-      hooks: {
-        async execute(t) {
-          if (t.input === 3) ac2.abort();
-          return t.input;
-        },
-      },
-      jsonLine: () => ({}),
-    }).catch((e) => e);
+    const { err: jsonErr } = await interruptedRun({ count: 100, abortAt: 3, concurrency: 1, json: true });
     expect(jsonErr.message).toMatch(/^interrupted: \d+ of 100 shipments handled; rerun the same command to continue$/);
   });
 
   it('Ctrl-C while the last task is under way: every task done, so nothing is left to rerun (still 130)', async () => {
     for (const json of [false, true]) {
-      const io = bufferIO();
-      const ac = new AbortController();
-      const ctx = createContext({ io, env: {}, signal: ac.signal });
-      ctx.globals = { json };
-      const three = Array.from({ length: 3 }, (_, i) => ({ key: `L${i}`, rows: [i + 2], input: i }));
-      const err = await runBulkCommand(ctx, {
-        noun: 'shipments',
-        tasks: three,
-        total: 3,
-        concurrency: 1,
-        hooks: {
-          async execute(t) {
-            // Pressed while the last one is being done (its label printing, say): it is let finish.
-            if (t.input === 2) ac.abort();
-            return t.input;
-          },
-        },
-        jsonLine: () => ({}),
-      }).catch((e) => e);
+      // Pressed while the last one is being done (its label printing, say): it is let finish.
+      const { err, io } = await interruptedRun({ count: 3, abortAt: 2, concurrency: 1, json });
       expect(err.exitCode).toBe(130);
       expect(err.message).toBe('interrupted: 3 of 3 shipments handled; nothing is left to do');
       if (!json) {
@@ -208,29 +157,39 @@ describe('runBulkCommand', () => {
   });
 
   it('in colour, what to do next is bold, not yellow (faint on a light background)', async () => {
-    const io = bufferIO();
-    const ac = new AbortController();
-    const ctx = createContext({ io, env: { FORCE_COLOR: '1' }, signal: ac.signal });
-    ctx.globals = {};
-    const many = Array.from({ length: 20 }, (_, i) => ({ key: `K${i}`, rows: [i + 2], input: i }));
-    const err = await runBulkCommand(ctx, {
-      noun: 'shipments',
-      tasks: many,
-      total: 20,
-      concurrency: 1,
-      hooks: {
-        async execute(t) {
-          if (t.input === 3) ac.abort();
-          return t.input;
-        },
-      },
-      jsonLine: () => ({}),
-    }).catch((e) => e);
+    const { err, io } = await interruptedRun({ count: 20, abortAt: 3, concurrency: 1, env: { FORCE_COLOR: '1' } });
     expect(err.exitCode).toBe(130);
     expect(io.err()).toContain('\x1b[1mRerun the same command to continue');
     expect(io.err()).not.toContain('\x1b[33m');
   });
 });
+
+/**
+ * runBulkCommand over `count` tasks (inputs 0, 1, …), Ctrl-C pressed while task `abortAt` runs (each taking
+ * `delayMs`); resolves to the error it threw, its output and its context.
+ */
+async function interruptedRun(opts: { count: number; abortAt: number; concurrency: number; json?: boolean; env?: Record<string, string>; delayMs?: number }) {
+  const io = bufferIO();
+  const ac = new AbortController();
+  const ctx = createContext({ io, env: opts.env ?? {}, signal: ac.signal });
+  ctx.globals = { json: opts.json };
+  const tasks = Array.from({ length: opts.count }, (_, i) => ({ key: `K${i}`, rows: [i + 2], input: i }));
+  const err = await runBulkCommand(ctx, {
+    noun: 'shipments',
+    tasks,
+    total: opts.count,
+    concurrency: opts.concurrency,
+    hooks: {
+      async execute(t) {
+        if (t.input === opts.abortAt) ac.abort();
+        if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+        return t.input;
+      },
+    },
+    jsonLine: () => ({}),
+  }).catch((e) => e);
+  return { err, io, ctx };
+}
 
 describe('progress', () => {
   it('draws nothing when not enabled (not a TTY, --json)', () => {

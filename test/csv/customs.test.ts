@@ -1,11 +1,12 @@
 // --customs FILE.csv: the table is checked whole (row and column), and fills only the blank customs attributes of
 // items leaving mainland UK, by SKU or description, `*` only for items without a SKU.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { csvFiles } from '../helpers/csv-files.js';
 import { loadCustomsTable } from '../../src/csv/customs.js';
 import { loadCsv } from '../../src/csv/load.js';
 import { contractLayout } from '../../src/csv/presets/index.js';
@@ -13,13 +14,7 @@ import { InputError } from '../../src/errors.js';
 import { apiValidator } from '../../src/shipment-input/validate.js';
 import { runShip } from '../helpers/run.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ship-customs-'));
-let n = 0;
-function file(text: string | Buffer): string {
-  const p = join(dir, `f${++n}.csv`);
-  writeFileSync(p, text);
-  return p;
-}
+const file = csvFiles('ship-customs-');
 async function problemsOf(p: Promise<unknown>) {
   const e = await p.then(
     () => undefined,
@@ -111,7 +106,7 @@ describe('--customs table', () => {
       const orders = file('shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,item_short_description,item_value,item_quantity\nC-1,Marie,1 Rue X,Paris,75005,FR,900,Scarf,10.00,1\n');
       const customs = file(BROKEN_TABLE);
       const env = { SHIP_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1.2`, SHIP_API_KEY: 'k', SHIP_TOKEN: 't', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-')) };
-      const r = await runShip(['create', '--csv', orders, '--customs', customs, '-o', join(dir, 'labels')], { env });
+      const r = await runShip(['create', '--csv', orders, '--customs', customs, '-o', join(dirname(orders), 'labels')], { env });
       expect(r.code).toBe(2);
       const lines = r.stderr.trim().split('\n');
       expect(lines[0]).toBe(`error: --customs ${customs}: 10 problems in 7 rows; nothing was sent`);

@@ -1,18 +1,10 @@
 // The rows (and columns) holding bytes invalid in a file's encoding, as rowsWithInvalidUtf8 and rowsWithInvalidBytes
 // find them: both must count rows, quotes and columns as readCsv does, whatever the encoding.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { csvFiles } from '../helpers/csv-files.js';
 import { rowsWithInvalidBytes, rowsWithInvalidUtf8 } from '../../src/csv/reader.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ship-invalid-rows-'));
-let n = 0;
-function file(bytes: Buffer): string {
-  const p = join(dir, `f${++n}.csv`);
-  writeFileSync(p, bytes);
-  return p;
-}
+const file = csvFiles('ship-invalid-rows-');
 
 // `¤` stands for a byte invalid in the encoding: FF in UTF-8, D2 in Windows-1253 (Greek has no character there).
 const BAD = { 'utf-8': 0xff, 'windows-1253': 0xd2 } as const;

@@ -1,9 +1,7 @@
 // Grouping rows into shipments/parcels/items, the consistency rule, conversions, and mapping each problem
 // (ours or the API's) back to the row and the user's column.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { csvFiles } from '../helpers/csv-files.js';
 import { InputError } from '../../src/errors.js';
 import { parseMapping } from '../../src/csv/headers.js';
 import { loadCsv } from '../../src/csv/load.js';
@@ -12,13 +10,7 @@ import { apiValidator } from '../../src/shipment-input/validate.js';
 import { convertCell } from '../../src/shipment-input/build.js';
 import { columnDef } from '../../src/csv/columns.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ship-csv-'));
-let n = 0;
-function csv(text: string): string {
-  const p = join(dir, `f${++n}.csv`);
-  writeFileSync(p, text);
-  return p;
-}
+const csv = csvFiles('ship-csv-');
 async function load(text: string, opts: { mapping?: unknown; delimiter?: string } = {}) {
   return loadCsv({
     source: { path: csv(text) },

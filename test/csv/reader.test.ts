@@ -1,19 +1,11 @@
 // The reader itself: Excel's `sep=` first line, and quoting errors located by row and column, for every user of
 // readCsv (orders, the customs table, SKU imports).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { csvFiles } from '../helpers/csv-files.js';
 import { InputError } from '../../src/errors.js';
 import { declaredDelimiter, readCsv, readCsvBatches, type CsvRecord } from '../../src/csv/reader.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'ship-reader-'));
-let n = 0;
-function file(content: string | Buffer): string {
-  const p = join(dir, `f${++n}.csv`);
-  writeFileSync(p, content);
-  return p;
-}
+const file = csvFiles('ship-reader-');
 async function records(path: string, delimiter?: string): Promise<CsvRecord[]> {
   const out: CsvRecord[] = [];
   for await (const rec of readCsv({ path }, { delimiter })) out.push(rec);

@@ -140,7 +140,6 @@ export async function listContainerShipments(ctx: Ctx, opts: { ref: string }): P
   ]);
 }
 
-
 /** Where a container label goes: a printer, a file, or stdout. */
 interface LabelTarget {
   format?: 'ZPL' | 'PDF';
