@@ -218,6 +218,22 @@ describe('--preset shopify', () => {
     ]);
   });
 
+  it("takes off the apostrophe Shopify writes before a ZIP code or phone number that looks like a number", async () => {
+    const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
+    const p = exportFile([
+      header,
+      "#2001,a@example.com,USD,1,Mug,10.00,MUG-1,true,Ann Smith,,1 Main St,,Hoboken,'07030,NJ,United States,'+12015550123,",
+      "#2002,b@example.com,GBP,1,Mug,10.00,MUG-1,true,Bob Jones,,2 High St,,Leeds,LS1 1AA,,United Kingdom,'07700 900123,",
+    ]);
+    const r = await loadShopify(p);
+    expect(r.shipments.map((s) => [s.body.to_address?.postcode, s.body.to_address?.telephone])).toEqual([
+      ['07030', '+12015550123'],
+      ['LS1 1AA', '07700 900123'],
+    ]);
+    // Taken off as Shopify's mark, so not warned about as a spreadsheet's.
+    expect(r.warnings.filter((w) => w.message.includes('apostrophe'))).toEqual([]);
+  });
+
   it('refuses a value beyond the export\'s last column (an unquoted comma), naming it by position', async () => {
     const header = 'Name,Email,Currency,Lineitem quantity,Lineitem name,Lineitem price,Lineitem sku,Lineitem requires shipping,Shipping Name,Shipping Company,Shipping Address1,Shipping Address2,Shipping City,Shipping Zip,Shipping Province,Shipping Country,Shipping Phone,Cancelled at';
     const p = exportFile([

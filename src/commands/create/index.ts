@@ -59,6 +59,7 @@ CSV files (--csv FILE):
   fulfilled, and --include-fulfilled ships fulfilled orders and lines again (a replacement). Also left out: orders going outside mainland UK with a line item that has
   neither a SKU nor customs details (--customs FILE.csv, by line item name): an orders export does not carry
   them. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
+  The apostrophe Shopify puts before a ZIP code or phone number ('07028) is taken off.
   Exports have no weights: --default-weight G or --packaging KEY, else the account's default packaging applies.
   Leaving mainland UK, an order shipped whole takes its Shipping charge and Discount Amount to the commercial
   invoice (customs_declaration freight_value, and other_value as a negative amount), with its Currency.

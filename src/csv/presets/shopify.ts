@@ -27,6 +27,9 @@
 //   no SKU and no customs details: customs then needs the item's origin, tariff code, weight and full description,
 //   which an orders export never carries (the API refuses such items). A --customs table gives them per product
 //   (src/csv/customs.ts); with a SKU the service's inventory supplies them (`ship skus import`).
+// - Shopify writes a ZIP code or phone number that looks like a number with a leading apostrophe ('07028,
+//   '+447700900123), so that a spreadsheet keeps its leading zero: that mark is Shopify's, not the address's,
+//   and is taken off.
 import type { InputProblem } from '../../errors.js';
 import type { Cell, ShipmentDraft } from '../../shipment-input/draft.js';
 import { leavesMainlandUk } from '../customs.js';
@@ -54,6 +57,8 @@ const FIELDS: Array<[string, string]> = [
   ['item_sku', 'Lineitem sku'],
 ];
 const REQUIRED = ['Name', 'Lineitem quantity', 'Lineitem name', 'Lineitem price', 'Shipping Address1', 'Shipping City', 'Shipping Zip', 'Shipping Country'];
+/** Columns Shopify marks with a leading apostrophe when their value looks like a number. */
+const APOSTROPHE_MARKED = new Set(['to_postcode', 'to_telephone']);
 const ADDRESS = ['to_line_1', 'to_line_2', 'to_city', 'to_postcode', 'to_country'];
 
 /** Financial Status values of an order whose payment is gone: nothing to ship. */
@@ -101,7 +106,8 @@ export function shopifyLayout(opts: PresetOptions = {}): Layout {
           const cells = new Map<string, Cell>();
           const get = (i: number | undefined) => (i === undefined ? '' : (rec.values[i] ?? ''));
           for (const [column, source] of FIELDS) {
-            const v = get(col(source));
+            let v = get(col(source));
+            if (APOSTROPHE_MARKED.has(column) && v.startsWith("'")) v = v.slice(1);
             if (v !== '') cells.set(column, { value: v, row: rec.row, column: source });
           }
           const shipping = get(requiresShipping).toLowerCase() !== 'false';
