@@ -1,36 +1,68 @@
-// The account's custom field rules (GET /custom-fields: lengths, LIST options, numbers), checked against a CSV
-// file's custom_fields.KEY and parcel_custom_fields.KEY values before anything is sent, so that a value the API
-// would refuse stops the whole file (exit 2) instead of failing its shipments one by one after others were created.
+// The account's custom field rules (GET /custom-fields: keys, lengths, LIST options, numbers, Booleans), checked
+// against a CSV file's custom_fields.KEY and parcel_custom_fields.KEY values before anything is sent, so that a
+// value the API would refuse stops the whole file (exit 2) instead of failing its shipments one by one after
+// others were created.
 import type { CustomField } from '../api/schemas.js';
 import type { InputProblem } from '../errors.js';
 import { parseListOptions } from '../util/list-options.js';
-import { locateApiPath, type ShipmentRows } from './columns.js';
+import { locateApiPath, PARCEL_CUSTOM_PREFIX, SHIPMENT_CUSTOM_PREFIX, type ShipmentRows } from './columns.js';
 
-/** The problems of the custom field values of `shipments` (request bodies as JSON text), each at its row and column. */
-export function customFieldProblems(
-  defs: readonly CustomField[],
-  shipments: Iterable<ShipmentRows & { json: string }>,
-  labelFor: (column: string) => string,
-): InputProblem[] {
+type CustomFieldsHolder = { custom_fields?: Record<string, unknown> };
+/** A shipment to check: its rows, and its request body as an object or as JSON text. */
+export type ShipmentToCheck = ShipmentRows & ({ json: string } | { body: CustomFieldsHolder & { parcels?: unknown } });
+
+/** The problems of the custom field values of `shipments`, each at its row and column. */
+export function customFieldProblems(defs: readonly CustomField[], shipments: Iterable<ShipmentToCheck>, labelFor: (column: string) => string): InputProblem[] {
+  const check = customFieldChecker(defs, labelFor);
+  const problems: InputProblem[] = [];
+  for (const s of shipments) check(s, problems);
+  return problems;
+}
+
+/** A check of one shipment's custom field values by the account's fields, adding its problems to `problems`. */
+export function customFieldChecker(defs: readonly CustomField[], labelFor: (column: string) => string): (s: ShipmentToCheck, problems: InputProblem[]) => void {
   const byKey = (entity: string) => new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === entity).map((d) => [d.key, d]));
   const shipmentDefs = byKey('SHIPMENT');
   const parcelDefs = byKey('PARCEL');
-  const problems: InputProblem[] = [];
-  const check = (s: ShipmentRows, path: string, def: CustomField | undefined, value: unknown) => {
-    const broken = def ? ruleBroken(def, value) : undefined;
-    if (broken === undefined) return;
-    const at = locateApiPath(s, path, labelFor);
-    problems.push({ row: at.row, column: at.column, message: broken });
-  };
-  for (const s of shipments) {
-    const body = JSON.parse(s.json) as { custom_fields?: Record<string, unknown>; parcels?: Array<{ custom_fields?: Record<string, unknown> } | null> };
-    for (const [k, v] of Object.entries(body.custom_fields ?? {})) check(s, `custom_fields.${k}`, shipmentDefs.get(k), v);
+  return (s, problems) => {
+    const check = (path: string, entity: 'SHIPMENT' | 'PARCEL', key: string, value: unknown) => {
+      const own = entity === 'SHIPMENT' ? shipmentDefs : parcelDefs;
+      const def = own.get(key);
+      const broken = def ? ruleBroken(def, value) : unknownKey(entity, key, own, entity === 'SHIPMENT' ? parcelDefs : shipmentDefs);
+      if (broken === undefined) return;
+      const at = locateApiPath(s, path, labelFor);
+      problems.push({ row: at.row, column: at.column, message: broken });
+    };
+    const body = ('json' in s ? JSON.parse(s.json) : s.body) as CustomFieldsHolder & { parcels?: Array<CustomFieldsHolder | null> };
+    for (const k of Object.keys(body.custom_fields ?? {})) check(`custom_fields.${k}`, 'SHIPMENT', k, body.custom_fields![k]);
     (body.parcels ?? []).forEach((p, i) => {
-      for (const [k, v] of Object.entries(p?.custom_fields ?? {})) check(s, `parcels.${i}.custom_fields.${k}`, parcelDefs.get(k), v);
+      for (const k of Object.keys(p?.custom_fields ?? {})) check(`parcels.${i}.custom_fields.${k}`, 'PARCEL', k, p!.custom_fields![k]);
     });
-  }
-  return problems;
+  };
 }
+
+/** Keys compared as the contract compares headers: case aside, spaces and hyphens as underscores. */
+const looseKey = (key: string) => key.trim().toLowerCase().replace(/[\s-]+/g, '_');
+
+/**
+ * Why a key the account has no `entity` custom field for is refused (the service refuses it too), with the
+ * column that was probably meant: the same key written another way, or the other entity's field of that key.
+ */
+function unknownKey(entity: 'SHIPMENT' | 'PARCEL', key: string, own: ReadonlyMap<string, CustomField>, other: ReadonlyMap<string, CustomField>): string {
+  const prefix = (e: string) => (e === 'SHIPMENT' ? SHIPMENT_CUSTOM_PREFIX : PARCEL_CUSTOM_PREFIX);
+  const base = `the account has no ${entity} custom field with the key "${key}"`;
+  const loose = looseKey(key);
+  const near = [...own.keys()].find((k) => looseKey(k) === loose);
+  if (near !== undefined) return `${base} (keys are matched exactly: name the column ${prefix(entity)}${near})`;
+  const otherEntity = entity === 'SHIPMENT' ? 'PARCEL' : 'SHIPMENT';
+  const there = [...other.keys()].find((k) => k === key) ?? [...other.keys()].find((k) => looseKey(k) === loose);
+  if (there !== undefined) return `${base}; ${there} is a ${otherEntity} custom field: name the column ${prefix(otherEntity)}${there}`;
+  if (own.size === 0) return `${base} (it has none; \`ship custom-fields\` lists its fields)`;
+  const keys = [...own.keys()];
+  return `${base} (its ${entity} fields: ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', …' : ''})`;
+}
+
+const BOOLEAN_WORDS = new Set(['true', 'false', 'yes', 'no', 'y', 'n', '1', '0']);
 
 /** What is wrong with `value` by the field's rules, or undefined (unknown types and regexes are left to the API). */
 export function ruleBroken(def: CustomField, value: unknown): string | undefined {
@@ -55,6 +87,10 @@ export function ruleBroken(def: CustomField, value: unknown): string | undefined
       if (options.length && !options.includes(v)) return `"${v}" is not one of the choices of ${field}: ${options.join(', ')}`;
       return undefined;
     }
+    case 'BOOLEAN':
+      // What the service takes for true and false, case aside (the sandbox follows it).
+      if (BOOLEAN_WORDS.has(v.trim().toLowerCase())) return undefined;
+      return `${field} takes true or false (or yes/no, 1/0), not "${v}"`;
     case 'NUMERIC': {
       const n = v.trim() === '' ? Number.NaN : Number(v);
       const int = (r.numeric_type ?? '').toUpperCase() === 'INT';

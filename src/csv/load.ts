@@ -55,6 +55,8 @@ export interface LoadedCsv {
   excluded: ExcludedShipment[];
   warnings: InputProblem[];
   notes: string[];
+  /** Some shipment has custom field values (checked by the account's rules before anything is sent). */
+  hasCustomFields: boolean;
   /** Data rows read (blank lines excluded). */
   rowCount: number;
   /** How the file's bytes were read (`guessed`: not UTF-8, read as Windows-1252; the caller says so). */
@@ -409,6 +411,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     return true;
   };
   let onlyRows: Set<number> | undefined;
+  let hasCustomFields = false;
   for await (const f of walk(records, layout, opts, lastRow, true, problems, counter, malformed)) {
     for (const w of f.warnings) if (once(w)) warnings.push(w);
     if (f.kind === 'excluded') {
@@ -423,6 +426,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     counts.shipments++;
     counts.parcels += f.shipment.parcels;
     counts.items += f.shipment.items;
+    hasCustomFields ||= hasCustomFieldValues(f.shipment.body);
     if (keep === 'json') compact.push(compactOf(f.shipment, f.normalised));
     else if (keep) shipments.push(f.shipment);
   }
@@ -458,12 +462,20 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     excluded,
     warnings,
     notes: layout.notes,
+    hasCustomFields,
     rowCount: counter.rows,
     encoding,
     labelFor: layout.labelFor,
     eachRecord: (fn) => eachRecord(opts, name, layout, fn),
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
+}
+
+function hasCustomFieldValues(body: ShipmentBody): boolean {
+  if (body.custom_fields !== undefined) return true;
+  const parcels = body.parcels;
+  if (Array.isArray(parcels)) for (const p of parcels) if (p?.custom_fields !== undefined) return true;
+  return false;
 }
 
 /** Characters (plus a little per cell) of pass-1 records kept for pass 2: ~15 MB of memory at most. */

@@ -11,7 +11,7 @@ const defs: CustomField[] = [
 ] as CustomField[];
 
 describe('custom field rules', () => {
-  it('checks lengths, LIST choices and numbers; leaves blank values, other types and unknown keys to the API', () => {
+  it('checks lengths, LIST choices, numbers and Booleans; leaves blank values and fields it cannot tell take input to the API', () => {
     expect(ruleBroken(defs[0], 'hello')).toBeUndefined();
     expect(ruleBroken(defs[0], 'hello!')).toBe('6 characters; custom field gift_message takes at most 5');
     expect(ruleBroken(defs[1], 'express, fast')).toBeUndefined();
@@ -20,6 +20,11 @@ describe('custom field rules', () => {
     expect(ruleBroken(defs[2], '1.5')).toBe('custom field declared_value takes a whole number (got "1.5")');
     expect(ruleBroken(defs[2], 'abc')).toBe('custom field declared_value takes a whole number (got "abc")');
     expect(ruleBroken(defs[2], '101')).toBe('101 is more than 100, the most custom field declared_value takes');
+    // Booleans as the service takes them, case aside.
+    const direct = { ...defs[3], source: 'DIRECT' };
+    for (const v of ['true', 'False', 'YES', 'no', 'y', 'N', '1', '0']) expect(ruleBroken(direct, v)).toBeUndefined();
+    expect(ruleBroken(direct, 'perhaps')).toBe('custom field fragile takes true or false (or yes/no, 1/0), not "perhaps"');
+    // Listed without a source and with no rules, it may be FIXED (its value ignored): not refused on a guess.
     expect(ruleBroken(defs[3], 'perhaps')).toBeUndefined();
     expect(ruleBroken(defs[0], '')).toBeUndefined();
     // FIXED and MAPPED fields take their value elsewhere: what the file says is not checked.
@@ -40,8 +45,23 @@ describe('custom field rules', () => {
     const problems = customFieldProblems(defs, shipments, (c) => (c === 'custom_fields.gift_message' ? 'Gift Note' : c));
     expect(problems).toEqual([
       { row: 2, column: 'Gift Note', message: '8 characters; custom field gift_message takes at most 5' },
+      { row: 2, column: 'custom_fields.other', message: 'the account has no SHIPMENT custom field with the key "other" (its SHIPMENT fields: gift_message, priority)' },
       { row: 3, column: 'parcel_custom_fields.declared_value', message: '500 is more than 100, the most custom field declared_value takes' },
       { row: 4, column: 'custom_fields.priority', message: '"slow" is not one of the choices of custom field priority: standard, express, fast' },
+    ]);
+  });
+
+  it('refuses a key the account has no field of, naming the column probably meant', () => {
+    const rows = { rows: [2], rowParcels: [0] };
+    const at = (json: object) => customFieldProblems(defs, [{ ...rows, json: JSON.stringify(json) }], (c) => c).map((p) => p.message);
+    // Written as a header may be (case, spaces): the key is the account's own, matched exactly.
+    expect(at({ custom_fields: { 'Gift Message': 'hi' } })).toEqual(['the account has no SHIPMENT custom field with the key "Gift Message" (keys are matched exactly: name the column custom_fields.gift_message)']);
+    // The other entity's field.
+    expect(at({ custom_fields: { fragile: 'yes' } })).toEqual(['the account has no SHIPMENT custom field with the key "fragile"; fragile is a PARCEL custom field: name the column parcel_custom_fields.fragile']);
+    expect(at({ parcels: [{ custom_fields: { Priority: 'express' } }] })).toEqual(['the account has no PARCEL custom field with the key "Priority"; priority is a SHIPMENT custom field: name the column custom_fields.priority']);
+    // An account with no fields of that kind; the body as an object rather than JSON text.
+    expect(customFieldProblems(defs.slice(0, 2), [{ ...rows, body: { parcels: [{ custom_fields: { seal: 'x' } }] } }], (c) => c)).toEqual([
+      { row: 2, column: 'parcel_custom_fields.seal', message: 'the account has no PARCEL custom field with the key "seal" (it has none; `ship custom-fields` lists its fields)' },
     ]);
   });
 });

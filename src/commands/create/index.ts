@@ -40,6 +40,8 @@ CSV files (--csv FILE):
   a column; {"columns": {…}, "ignore_unknown": true} ignores the rest; an entry that names no header is
   refused when a header is a near miss, else warned about), --allow-unknown-columns ignores them.
   The whole file is checked first: every problem is listed as "row N, column C: rule" and nothing is sent.
+  Custom field values are checked by the account's fields (GET /custom-fields): the key (exactly as the
+  account has it), lengths, LIST choices, numbers, true/false; --dry-run too, when it can read them.
   Outside mainland UK (abroad; Northern Ireland: BT postcodes; Jersey and Guernsey: JE, GY) every parcel lists
   its items, and an item without item_sku needs all of description, full description, origin, tariff code,
   weight, value and quantity; with item_sku the service's SKU inventory supplies them (ship skus import).

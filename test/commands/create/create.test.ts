@@ -496,6 +496,37 @@ describe('ship create --csv', () => {
     expect(proxy.creates()).toEqual([]);
   });
 
+  it('refuses unknown custom field keys and values that are not Booleans before sending, in a dry run too', async () => {
+    const csv = join(work, 'custom-keys.csv');
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,custom_fields.Gift Message,custom_fields.fragile,parcel_custom_fields.fragile,custom_fields.gift_mesage',
+        'CFK-1,Ann,1 High St,London,E1 1AA,GB,1000,hi,,yes,',
+        'CFK-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,,true,maybe,thanks',
+      ].join('\n') + '\n',
+    );
+    const expected = [
+      { row: 2, column: 'custom_fields.Gift Message', message: 'the account has no SHIPMENT custom field with the key "Gift Message" (keys are matched exactly: name the column custom_fields.gift_message)' },
+      { row: 3, column: 'custom_fields.fragile', message: 'the account has no SHIPMENT custom field with the key "fragile"; fragile is a PARCEL custom field: name the column parcel_custom_fields.fragile' },
+      { row: 3, column: 'parcel_custom_fields.fragile', message: 'custom field fragile takes true or false (or yes/no, 1/0), not "maybe"' },
+      { row: 3, column: 'custom_fields.gift_mesage', message: expect.stringMatching(/^the account has no SHIPMENT custom field with the key "gift_mesage" \(its SHIPMENT fields: gift_message, priority, channel/) },
+    ];
+    proxy.requests.length = 0;
+    const dry = await ship(['create', '--csv', csv, '--dry-run', '--json']);
+    expect(dry.code).toBe(2);
+    expect(dry.stdout).toBe('');
+    expect(JSON.parse(dry.stderr.trim().split('\n').at(-1)!).error.problems).toEqual(expected);
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.problems).toEqual(expected);
+    expect(proxy.creates()).toEqual([]);
+    // A dry run that cannot read the account's fields (not logged in) validates the rest and says what it could not check.
+    const offline = await runShip(['create', '--csv', csv, '--dry-run'], { env: { ...env, SHIP_TOKEN: '', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-cfk-')) } });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stderr).toMatch(/custom field values not checked by the account's fields \(they could not be read: not logged in/);
+  });
+
   it('checks only what a rerun will send against the custom field rules: a shipment created earlier is skipped, not refused', async () => {
     const defined = await ship(['custom-fields', 'create', '--name', 'Dock note', '--key', 'dock_note', '--entity', 'SHIPMENT', '--data-type', 'TEXT', '--source', 'DIRECT', '--max-length', '20']);
     expect(defined.code, defined.stderr).toBe(0);
@@ -610,7 +641,8 @@ describe('ship create --csv', () => {
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(10);
     expect(lines[0]).toMatchObject({ row: 2, shipment_reference: 'ORD-1001', status: 'valid', request: { shipment_reference: 'ORD-1001', format: 'ZPL' } });
-    expect(proxy.requests).toEqual([]);
+    // Only the account's custom fields are read (the file has custom_fields.* columns, checked by them).
+    expect(proxy.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /v1.2/custom-fields']);
     const table = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run']);
     expect(table.stdout.split('\n')[1]).toBe('3\tORD-1002\t2\t2\t3100\tM4 6BD Manchester GB\tDPD_NEXT_DAY');
     expect(table.stderr).toContain('Dry run: 10 shipments (14 parcels) valid; nothing sent.');
