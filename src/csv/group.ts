@@ -1,6 +1,7 @@
 // Groups CSV rows into shipments (shared shipment_reference), parcels (shared parcel_reference) and items,
 // and enforces the contract's rule that shipment- and parcel-level values agree between rows.
 import type { InputProblem } from '../errors.js';
+import { convertCell } from '../shipment-input/build.js';
 import { newDraft, type Cell, type ParcelDraft, type ShipmentDraft } from '../shipment-input/draft.js';
 import { columnDef } from './columns.js';
 import { resolveCountry } from './countries.js';
@@ -87,7 +88,7 @@ export class ShipmentGrouper {
       cells.set(col, cell);
       return;
     }
-    if (prev.value === cell.value || sameCountry(col, prev.value, cell.value)) return;
+    if (prev.value === cell.value || sameCountry(col, prev.value, cell.value) || sameNumber(col, prev.value, cell.value)) return;
     this.problems.push({
       row: cell.row,
       column: cell.column,
@@ -97,6 +98,15 @@ export class ShipmentGrouper {
 }
 
 /** Two spellings of one country in a country column ("GB" and "UK", "United Kingdom"): the same value, as sent. */
+/** Two cells of a number column that say the same number in other words (1000 and 1000.0, 20 and 20.00). */
+function sameNumber(col: string, a: string, b: string): boolean {
+  const def = columnDef(col);
+  if (def?.type !== 'int' && def?.type !== 'decimal') return false;
+  const x = convertCell(def, a);
+  const y = convertCell(def, b);
+  return x.ok && y.ok && typeof x.value === 'number' && x.value === y.value;
+}
+
 function sameCountry(col: string, a: string, b: string): boolean {
   if (columnDef(col)?.type !== 'country') return false;
   const x = resolveCountry(a);

@@ -120,6 +120,18 @@ describe('grouping', () => {
     expect(p).toEqual([{ row: 5, column: 'to_country', message: '"IE" differs from "GB" in row 2 of the same shipment (leave it blank on later rows, or make them agree)' }]);
   });
 
+  it('takes two writings of one number on rows of a parcel as the same value; two numbers still differ', async () => {
+    const p = await problems(
+      [
+        `shipment_reference,${ADDR},parcel_reference,weight,value,item_sku`,
+        'S1,Ann,1 High St,London,E1 1AA,GB,P1,1000,20.00,A',
+        'S1,,,,,,P1,1000.0,20,B',
+        'S1,,,,,,P1,1000,20.5,C',
+      ].join('\n'),
+    );
+    expect(p).toEqual([{ row: 4, column: 'value', message: '"20.5" differs from "20.00" in row 2 of the same parcel (leave it blank on later rows, or make them agree)' }]);
+  });
+
   it('requires shipment_reference on every row', async () => {
     expect(await problems(`shipment_reference,${ADDR}\n,Ann,1 High St,London,E1 1AA,GB\n`)).toEqual([
       { row: 2, column: 'shipment_reference', message: 'is required (it groups rows into shipments)' },
