@@ -51,9 +51,11 @@ function convertValue(def: ColumnDef, raw: string): unknown {
       return textValue(raw);
     case 'int': {
       const v = raw.trim();
-      if (/^\d+$/.test(v)) return Number(v);
+      // Past 2^53 a number is no longer exact: it would be sent as another one.
+      if (/^\d+$/.test(v)) return v.length > 15 && !Number.isSafeInteger(Number(v)) ? new Refusal(`is too large, "${raw}"`) : Number(v);
       if (/^\d+\.0+$/.test(v)) {
         const whole = Number(v);
+        if (!Number.isSafeInteger(whole)) return new Refusal(`is too large, "${raw}"`);
         // Excel writes 12 as "12.0"; but "1.000" is also one thousand where a dot separates thousands: never guess.
         if (v.length - v.indexOf('.') === 4 && whole !== 0) {
           return new Refusal(`"${raw}" is ambiguous (${whole} or ${whole * 1000}?): write ${whole} or ${whole * 1000}`);
@@ -64,6 +66,8 @@ function convertValue(def: ColumnDef, raw: string): unknown {
     }
     case 'decimal': {
       const v = raw.trim();
+      // More than 15 digits: a double cannot hold the amount exactly, and no parcel is worth that much.
+      if (/^-?\d{14,}(\.\d+)?$/.test(v)) return new Refusal(`is too large, "${raw}"`);
       if (/^-?\d+(\.\d{1,2})?$/.test(v) || /^-?\.\d{1,2}$/.test(v)) return Number(v);
       if (/^-?\d+\.\d{3,}$/.test(v)) return new Refusal(`must have at most 2 decimal places, not "${raw}"`);
       if (/^-?\d+,\d{1,2}$/.test(v)) return new Refusal(`must use a dot as the decimal separator, not "${raw}"`);

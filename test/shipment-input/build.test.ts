@@ -27,4 +27,13 @@ describe('customs declaration cells', () => {
     // The API's message about one of its fields is about the export_purpose column (or flag).
     expect(columnForPath('shipment', 'customs_declaration.export_purpose.other')).toBe('export_purpose');
   });
+
+  it('refuses numbers too large to be sent exactly, rather than sending another number', () => {
+    expect(convert('weight', '9007199254740991')).toEqual({ ok: true, value: 9007199254740991 });
+    expect(convert('weight', '9007199254740993')).toEqual({ ok: false, message: 'is too large, "9007199254740993"' });
+    expect(convert('weight', '90071992547409930.0')).toEqual({ ok: false, message: 'is too large, "90071992547409930.0"' });
+    expect(convert('value', '9999999999999.99')).toEqual({ ok: true, value: 9999999999999.99 });
+    expect(convert('value', '99999999999999999999.99')).toEqual({ ok: false, message: 'is too large, "99999999999999999999.99"' });
+    expect(convert('value', '-12345678901234')).toEqual({ ok: false, message: 'is too large, "-12345678901234"' });
+  });
 });
