@@ -4,6 +4,7 @@
 // place too (through the link): /dev/stdout with stdout redirected to a file is a link to /proc/self/fd/1, a
 // regular file, and the rename replaced the link /dev/stdout itself (and the redirected file stayed empty).
 import * as fs from 'node:fs';
+import { resolve } from 'node:path';
 
 /**
  * Whether `path` exists and is a symbolic link, or neither a regular file nor a directory (a device, a pipe):
@@ -37,4 +38,16 @@ export function stdoutAlias<T extends string | undefined>(output: T, stdoutFd = 
   } catch {
     return output; // stdout closed, or the path unreadable: the write itself reports what is wrong
   }
+}
+
+/**
+ * Whether two paths name one file: the same path once resolved, or (both existing) the same device and inode,
+ * so a link or another spelling of the path is caught too. An output that is one of the command's inputs would
+ * overwrite it.
+ */
+export function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const x = fs.statSync(a, { throwIfNoEntry: false });
+  const y = x && fs.statSync(b, { throwIfNoEntry: false });
+  return x !== undefined && y !== undefined && x.isFile() && x.dev === y.dev && x.ino === y.ino;
 }

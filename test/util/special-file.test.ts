@@ -1,12 +1,12 @@
 // -o PATH naming a device or a pipe is written in place, never replaced by the temp file + rename of a regular file.
 import { execFileSync, spawn } from 'node:child_process';
-import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/labels/index.js';
 import { ResultsWriter } from '../../src/bulk/csv-out.js';
-import { isSpecialFile, stdoutAlias } from '../../src/util/special-file.js';
+import { isSpecialFile, sameFile, stdoutAlias } from '../../src/util/special-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ship-special-'));
 
@@ -92,5 +92,21 @@ describe('writing to a device or a pipe', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('sameFile', () => {
+  it('tells one file under another spelling, a symbolic link or a hard link; not two files, nor a path not there', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-same-'));
+    const a = join(dir, 'orders.csv');
+    writeFileSync(a, 'x\n');
+    writeFileSync(join(dir, 'other.csv'), 'x\n');
+    symlinkSync(a, join(dir, 'link.csv'));
+    linkSync(a, join(dir, 'hard.csv'));
+    expect(sameFile(a, join(dir, '.', 'sub', '..', 'orders.csv'))).toBe(true);
+    expect(sameFile(join(dir, 'link.csv'), a)).toBe(true);
+    expect(sameFile(join(dir, 'hard.csv'), a)).toBe(true);
+    expect(sameFile(join(dir, 'other.csv'), a)).toBe(false);
+    expect(sameFile(join(dir, 'results.csv'), a)).toBe(false);
   });
 });

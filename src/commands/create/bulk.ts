@@ -10,7 +10,7 @@
 // was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
 // label files are gone, is skipped with its labels fetched again in this run's format.
 import type { Ctx } from '../../context.js';
-import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, ValidationError, type InputProblem } from '../../errors.js';
+import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
@@ -27,6 +27,7 @@ import { locateApiPath } from '../../csv/columns.js';
 import { customFieldChecker, type ShipmentToCheck } from '../../csv/custom-field-rules.js';
 import type { CustomField } from '../../api/schemas.js';
 import { sortFileProblems } from '../../csv/problems.js';
+import { sameFile } from '../../util/special-file.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
@@ -58,12 +59,28 @@ export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // (same CPU per shipment, measured). Read when the module is compiled, on the first connection (no request
   // has been made yet). Only where measured (V8 11, Node 20), as undici-lite.ts does with its flag.
   if (process.versions.v8.startsWith('11.')) setFlagsFromString('--liftoff-only');
+  if (o.results !== undefined) refuseResultsOverInput(o);
   const uncap = capYoungGeneration();
   try {
     await bulkCreate(ctx, o);
   } finally {
     uncap();
     await disposeCsvInput();
+  }
+}
+
+/** --results naming one of the run's own files would overwrite it (the rerun would then read the results). */
+function refuseResultsOverInput(o: CreateOptions): void {
+  const results = o.results!;
+  const csv = o.csv!;
+  const inputs: Array<[string | undefined, string]> = [
+    [csv === '-' ? undefined : csv, `the input file (--csv ${csv})`],
+    [csv === '-' ? undefined : failedCsvPathFor(csv), `the failed rows' file ${failedCsvPathFor(csv)}`],
+    [o.map === '-' ? undefined : o.map, `--map ${o.map}`],
+    [o.customs === '-' ? undefined : o.customs, `--customs ${o.customs}`],
+  ];
+  for (const [path, what] of inputs) {
+    if (path !== undefined && sameFile(results, path)) throw new UsageError(`--results ${results} is ${what}: it would be overwritten`, { hint: 'name another file for the results, e.g. --results results.csv' });
   }
 }
 

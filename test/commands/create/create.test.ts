@@ -474,6 +474,20 @@ describe('ship create --csv', () => {
     expect(proxy.creates().map((b) => [b.shipment_reference, b.delivery_service_key])).toEqual([['MIX-2', 'RM_TRACKED_48']]);
   });
 
+  it('refuses --results naming the input file (or its failed rows\' file), which it would overwrite, before sending', async () => {
+    const csv = join(work, 'own-results.csv');
+    const text = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nOR-1,Ann,1 High St,London,E1 1AA,GB,1000\n';
+    writeFileSync(csv, text);
+    proxy.requests.length = 0;
+    for (const results of [csv, join(work, '.', 'own-results.failed.csv')]) {
+      const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--results', results, '--json']);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.message).toMatch(/^--results .* is (the input file|the failed rows' file) .*: it would be overwritten$/);
+    }
+    expect(readFileSync(csv, 'utf8')).toBe(text);
+    expect(proxy.requests).toEqual([]);
+  });
+
   it('refuses the whole file, sending no shipment, when a custom field value breaks the account\'s rules (exit 2)', async () => {
     const csv = join(work, 'custom.csv');
     writeFileSync(
