@@ -356,7 +356,8 @@ describe('ship create --csv (binary)', () => {
     const labels = join(work, 'labels');
     // A directory where LW-2's label file should go: writing it fails (as a full disk or a permission would).
     mkdirSync(join(labels, 'LW-2_1.zpl'), { recursive: true });
-    const r = await ship(['create', '--csv', csv, '-o', labels, '--json'], { env });
+    const results = join(work, 'blocked-results.csv');
+    const r = await ship(['create', '--csv', csv, '-o', labels, '--json', '--results', results], { env });
     expect(r.exitCode, String(r.stderr)).toBe(3);
     const [ok, blocked] = jsonLines(String(r.stdout));
     expect(ok).toMatchObject({ shipment_reference: 'LW-1', status: 'created' });
@@ -364,6 +365,9 @@ describe('ship create --csv (binary)', () => {
     expect(blocked.tracking_reference).toMatch(/^[A-Z0-9]{8,}$/);
     expect(blocked.error).toContain(`shipment LW-2 was created (${blocked.tracking_reference}), but its label could not be written`);
     expect(blocked.error).toContain('run the same command again');
+    // --results gives its id and tracking reference too (for the shop), but no label path.
+    const row = readFileSync(results, 'utf8').trim().split('\n')[2].split(',');
+    expect(row.slice(7, 11)).toEqual(['failed', expect.stringMatching(/^[0-9a-f-]{36}$/), blocked.tracking_reference, '']);
 
     rmdirSync(join(labels, 'LW-2_1.zpl'));
     const again = await ship(['create', '--csv', csv, '-o', labels, '--json'], { env });

@@ -281,7 +281,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           if (r.status === 'failed' || o.results) {
             outcomes.set(r.task.key, {
               status: r.status,
-              result: r.result,
+              // Created, but its labels could not be written: --results still gives its id and tracking references.
+              result: r.result ?? (r.error instanceof LabelsNotWritten ? r.error.created : undefined),
               error: r.status === 'failed' ? failureText(r, loaded.labelFor) : r.skipReason === 'exists' ? 'already existed' : r.status === 'skipped' ? 'created by an earlier run' : undefined,
               rowParcels: r.task.input.rowParcels,
               rejected: r.status === 'failed' && (r.error instanceof AuthError || isUnreachable(r.error)) ? true : undefined,
@@ -580,9 +581,10 @@ async function writeRowFiles(
 
 function rowColumns(oc: Outcome | undefined, rowIndex: number): ResultColumns {
   if (!oc) return { status: 'not_sent' };
-  if (oc.status === 'failed' || !oc.result) return { status: oc.status, error: oc.error };
+  if (!oc.result) return { status: oc.status, error: oc.error };
   const p = Math.max(0, oc.rowParcels[rowIndex] ?? 0);
-  const label = oc.result.labels[p];
+  // A failed shipment with a result was created, but its labels were not written: no label path to give.
+  const label = oc.status === 'failed' ? undefined : oc.result.labels[p];
   return {
     status: oc.status,
     id: oc.result.id,
