@@ -88,8 +88,9 @@ export interface BulkHooks<I, R> {
   /**
    * A task an earlier run did (skipped from the journal): brings its stored summary up to date for this run
    * (e.g. its labels fetched again in the format this run asks for, or when their files are gone). Undefined:
-   * the stored summary stands. A new summary replaces the stored one in the journal. Failures are the hook's
-   * to report inside R; a throw keeps the stored summary.
+   * the stored summary stands. A new summary replaces the stored one in the journal. A throw fails the task in
+   * this run (its error reported, the run's exit 3), while the journal keeps it done: the next run brings it up
+   * to date again, never doing it a second time.
    */
   refresh?(task: BulkTask<I>, stored: R, signal: AbortSignal): Promise<R | undefined>;
   /** Called once per task, in the order chosen by `order`; awaited (backpressure: printing, writing files). */
@@ -371,7 +372,15 @@ export async function runBulk<I, R>(
       if (!(changed && hooks.redoChanged)) {
         let result = entry.result as R;
         let fresh: R | undefined;
-        if (hooks.refresh) fresh = await hooks.refresh(task, result, workSignal).catch(() => undefined);
+        if (hooks.refresh) {
+          try {
+            fresh = await hooks.refresh(task, result, workSignal);
+          } catch (error) {
+            const r: BulkResult<I, R> = { task, index, status: 'failed', error, attempts: 0 };
+            if (changed) r.changed = true;
+            return r;
+          }
+        }
         if (fresh !== undefined) result = fresh;
         const r: BulkResult<I, R> = { task, index, status: 'skipped', result, skipReason: 'journal', attempts: 0 };
         if (changed) r.changed = true;

@@ -385,4 +385,35 @@ describe('a rerun with other label options', () => {
       await p.close();
     }
   }, 60_000);
+
+  it('labels that cannot be fetched on a rerun fail their shipments (exit 3, tracking references kept), and the next rerun fetches them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-refail-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'RLF', 2);
+    const env = { SHIP_BASE_URL: sb.url + '/v1.2', SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
+    const first = await ship(args, { env });
+    expect(first.exitCode, String(first.stderr)).toBe(0);
+    const created = finalLines(first.stdout) as Array<{ id?: string; tracking_reference?: string }>;
+    try {
+      await sb.control('faults', { fail_rate: 1, status: 503 });
+      const results = join(dir, 'results.csv');
+      const r = await ship([...args, '--format', 'PDF', '--results', results], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(3);
+      const lines = finalLines(r.stdout) as Array<Record<string, unknown>>;
+      expect(lines.map((l) => [l.status, l.created, l.tracking_reference])).toEqual(created.map((c) => ['failed', true, c.tracking_reference]));
+      expect(String(lines[0].error)).toMatch(/was created \(.*\), but its label could not be written: .*503.*; run the same command again/);
+      // Status, id, tracking reference, no label path, then the error (quoted: it has commas).
+      const rows = readFileSync(results, 'utf8').trim().split('\n').slice(1);
+      rows.forEach((row, i) => expect(row).toContain(`,failed,${created[i].id},${created[i].tracking_reference},,"shipment RLF-000${i + 1} was created`));
+    } finally {
+      await sb.control('faults', {});
+    }
+    const again = await ship([...args, '--format', 'PDF'], { env });
+    expect(again.exitCode, String(again.stderr)).toBe(0);
+    for (const l of finalLines(again.stdout)) {
+      expect(l.status).toBe('skipped');
+      expect(readFileSync(l.labels![0]).subarray(0, 5).toString()).toBe('%PDF-');
+    }
+  }, 60_000);
 });

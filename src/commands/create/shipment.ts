@@ -226,7 +226,8 @@ async function fetchLabels(api: Api, ref: string, tracking: readonly string[], p
 /**
  * A shipment an earlier run created, for a rerun that wants its labels: undefined when its label files are
  * there in the format asked for; otherwise its labels fetched again in that format (the earlier run used
- * another --format or --no-labels, or the files were removed since), or why they could not be.
+ * another --format or --no-labels, or the files were removed since). Throws LabelsNotWritten (carrying the
+ * shipment) when they cannot be fetched or written.
  */
 export async function refreshLabels(api: Api, ref: string, stored: Created, policy: LabelPolicy, signal?: AbortSignal): Promise<Created | undefined> {
   if (!policy.write || !stored.tracking_references?.length) return undefined;
@@ -237,7 +238,8 @@ export async function refreshLabels(api: Api, ref: string, stored: Created, poli
   try {
     return { ...rest, labels: await fetchLabels(api, ref, stored.tracking_references, policy, signal) };
   } catch (e) {
-    return { ...rest, labels: [], label_error: `labels not fetched: ${(e as Error).message}` };
+    // Fails the shipment in this run (its labels are what the run was asked for); the journal keeps it created.
+    throw new LabelsNotWritten({ ...rest, labels: [] }, e);
   }
 }
 
