@@ -458,16 +458,27 @@ function writeAll(fd: number, buf: Buffer, cb: (err?: unknown) => void, offset =
   });
 }
 
+/** The service and account a bulk run works on: what it did for one is not done for another. */
+export interface JournalScope {
+  /** The base URL the run sends to: rows done on the test service are not done on the live one. */
+  baseUrl: string;
+  /**
+   * The API key it sends (the merchant account): rows done in one account are not done in another at the same
+   * URL. Only a hash of the whole name reaches the file system.
+   */
+  apiKey?: string;
+}
+
 /**
- * Where the journal of a bulk run over FILE lives: in `outputDir`, named after the file. `service` (the base URL
- * the run sends to) keeps the runs of one file against two services apart: rows done on the test service are
- * not done on the live one.
+ * Where the journal of a bulk run over FILE lives: in `outputDir`, named after the file and a hash of its
+ * absolute path (two different orders.csv files stay apart) and of `scope`.
  */
-export function journalPathFor(outputDir: string, inputPath: string, service?: string): string {
+export function journalPathFor(outputDir: string, inputPath: string, scope?: JournalScope): string {
   const abs = resolve(inputPath);
   const stem = basename(abs).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
-  // The hash of the absolute path keeps journals of two different orders.csv files apart.
-  const key = service === undefined ? abs : `${abs}\n${service.replace(/\/+$/, '')}`;
+  let key = abs;
+  if (scope) key += `\n${scope.baseUrl.replace(/\/+$/, '')}`;
+  if (scope?.apiKey) key += `\n${scope.apiKey}`;
   const h = createHash('sha256').update(key).digest('hex').slice(0, 8);
   return join(outputDir, `.ship-journal-${stem}-${h}.jsonl`);
 }

@@ -3,10 +3,10 @@
 // creation (unknown outcomes settled via GET /shipments/:ref/events or the duplicate-reference error), labels
 // per parcel, FILE.failed.csv, --results, --merge, --printer.
 //
-// Journal: <output-dir>/.ship-journal-<csv name>-<hash of the CSV's absolute path and the API base URL>.jsonl.
-// Rerunning the same command (same CSV path, same --output-dir, same API) resumes: shipments created before are
-// reported as skipped, failed ones are tried again. The base URL is part of the name so that a run against the
-// test API never makes a later run against the live one skip anything. A shipment whose rows changed since it
+// Journal: <output-dir>/.ship-journal-<csv name>-<hash of the CSV's absolute path, the API base URL and API key>.jsonl.
+// Rerunning the same command (same CSV path, same --output-dir, same API and account) resumes: shipments created
+// before are reported as skipped, failed ones are tried again. The base URL and the API key are part of the name
+// so that a run against the test API, or in another account, never makes a later run skip anything. A shipment whose rows changed since it
 // was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
 // label files are gone, is skipped with its labels fetched again in this run's format.
 import type { Ctx } from '../../context.js';
@@ -22,7 +22,7 @@ import { basename, join, resolve } from 'node:path';
 import { errorMessage, isUnreachable, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelBatchWriter, LabelNamer, mergePdfs } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
-import { Journal, type JournalEntry } from '../../bulk/journal.js';
+import { Journal, journalPathFor, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
 import { customFieldChecker, type ShipmentToCheck } from '../../csv/custom-field-rules.js';
 import type { CustomField } from '../../api/schemas.js';
@@ -128,7 +128,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
 
   const api = await ctx.api();
-  const journalPath = journalFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, (await ctx.settings()).baseUrl.value);
+  const settings = await ctx.settings();
+  const journalPath = journalPathFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value });
   // What earlier runs created is skipped, not sent: neither checked again nor counted in the question.
   const created = createdEarlier(journalPath);
   const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;
@@ -447,13 +448,6 @@ export function extrasAppender(extra: ReadonlyArray<{ path: string; value: unkno
   };
 }
 
-/** The resume journal of one CSV file against one API: beside the labels, named after the file. */
-export function journalFor(outputDir: string, csvPath: string, baseUrl: string): string {
-  const abs = resolve(csvPath);
-  const stem = basename(abs).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60);
-  const h = createHash('sha256').update(`${abs}\n${baseUrl.replace(/\/+$/, '')}`).digest('hex').slice(0, 8);
-  return join(outputDir, `.ship-journal-${stem}-${h}.jsonl`);
-}
 
 /**
  * A 53-bit hash of a request body (cyrb53): enough to notice that a rerun's rows differ from what created a

@@ -367,10 +367,11 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const { failedCsvPathFor } = await import('../../bulk/csv-out.js');
   const { journalPathFor } = await import('../../bulk/journal.js');
   const { errorMessage } = await import('../../bulk/runner.js');
-  // Keyed by the base URL too: an interrupted run against the test service must not make a run of the same
-  // file against the live one skip the rows the test run did.
-  const service = (await ctx.settings()).baseUrl.value;
-  const journalPath = opts.file === '-' ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`, service);
+  // Keyed by the base URL and API key too: an interrupted run against the test service, or in another account,
+  // must not make a run of the same file skip the rows it did.
+  const settings = await ctx.settings();
+  const scope = { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value };
+  const journalPath = opts.file === '-' ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`, scope);
 
   const statusOf = (r: BulkResult<RowTask, SkuImportResult>): string => (r.status === 'created' ? (r.result?.action ?? 'created') : r.status);
 

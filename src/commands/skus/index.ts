@@ -83,7 +83,7 @@ Columns: ${SKU_COLUMNS.map((c) => c.name).join(', ')}, custom_fields.KEY.
 Each row is created when its SKU does not exist (GET /skus/SKU answers 404), else updated: PATCH sends
 only the non-blank cells, so blank cells leave the SKU's value unchanged (a row the SKU already matches
 is not sent: "unchanged"); --replace sends PUT, resetting attributes that are blank. Export escapes text starting with = + - @ as '=…; import removes that quote.
-A journal (.ship-journal-FILE….jsonl beside the file) makes an interrupted or partly failed run resumable:
+A journal (.ship-journal-FILE….jsonl beside the file, one per API URL and account) makes an interrupted or partly failed run resumable:
 running the same command again skips the rows already done, and sends again a row edited since it was
 imported (an import is an upsert: nothing is made twice). It is removed when a run ends without failures.
 Exit 3 when some rows failed; exit 1 when every one failed for the service or the network (5xx after the

@@ -474,6 +474,24 @@ describe('ship create --csv', () => {
     expect(proxy.creates().map((b) => [b.shipment_reference, b.delivery_service_key])).toEqual([['MIX-2', 'RM_TRACKED_48']]);
   });
 
+  it('a journal of the same file in another account at this URL (another API key) does not skip its rows', async () => {
+    const { journalPathFor } = await import('../../../src/bulk/journal.js');
+    const csv = join(work, 'accounts.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nACC-1,Ann,1 High St,London,E1 1AA,GB,1000\n');
+    const dir = join(work, 'labels-acc');
+    mkdirSync(dir);
+    // Another account's run of this file created ACC-1 there: not in this account.
+    const elsewhere = journalPathFor(dir, csv, { baseUrl: env.SHIP_BASE_URL, apiKey: 'another-account-key' });
+    writeFileSync(elsewhere, JSON.stringify({ k: 'ACC-1', s: 'done', t: '2026-11-27T00:00:00.000Z', r: { shipment_reference: 'ACC-1', tracking_references: ['X'], labels: [] } }) + '\n');
+    const r = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).status).toBe('created');
+    // This account's own journal, which the next run resumes from.
+    expect(existsSync(journalPathFor(dir, csv, { baseUrl: env.SHIP_BASE_URL, apiKey: env.SHIP_API_KEY }))).toBe(true);
+    const again = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: 'skipped', reason: 'created by an earlier run' });
+  });
+
   it('refuses --results naming the input file (or its failed rows\' file), which it would overwrite, before sending', async () => {
     const csv = join(work, 'own-results.csv');
     const text = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nOR-1,Ann,1 High St,London,E1 1AA,GB,1000\n';

@@ -186,7 +186,7 @@ describe('skus import', () => {
     // The interrupted run imported RES-1 with other values, and RES-2 with these.
     const { journalPathFor } = await import('../../../src/bulk/journal.js');
     const { resolve, dirname } = await import('node:path');
-    const journal = journalPathFor(dirname(resolve(f)), `${resolve(f)}.skus`, env.SHIP_BASE_URL);
+    const journal = journalPathFor(dirname(resolve(f)), `${resolve(f)}.skus`, { baseUrl: env.SHIP_BASE_URL, apiKey: env.SHIP_API_KEY });
     const fpOf = (request: object) => JSON.stringify(['PATCH', request]);
     await api('POST', '/skus', { sku: 'RES-1', product_name: 'Before the edit' });
     const { writeFileSync } = await import('node:fs');
@@ -204,14 +204,15 @@ describe('skus import', () => {
     expect((await api('GET', '/skus/RES-1')).body.data.product_name).toBe('Edited after the run');
   });
 
-  it('a journal left by a run against another service (the test one) does not skip rows on this one', async () => {
+  it('a journal left by a run against another service (the test one) or account does not skip rows on this one', async () => {
     const f = file('two-services.csv', 'sku,product_name\nSVC-1,One\nSVC-2,Two\n');
     const { journalPathFor } = await import('../../../src/bulk/journal.js');
     const { resolve, dirname } = await import('node:path');
     const fpOf = (request: object) => JSON.stringify(['PATCH', request]);
     const done = (sku: string, name: string) => JSON.stringify({ k: sku, s: 'done', t: 'x', r: { action: 'created' }, f: fpOf({ sku, product_name: name }) });
-    // An interrupted run of the same file against another base URL (and one of an older version, unkeyed) did SVC-1.
-    for (const other of ['http://127.0.0.1:1/v1.2', undefined]) {
+    // An interrupted run of the same file against another base URL, in another account at this one (another API
+    // key), or of an older version (unkeyed) did SVC-1.
+    for (const other of [{ baseUrl: 'http://127.0.0.1:1/v1.2', apiKey: env.SHIP_API_KEY }, { baseUrl: env.SHIP_BASE_URL, apiKey: 'another-account' }, { baseUrl: env.SHIP_BASE_URL }, undefined]) {
       writeFileSync(journalPathFor(dirname(resolve(f)), `${resolve(f)}.skus`, other), done('SVC-1', 'One') + '\n');
     }
     const r = await ship(['skus', 'import', f, '--json']);
@@ -220,7 +221,7 @@ describe('skus import', () => {
     expect(lines.map((l) => [l.sku, l.status])).toEqual([['SVC-1', 'created'], ['SVC-2', 'created']]);
     expect((await api('GET', '/skus/SVC-1')).status).toBe(200);
     // This service's own journal is still honoured.
-    writeFileSync(journalPathFor(dirname(resolve(f)), `${resolve(f)}.skus`, env.SHIP_BASE_URL), done('SVC-1', 'One') + '\n');
+    writeFileSync(journalPathFor(dirname(resolve(f)), `${resolve(f)}.skus`, { baseUrl: env.SHIP_BASE_URL, apiKey: env.SHIP_API_KEY }), done('SVC-1', 'One') + '\n');
     const again = await ship(['skus', 'import', f, '--json']);
     expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['skipped', 'unchanged']);
   });
