@@ -123,6 +123,12 @@ export interface BulkResult<I, R> {
   attempts: number;
   /** The failure's outcome is unknown (it may exist); the next run settles it before resending. */
   unknownOutcome?: boolean;
+  /**
+   * Ctrl-C came while it waited to try again (after a 429, a 503, a reset): not finished rather than failed. It
+   * is not reported (onResult never sees it) nor counted as failed, but among the tasks not started, and the
+   * next run takes it up (settling it first when its outcome is unknown).
+   */
+  unfinished?: true;
 }
 
 /** Options of one bulk run. */
@@ -323,7 +329,7 @@ export async function runBulk<I, R>(
     emitChain = emitChain
       .then(async () => {
         await durable.get(r);
-        if (fatal || !hooks.onResult) return;
+        if (fatal || !hooks.onResult || r.unfinished) return;
         await hooks.onResult(r);
       })
       .catch((e: unknown) => {
@@ -337,6 +343,14 @@ export async function runBulk<I, R>(
   };
 
   const complete = (r: BulkResult<I, R>) => {
+    if (r.unfinished) {
+      // Counted among the tasks not started (notStarted), and passed over in the output.
+      summary.total--;
+      if (order === 'completion') emit(r);
+      else queueInOrder(r);
+      poke();
+      return;
+    }
     if (r.status === 'failed' && r.error instanceof AuthError) {
       summary.rejected++;
       summary.authStop ??= r.error;
@@ -353,16 +367,18 @@ export async function runBulk<I, R>(
     }
     report();
     if (order === 'completion') emit(r);
-    else {
-      held.set(r.index, r);
-      while (held.has(nextEmit)) {
-        const next = held.get(nextEmit)!;
-        held.delete(nextEmit);
-        nextEmit++;
-        emit(next);
-      }
-    }
+    else queueInOrder(r);
     poke();
+  };
+  // Input order: a result waits for those before it.
+  const queueInOrder = (r: BulkResult<I, R>) => {
+    held.set(r.index, r);
+    while (held.has(nextEmit)) {
+      const next = held.get(nextEmit)!;
+      held.delete(nextEmit);
+      nextEmit++;
+      emit(next);
+    }
   };
 
   const runTask = async (task: BulkTask<I>, index: number, prior: Prior, slot: Slot): Promise<BulkResult<I, R>> => {
@@ -424,18 +440,27 @@ export async function runBulk<I, R>(
       if (fp !== undefined && sentFp !== fp) r.changed = true;
       return record(r, { key: task.key, state: 'done', result, fp: sentFp });
     };
-    // Waits before another try; false when Ctrl-C came first (the task then stays unfinished).
-    const backoff = async (cls: FailureClass): Promise<boolean> => {
+    // Waits before another try: 'retry', 'exhausted' (no tries left), or 'interrupted' (Ctrl-C came first).
+    const backoff = async (cls: FailureClass): Promise<'retry' | 'exhausted' | 'interrupted'> => {
       failures++;
-      if (failures > retries || opts.signal.aborted) return false;
+      if (failures > retries) return 'exhausted';
+      if (opts.signal.aborted) return 'interrupted';
       const exp = Math.min(10_000, baseDelay * 2 ** (failures - 1));
       const jittered = exp * (0.8 + Math.random() * 0.4);
       try {
         await sleep(Math.max(jittered, cls.retryAfterMs ?? 0), opts.signal);
-        return true;
+        return 'retry';
       } catch {
-        return false;
+        return opts.signal.aborted ? 'interrupted' : 'exhausted';
       }
+    };
+    // Stopped by Ctrl-C while waiting to try again: the journal says what the next run must do (settle it when
+    // its outcome is unknown, else send it), and the run reports it as not finished rather than failed.
+    const unfinished = async (error: unknown, unknownOutcome: boolean): Promise<BulkResult<I, R>> => {
+      const r = unknownOutcome ? await fail(error, true) : record({ task, index, status: 'failed', error, attempts }, { key: task.key, state: 'unsent' });
+      r.error = new Interrupted(`interrupted while waiting to try again (${errorMessage(error)})`);
+      r.unfinished = true;
+      return r;
     };
 
     for (;;) {
@@ -449,9 +474,10 @@ export async function runBulk<I, R>(
             outcome = await hooks.settle(task, workSignal, { bySelf: true });
           } catch (e) {
             const cls = classifyFailure(e);
-            if (cls.retriable && (await backoff(cls))) continue;
+            const next = cls.retriable ? await backoff(cls) : 'exhausted';
+            if (next === 'retry') continue;
             // Still unknown: keep it marked so the next run asks again.
-            return fail(e, true);
+            return next === 'interrupted' ? unfinished(e, true) : fail(e, true);
           }
           // Found, and the journal says an earlier run sent it: that run's work, not someone else's.
           if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : entry !== undefined ? 'earlier' : 'exists');
@@ -488,10 +514,12 @@ export async function runBulk<I, R>(
           maybeOurs = true;
           lastUnknown = true;
         }
-        if (cls.retriable && (await backoff(cls))) {
+        const next = cls.retriable ? await backoff(cls) : 'exhausted';
+        if (next === 'retry') {
           needSettle = cls.unknownOutcome && !hooks.idempotent;
           continue;
         }
+        if (next === 'interrupted') return unfinished(e, cls.unknownOutcome && !hooks.idempotent);
         return fail(e, cls.unknownOutcome && !hooks.idempotent);
       }
     }

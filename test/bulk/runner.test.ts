@@ -404,6 +404,47 @@ describe('runBulk', () => {
     await j2.close();
   });
 
+  it('Ctrl-C while a task waits to try again (429, 503): not finished rather than failed, and the journal says what the next run does', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    const ac = new AbortController();
+    const reported: string[] = [];
+    let waiting = 0;
+    const s = await runBulk(
+      tasks(3),
+      {
+        async execute(t) {
+          if (t.input === 0) return t.input;
+          // K1 was refused unprocessed (429); K2's answer was lost (503: it may have been created).
+          throw t.input === 1 ? new ApiError('too many requests', { status: 429 }) : new ApiError('unavailable', { status: 503 });
+        },
+        settle: async () => ({ status: 'absent' }),
+        onResult: (r) => void reported.push(`${r.task.key} ${r.status}`),
+      },
+      {
+        concurrency: 3,
+        signal: ac.signal,
+        journal: j,
+        total: 3,
+        // Ctrl-C comes while both wait for their second try.
+        sleep: (_ms, signal) =>
+          new Promise((_resolve, reject) => {
+            if (++waiting === 2) ac.abort();
+            if (signal?.aborted) reject(signal.reason);
+            else signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+          }),
+      },
+    );
+    await j.close();
+    expect(reported).toEqual(['K0 created']);
+    expect(s).toMatchObject({ interrupted: true, created: 1, failed: 0, total: 1, notStarted: 2 });
+    const j2 = await Journal.open(path);
+    // K1 as never sent (an "unsent" record brings back what came before it: nothing), so the next run sends it.
+    expect(j2.get('K1')).toBeUndefined();
+    expect(j2.get('K2')).toMatchObject({ state: 'failed', unknown: true });
+    await j2.close();
+  });
+
   it('a failing onResult (printer gone) stops the run and is thrown after in-flight work finishes', async () => {
     let started = 0;
     await expect(

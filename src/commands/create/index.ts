@@ -68,7 +68,8 @@ CSV files (--csv FILE):
 
   Resuming: a journal in the output dir (.ship-journal-<file>-<hash of file path, API URL, API key>.jsonl) records
   each shipment. Rerun the same command after a crash, kill or Ctrl-C: created shipments are skipped, the rest
-  are sent, none twice. A run against another API (test vs live) or account uses its own journal.
+  are sent, none twice. A run against another API (test vs live) or account uses its own journal. Ctrl-C
+  lets requests in flight finish; one waiting to try again (429, 503) is left to the rerun, not failed.
   Failed rows go to FILE.failed.csv with an error column; fix them and run that file.
   If the API refuses the credentials (401/403), the run stops: requests in flight finish, nothing more is
   sent, exit 4. Those shipments are not in FILE.failed.csv: run ship login, then rerun the same command.
