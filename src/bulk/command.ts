@@ -277,6 +277,9 @@ function printSummary<I, R>(
       Object.assign(line.summary as Record<string, unknown>, { stopped: 'unreachable', not_started: opts.total !== undefined ? s.notStarted : null });
     } else if (localStop) {
       Object.assign(line.summary as Record<string, unknown>, { stopped: 'local_error', not_started: opts.total !== undefined ? s.notStarted : null });
+    } else if (s.interrupted) {
+      // What the rerun will take up, as the text summary's "not started" row says.
+      (line.summary as Record<string, unknown>).not_started = opts.total !== undefined ? s.notStarted : null;
     }
     if (files.failedPath) (line.summary as Record<string, unknown>).failed_csv = files.failedPath;
     if (files.resultsPath) (line.summary as Record<string, unknown>).results_csv = files.resultsPath;

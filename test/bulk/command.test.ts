@@ -139,8 +139,11 @@ describe('runBulkCommand', () => {
     expect(io.err()).toContain('Rerun the same command to continue: nothing is created twice.');
     expect(err.message).toMatch(/^interrupted: \d+ of 100 shipments handled$/);
     // Under --json the summary is a JSON line: the error carries the advice.
-    const { err: jsonErr } = await interruptedRun({ count: 100, abortAt: 3, concurrency: 1, json: true });
+    const { err: jsonErr, io: jsonIo } = await interruptedRun({ count: 100, abortAt: 3, concurrency: 1, json: true });
     expect(jsonErr.message).toMatch(/^interrupted: \d+ of 100 shipments handled; rerun the same command to continue$/);
+    // It counts what the rerun will take up, as the text summary's "not started" row does.
+    const summary = JSON.parse(jsonIo.err().split('\n').find((l) => l.startsWith('{"summary"'))!).summary;
+    expect(summary).toMatchObject({ interrupted: true, not_started: 100 - summary.total });
   });
 
   it('Ctrl-C while the last task is under way: every task done, so nothing is left to rerun (still 130)', async () => {
