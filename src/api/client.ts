@@ -44,6 +44,11 @@ export interface RequestSpec {
   bodyText?: string;
   /** false for POST /tokens, which carries the API key only. */
   sendToken?: boolean;
+  /**
+   * Never sent twice, whatever its method: a PUT whose every call acts again (PUT /shipments/:ref/print prints
+   * the labels each time), so a lost answer is reported, not retried.
+   */
+  once?: boolean;
   /** Names the thing for a 404 message, e.g. `shipment "ABC-1"`. */
   what?: string;
   /** Hint for a 401 on this call (login needs a different one). */
@@ -269,7 +274,7 @@ export class HttpClient {
     if (this.closed) throw new ApiError('the API client was closed');
     const url = spec.url ?? this.urlFor(spec.path, spec.query);
     const http: HttpErrorInfo = { method: spec.method, path: this.relativePath(url) };
-    const retryable = RETRYABLE_METHODS.has(spec.method);
+    const retryable = RETRYABLE_METHODS.has(spec.method) && spec.once !== true;
     const attemptsAllowed = retryable ? this.maxRetries + 1 : 1;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
     if (this.opts.apiKey) headers['x-service-api-key'] = this.opts.apiKey;
@@ -340,7 +345,7 @@ export class HttpClient {
           hint:
             kind === 'refused' || kind === 'dns'
               ? 'check the base URL (--base-url or SHIP_BASE_URL) and that the service is running'
-              : spec.method === 'POST' || spec.method === 'PATCH'
+              : spec.method === 'POST' || spec.method === 'PATCH' || spec.once
                 ? 'the request may or may not have been processed; check before sending it again'
                 : kind === 'timeout'
                   ? 'raise the limit with --timeout SECONDS'

@@ -320,7 +320,8 @@ export function buildApi(opts: ApiOptions): Api {
       async print(ref, body, o) {
         const path = apiPath`/shipments/${ref}/print`;
         const b = body && Object.keys(body).length > 0 ? await checked((s) => s.PrintRequestSchema, body, 'print request') : undefined;
-        const { message } = await call({ method: 'PUT', path, body: b ?? {}, what: `shipment ${JSON.stringify(ref)}` }, o);
+        // Each call prints the labels again: a lost answer is not retried (the labels may be printing).
+        const { message } = await call({ method: 'PUT', path, body: b ?? {}, what: `shipment ${JSON.stringify(ref)}`, once: true }, o);
         return { message: message ?? '' };
       },
       async commercialInvoice(ref, o) {

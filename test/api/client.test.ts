@@ -123,6 +123,20 @@ describe('retries', () => {
     expect(attempts).toBe(1);
   });
 
+  it('PUT /shipments/:ref/print is not retried: each call prints the labels again', async () => {
+    const { pool, api } = mocked();
+    let attempts = 0;
+    pool
+      .intercept({ path: '/v1.2/shipments/S1/print', method: 'PUT' })
+      .reply(() => {
+        attempts++;
+        return { statusCode: 502, data: { message: 'bad gateway', data: null } };
+      })
+      .persist();
+    await expect(api.shipments.print('S1')).rejects.toMatchObject({ http: { status: 502 } });
+    expect(attempts).toBe(1);
+  });
+
   it('429 with Retry-After: 1 waits the requested 1000 ms (injected sleep)', async () => {
     const { pool, sleeps, api } = mocked();
     pool.intercept({ path: '/v1.2/locations', method: 'GET' }).reply(429, { message: 'Too Many Attempts.', data: null }, { headers: { 'retry-after': '1' } });
