@@ -182,7 +182,7 @@ function asksVersionAsJson(argv: readonly string[]): boolean {
 /** Prints an error to stderr: message, API field messages or input problems, and a hint. Secrets redacted. */
 export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   const secrets = await knownSecrets(ctx);
-  if (err instanceof AuthError && err.hint === REJECTED_CREDENTIALS_HINT) err.hint = (await rejectedFromEnv(ctx)) ?? err.hint;
+  if (err instanceof AuthError && err.hint === REJECTED_CREDENTIALS_HINT) err.hint = (await rejectedFromEnv(ctx, err.http?.apiMessage)) ?? err.hint;
   const clean = (s: string) => redact(s, secrets);
   const { stderr } = ctx.io;
   let mode;
@@ -285,11 +285,11 @@ export function systemErrorMessage(e: Error): string | undefined {
  * A 401's hint when SHIP_API_KEY or SHIP_TOKEN supplied the credentials (`ship login` would not help), or when
  * they came from the test set (which `ship --test login` replaces, not `ship login`).
  */
-async function rejectedFromEnv(ctx: Ctx): Promise<string | undefined> {
+async function rejectedFromEnv(ctx: Ctx, apiMessage: string | undefined): Promise<string | undefined> {
   try {
     // Resolved already: the request that was rejected used them.
     const [s, { rejectedFromEnvHint, loginCommand }] = await Promise.all([ctx.settings(), import('./config/settings.js')]);
-    return rejectedFromEnvHint(s) ?? (s.credentialSet.name === 'test' ? `the API key or token of the test credentials was rejected; run \`${loginCommand(s)}\`` : undefined);
+    return rejectedFromEnvHint(s, apiMessage) ?? (s.credentialSet.name === 'test' ? `the API key or token of the test credentials was rejected; run \`${loginCommand(s)}\`` : undefined);
   } catch {
     return undefined;
   }

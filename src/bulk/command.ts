@@ -185,7 +185,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   const summaryShown = opts.summary ?? (opts.total ?? summary.total) !== 1;
   if (summaryShown) {
     // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
-    const renew = summary.authStop ? renewCredentials(await ctx.settings()) : '';
+    const renew = summary.authStop ? renewCredentials(await ctx.settings(), summary.authStop.http?.apiMessage) : '';
     printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path }, renew);
   }
 

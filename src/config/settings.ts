@@ -204,9 +204,32 @@ export function credentialsFromEnv(s: Pick<Settings, 'apiKey' | 'token'>): strin
   return [s.apiKey, s.token].filter((r) => r?.source === 'env').map((r) => r!.origin!);
 }
 
-/** The hint for rejected credentials when env vars supplied them (see credentialsFromEnv); undefined otherwise. */
-export function rejectedFromEnvHint(s: Pick<Settings, 'apiKey' | 'token'>): string | undefined {
-  const names = credentialsFromEnv(s);
+/**
+ * Which credential a 401 rejected, when the service's message says: the API key ("The API key supplied is not
+ * valid"), or the token (revoked by a logout elsewhere, expired).
+ */
+function rejectedCredential(apiMessage: string | undefined): 'apiKey' | 'token' | undefined {
+  if (apiMessage === undefined) return undefined;
+  if (/api[ _-]?key/i.test(apiMessage)) return 'apiKey';
+  if (/token/i.test(apiMessage)) return 'token';
+  return undefined;
+}
+
+/**
+ * The env vars that supplied the credentials a 401 rejected (both candidates when its message does not say
+ * which): a token revoked while only SHIP_API_KEY came from the environment is mended by `ship login`.
+ */
+function rejectedFromEnv(s: Pick<Settings, 'apiKey' | 'token'>, apiMessage: string | undefined): string[] {
+  const which = rejectedCredential(apiMessage);
+  return credentialsFromEnv(which === 'apiKey' ? { apiKey: s.apiKey } : which === 'token' ? { token: s.token } : s);
+}
+
+/**
+ * The hint for rejected credentials when env vars supplied them (see credentialsFromEnv); undefined otherwise.
+ * `apiMessage` is the 401's own message, which may say which credential it refused.
+ */
+export function rejectedFromEnvHint(s: Pick<Settings, 'apiKey' | 'token'>, apiMessage?: string): string | undefined {
+  const names = rejectedFromEnv(s, apiMessage);
   if (names.length === 0) return undefined;
   const them = names.length > 1 ? 'them' : 'it';
   return `${names.join(' and ')} ${names.length > 1 ? 'are' : 'is'} set in the environment and ${names.length > 1 ? 'win' : 'wins'} over the profile, so \`ship login\` does not replace ${them}: set ${them} anew, or unset ${them} to use the profile's`;
@@ -216,8 +239,8 @@ export function rejectedFromEnvHint(s: Pick<Settings, 'apiKey' | 'token'>): stri
  * What to do about refused credentials, as the start of a sentence: set the env vars that supplied them anew, or
  * the login that replaces the set in use (`ship login`, `ship --test login`).
  */
-export function renewCredentials(s: Pick<Settings, 'apiKey' | 'token' | 'credentialSet'>): string {
-  const names = credentialsFromEnv(s);
+export function renewCredentials(s: Pick<Settings, 'apiKey' | 'token' | 'credentialSet'>, apiMessage?: string): string {
+  const names = rejectedFromEnv(s, apiMessage);
   if (names.length) return `Set ${names.join(' and ')} anew (${names.length > 1 ? 'they win' : 'it wins'} over the profile)`;
   return `Run \`${loginCommand(s)}\``;
 }

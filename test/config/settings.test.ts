@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GlobalOptions } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
-import { chooseCredentialSet, DEFAULT_BASE_URL, describeSource, renewCredentials, resolveSettings } from '../../src/config/settings.js';
+import { chooseCredentialSet, DEFAULT_BASE_URL, describeSource, rejectedFromEnvHint, renewCredentials, resolveSettings } from '../../src/config/settings.js';
 import { openConfig, type Profile } from '../../src/config/store.js';
 
 /** A store whose selected profile holds `profile`, resolved with `env` and `globals`. */
@@ -181,5 +181,16 @@ describe('renewCredentials: what to do about refused credentials', () => {
     expect(renewCredentials(test)).toBe('Run `ship --test login`');
     const env = await resolveWith({ env: { SHIP_TOKEN: 't-env' }, profile: { base_url: LIVE, api_key: 'k-live' } });
     expect(renewCredentials(env)).toBe('Set SHIP_TOKEN anew (it wins over the profile)');
+  });
+
+  it('a 401 that says which credential it refused: only that one counts (a revoked stored token is mended by `ship login`, whatever SHIP_API_KEY is)', async () => {
+    const keyFromEnv = await resolveWith({ env: { SHIP_API_KEY: 'k-env' }, profile: { base_url: LIVE, token: 't-live' } });
+    expect(renewCredentials(keyFromEnv, 'Unauthenticated: the token is not valid or has been revoked.')).toBe('Run `ship login`');
+    expect(rejectedFromEnvHint(keyFromEnv, 'Unauthenticated: the token is not valid or has been revoked.')).toBeUndefined();
+    expect(renewCredentials(keyFromEnv, 'The API key supplied is not valid.')).toBe('Set SHIP_API_KEY anew (it wins over the profile)');
+    // A message that names neither: either could be at fault.
+    expect(rejectedFromEnvHint(keyFromEnv, 'Unauthenticated.')).toMatch(/^SHIP_API_KEY is set in the environment/);
+    const both = await resolveWith({ env: { SHIP_API_KEY: 'k-env', SHIP_TOKEN: 't-env' }, profile: { base_url: LIVE } });
+    expect(renewCredentials(both, 'the token is not valid or has been revoked')).toBe('Set SHIP_TOKEN anew (it wins over the profile)');
   });
 });

@@ -411,6 +411,12 @@ describe('credentials from the environment win over the profile', () => {
     const stored = await ship(['users']);
     expect(stored.code).toBe(4);
     expect(stored.stderr).toContain('hint: the API key or token was rejected; run `ship login`');
+    // The stored token revoked (a logout elsewhere) while SHIP_API_KEY comes from the environment, as in CI:
+    // the service says it is the token, which `ship login` replaces.
+    stub.on('GET /users', { status: 401, body: { message: 'Unauthenticated: the token is not valid or has been revoked.', data: null } });
+    const revoked = await ship(['users'], { env: { SHIP_API_KEY: API_KEY } });
+    expect(revoked.code).toBe(4);
+    expect(revoked.stderr).toContain('hint: the API key or token was rejected; run `ship login`');
   });
 });
 

@@ -88,8 +88,9 @@ describe('ship create --csv when the token is revoked mid-run', () => {
     expect(text.code).toBe(4);
     expect(text.stderr).toMatch(/Stopped because the API refused the credentials/);
     expect(text.stderr).toMatch(/not attempted/);
-    // The credentials came from SHIP_API_KEY and SHIP_TOKEN, which `ship login` would not replace: the advice says so.
-    expect(text.stderr).toMatch(/Set SHIP_API_KEY and SHIP_TOKEN anew \(they win over the profile\), then rerun the same command/);
+    // The token came from SHIP_TOKEN, which `ship login` would not replace, and the service said the token was
+    // refused (not the API key, also from the environment): the advice names that one.
+    expect(text.stderr).toMatch(/Set SHIP_TOKEN anew \(it wins over the profile\), then rerun the same command/);
 
     // "ship login" again (a new token) and the same command: the rest is created, nothing twice.
     const again = await runShip([...args, '--json'], { env: { ...base, SHIP_TOKEN: await sb.login() } });
