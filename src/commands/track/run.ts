@@ -52,8 +52,14 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
 
   // The timeline is redrawn in place (or followed line by line): a spinner would tear it.
   ctx.out.wait.suspend();
-  const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json;
+  // --quiet follows as a script would read it, a line per parcel whose status changed: never a redrawn timeline.
+  const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json && !ctx.mode.quiet;
   const seen = new Set<string>();
+  const shownStatus = new Map<string, string>();
+  // Polls that failed in a row (the service down, the network), and the last one's error: said, not hidden
+  // behind the last known timeline.
+  let failedPolls = 0;
+  let pollError: unknown;
   let drawnLines = 0;
   let drawnText = '';
   let drawnColumns: number | undefined;
@@ -61,7 +67,8 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
     if (ctx.mode.json) return;
     if (redraw) {
       const limit = opts.maxWaitMs !== undefined ? ` · for up to ${opts.maxWaitMs / 1000}s` : '';
-      const footer = watching ? `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s${limit} · Ctrl-C to stop`)}\n` : '';
+      const failing = failedPolls ? `\n${ctx.out.c.yellow(`${pollFailureText(failedPolls, pollError)}; showing the last known state`)}` : '';
+      const footer = watching ? `\n${ctx.out.c.dim(`watching · every ${opts.intervalMs / 1000}s${limit} · Ctrl-C to stop`)}${failing}\n` : '';
       const text = renderAll(ctx, state) + footer;
       const columns = ctx.io.columns;
       const reach = redrawFrom(drawnLines, drawnColumns, columns, ctx.io.rows);
@@ -76,7 +83,16 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       drawnText = text;
       drawnColumns = columns;
     } else {
-      for (const line of newEventLines(state, seen)) ctx.out.line(line);
+      if (ctx.mode.quiet) {
+        for (const st of state) {
+          for (const p of st.parcels) {
+            const status = latestType(p);
+            if (shownStatus.get(p.tracking_reference) === status) continue;
+            shownStatus.set(p.tracking_reference, status);
+            ctx.out.line(`${p.tracking_reference}\t${status}`);
+          }
+        }
+      } else for (const line of newEventLines(state, seen)) ctx.out.line(line);
       // As without --watch: a reference that cannot be tracked is said on stderr (once), naming it. A lone
       // reference's error is the command's own, which main.ts says when it ends.
       for (const s of state.length === 1 ? [] : state) {
@@ -105,7 +121,19 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       } catch {
         break;
       }
-      state = merge(state, await fetchAll(api, state, opts.parcel));
+      const polled = await fetchAll(api, state, opts.parcel);
+      const failure = pollFailure(state, polled);
+      state = merge(state, polled);
+      if (failure !== undefined) {
+        failedPolls++;
+        pollError = failure;
+        // Off the redrawn screen, said once when polls start failing (the footer says it on a terminal).
+        if (failedPolls === 1 && !redraw) ctx.out.warn(`${pollFailureText(1, failure)}; the last known state stands, polling again every ${opts.intervalMs / 1000}s`);
+      } else if (failedPolls) {
+        if (!redraw) ctx.out.warn(`polling works again after ${failedPolls} failed poll${failedPolls === 1 ? '' : 's'}`);
+        failedPolls = 0;
+        pollError = undefined;
+      }
       show();
       // Credentials refused now (a revoked token) will not come back by polling: stop, exit 4.
       if (state.some((s) => s.error instanceof AuthError)) break;
@@ -118,8 +146,27 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   if (redraw && drawnLines) show(false);
   if (ctx.mode.json) ctx.out.json(toJson(state));
   if (ctx.signal.aborted) throw new Interrupted('stopped watching');
-  if (timedOut && !state.some((s) => s.error instanceof AuthError)) throw timedOutError(state, opts.maxWaitMs!);
+  if (timedOut && !state.some((s) => s.error instanceof AuthError)) throw timedOutError(state, opts.maxWaitMs!, failedPolls ? pollFailureText(failedPolls, pollError) : undefined);
   return finish(state);
+}
+
+/**
+ * The error of a poll that could not read a reference tracked so far, for a reason that may pass (the service
+ * down, the network): merge() keeps its last timeline. Undefined when the poll read every such reference.
+ */
+function pollFailure(before: TrackedShipment[], next: TrackedShipment[]): unknown {
+  for (let i = 0; i < next.length; i++) {
+    const e = next[i].error;
+    const last = before[i];
+    if (e === undefined || !last || last.gone || last.error) continue;
+    if (e instanceof NotFoundError || e instanceof AuthError) continue;
+    return e;
+  }
+  return undefined;
+}
+
+function pollFailureText(failed: number, error: unknown): string {
+  return `${failed === 1 ? 'the last poll' : `the last ${failed} polls`} failed (${errorMessage(error)})`;
 }
 
 /**
@@ -145,7 +192,7 @@ function merge(before: TrackedShipment[], next: TrackedShipment[]): TrackedShipm
 }
 
 /** --max-wait ran out: which references are not delivered yet, at which stage (exit 1). */
-function timedOutError(state: TrackedShipment[], maxWaitMs: number): TimedOut {
+function timedOutError(state: TrackedShipment[], maxWaitMs: number, polling?: string): TimedOut {
   const waiting = state.filter((s) => !s.error && !(s.parcels.length > 0 && s.parcels.every((p) => FINAL_STAGES.has(latestType(p)))));
   const SHOWN = 10;
   const listed = waiting.slice(0, SHOWN).map((s) => {
@@ -158,7 +205,7 @@ function timedOutError(state: TrackedShipment[], maxWaitMs: number): TimedOut {
   // Tracking has no event for a cancelled shipment: one cancelled before it was manifested stays at its label.
   const stuck = waiting.some((s) => s.parcels.length > 0 && s.parcels.every((p) => latestType(p) === 'LABEL_CREATED'));
   return new TimedOut(
-    `stopped watching after --max-wait ${maxWaitMs / 1000}s: not delivered yet: ${listed.join(', ')}${more}${untracked}`,
+    `stopped watching after --max-wait ${maxWaitMs / 1000}s: not delivered yet: ${listed.join(', ')}${more}${untracked}${polling ? `; ${polling}` : ''}`,
     stuck ? { hint: 'a shipment still at "Label created" may have been cancelled (tracking has no event for that) or not handed to the carrier yet' } : undefined,
   );
 }

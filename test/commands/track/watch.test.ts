@@ -262,6 +262,19 @@ describe('track --watch: a reference the API stops finding', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\tFLAKY-1\tTRK-F1\tDelivered\t/);
     expect(n).toBe(4);
+    // Said, not hidden behind the last timeline: when polls start failing, and when they work again.
+    expect(r.stderr).toMatch(/warning: the last poll failed \(.*500.*\); the last known state stands, polling again every 0\.1s\n/);
+    expect(r.stderr).toContain('warning: polling works again after 1 failed poll');
+  });
+
+  it('polls failing until --max-wait: the error says so; --quiet follows each parcel\'s status as a line', async () => {
+    let n = 0;
+    stub.on('GET /shipments/DOWN-1/events', () => (++n === 1 ? shipment('DOWN-1', 'TRK-D1', ['LABEL_CREATED', 'IN_TRANSIT']) : { status: 503, body: { message: 'Service Unavailable', data: null } }));
+    const r = await runShip(['track', 'DOWN-1', '--watch', '--interval', '0.1', '--max-wait', '1', '--quiet', '--timeout', '2'], { env: stubEnv() });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('TRK-D1\tIN_TRANSIT\n');
+    expect(r.stderr.match(/the last poll failed/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/error: stopped watching after --max-wait 1s: not delivered yet: DOWN-1 \(In transit\); the last \d+ polls failed \(.*503.*\)/);
   });
 });
 
