@@ -442,7 +442,7 @@ export class HttpClient {
     if (status === 429) {
       const after = parseRetryAfter(headerValue(rawHeaders, 'retry-after'));
       if (after !== undefined) http.retryAfterMs = after;
-      return new ApiError(`${where}: rate limited (429)${apiMessage ? `: ${apiMessage}` : ''}${attempts > 1 ? ` after ${attempts} attempts` : ''}`, http, {
+      return new ApiError(`${where}: rate limited (429)${attempts > 1 ? ` after ${attempts} attempts` : ''}${apiMessage ? `: ${apiMessage}` : ''}`, http, {
         hint: after !== undefined ? `the API asks to wait ${Math.ceil(after / 1000)} s` : 'slow down (e.g. a lower --concurrency)',
       });
     }
@@ -452,8 +452,9 @@ export class HttpClient {
         hint: 'use the final address as the base URL (--base-url or SHIP_BASE_URL)',
       });
     }
+    // The count before the API's own message, which may end a sentence ("… on purpose.").
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-    return new ApiError(`${where}: the API answered ${status}${apiMessage ? `: ${apiMessage}` : ''}${tries}`, http);
+    return new ApiError(`${where}: the API answered ${status}${tries}${apiMessage ? `: ${apiMessage}` : ''}`, http);
   }
 
   /** Closes the keep-alive connections (only those of an Agent this client created). */
