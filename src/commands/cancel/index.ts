@@ -14,8 +14,8 @@ export function registerCancel(program: Command, ctx: Ctx): void {
     .addHelpText(
       'after',
       `
-A reference "-" reads references from stdin, one per line (blank lines and comments, "# " to the end of a
-line, are skipped; #1005 is a reference).
+A reference "-" reads references from stdin, one per line (blank lines and comments are skipped: from a "#"
+alone or followed by a space to the end of the line, "ORD-1 # gift"; #1005 is a reference).
 Each reference gets one result: a line "cancelled<TAB>REF" or "failed<TAB>REF<TAB>reason" (with --json,
 one JSON object per line). A shipment cancelled before is no failure: "cancelled<TAB>REF<TAB>already
 cancelled", so a list can be cancelled again safely. Exit 3 when some failed, 1 when every one failed for the

@@ -4,9 +4,12 @@ import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
 /**
- * The non-blank lines of a file or of stdin ("-"), trimmed, without comments: a line that is `#` alone or starts
- * with `# ` (a `#` and a space). `#1005` is a reference (Shopify names its orders so), not a comment.
+ * The non-blank lines of a file or of stdin ("-"), trimmed, without comments: from a `#` that starts the line or
+ * follows a space, and is alone or followed by a space, to the end of the line (`ORD-1 # gift`). `#1005` is a
+ * reference (Shopify names its orders so), not a comment.
  */
+const COMMENT = /(^|\s)#(\s.*)?$/;
+
 export async function readLines(ctx: Ctx, path: string, command = 'cancel'): Promise<string[]> {
   let text: string;
   if (path === '-') {
@@ -24,8 +27,8 @@ export async function readLines(ctx: Ctx, path: string, command = 'cancel'): Pro
   return text
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && l !== '#' && !/^#\s/.test(l));
+    .map((l) => l.replace(COMMENT, '').trim())
+    .filter((l) => l !== '');
 }
 
 /**
