@@ -6,14 +6,30 @@ import { basename, dirname, extname, join } from 'node:path';
 import { makeDirSync } from '../util/mkdir.js';
 import { isSpecialFile } from '../util/special-file.js';
 
-/** Quotes one CSV field per RFC 4180 (only when needed: comma, quote, CR or LF, or edge spaces). */
-export function csvField(value: string): string {
-  return /[",\r\n]|^\s|\s$/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+/** Quotes one CSV field per RFC 4180 (only when needed: the delimiter, a quote, CR or LF, or edge spaces). */
+export function csvField(value: string, delimiter = ','): string {
+  return /["\r\n]|^\s|\s$/.test(value) || value.includes(delimiter) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
 /** One CSV line (CRLF-free: LF line ends, which every CSV reader accepts) from field values. */
-export function csvLine(values: ReadonlyArray<string | number | undefined | null>): string {
-  return values.map((v) => csvField(v === undefined || v === null ? '' : String(v))).join(',') + '\n';
+export function csvLine(values: ReadonlyArray<string | number | undefined | null>, delimiter = ','): string {
+  return values.map((v) => csvField(v === undefined || v === null ? '' : String(v), delimiter)).join(delimiter) + '\n';
+}
+
+/**
+ * How a file written back from an input is laid out, as the input was: a spreadsheet in a locale that writes
+ * `;` (most of Europe) opens a comma file as one column. `bom`: start with a UTF-8 byte-order mark (the input
+ * came from a spreadsheet: writeBackWithBom); `sepLine`: start with Excel's `sep=X` line, as the input did.
+ */
+export interface WriteBackLayout {
+  bom?: boolean;
+  delimiter?: string;
+  sepLine?: boolean;
+}
+
+/** The start of a written-back file: its byte-order mark and `sep=` line, as the layout asks. */
+function preamble(layout: WriteBackLayout): string {
+  return (layout.bom ? BOM : '') + (layout.sepLine ? `sep=${layout.delimiter ?? ','}\n` : '');
 }
 
 /**
@@ -43,8 +59,7 @@ export class FailedRowsWriter {
     readonly path: string,
     /** The input file's header row, exactly as it was. */
     readonly header: readonly string[],
-    /** Start the file with a UTF-8 byte-order mark (the input came from a spreadsheet: writeBackWithBom). */
-    private readonly opts: { bom?: boolean } = {},
+    private readonly opts: WriteBackLayout = {},
   ) {}
 
   /** Adds the original records of one failed task (all its rows get the same error). */
@@ -69,11 +84,12 @@ export class FailedRowsWriter {
     }
     this.rows.sort((a, b) => a.row - b.row);
     const header = this.header.includes('error') ? [...this.header, 'ship_error'] : [...this.header, 'error'];
-    let text = (this.opts.bom ? BOM : '') + csvLine(header);
+    const d = this.opts.delimiter;
+    let text = preamble(this.opts) + csvLine(header, d);
     for (const r of this.rows) {
       const cells = r.cells.slice(0, this.header.length);
       while (cells.length < this.header.length) cells.push('');
-      text += csvLine([...cells, r.error]);
+      text += csvLine([...cells, r.error], d);
     }
     writeAtomic(this.path, text);
     return this.path;
@@ -99,19 +115,20 @@ export class ResultsWriter {
   private readonly direct: boolean;
   private fd: number;
   private buf = '';
+  private readonly delimiter: string | undefined;
 
   constructor(
     readonly path: string,
     readonly header: readonly string[],
-    /** Start the file with a UTF-8 byte-order mark (the input came from a spreadsheet: writeBackWithBom). */
-    opts: { bom?: boolean } = {},
+    opts: WriteBackLayout = {},
   ) {
+    this.delimiter = opts.delimiter;
     makeDirSync(dirname(path));
     this.direct = isSpecialFile(path);
     this.tmp = this.direct ? path : `${path}.${process.pid}.tmp`;
     this.fd = fs.openSync(this.tmp, 'w');
     const extra = RESULT_COLUMNS.map((c) => (header.includes(c) ? `result_${c}` : c));
-    this.buf = (opts.bom ? BOM : '') + csvLine([...header, ...extra]);
+    this.buf = preamble(opts) + csvLine([...header, ...extra], this.delimiter);
   }
 
   /** Adds the rows of one task with its result columns (label paths joined with `;`). */
@@ -127,7 +144,7 @@ export class ResultsWriter {
         c.tracking_reference ?? '',
         (c.label_paths ?? []).join(';'),
         spreadsheetSafe((c.error ?? '').replace(/\s*[\r\n]+\s*/g, ' ')),
-      ]);
+      ], this.delimiter);
     });
     if (this.buf.length > 64 * 1024) this.flush();
   }

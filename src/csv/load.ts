@@ -8,7 +8,7 @@ import { applyCustoms, type CustomsTable } from './customs.js';
 import { ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
 import { byRow, problemCount, refusalWithOtherProblems, sortFileProblems } from './problems.js';
-import { readCsvBatches, resolveCsvEncoding, type CsvEncoding, type CsvRecord, type CsvSource } from './reader.js';
+import { csvLayoutOf, readCsvBatches, resolveCsvEncoding, type CsvEncoding, type CsvRecord, type CsvSource, type Sniffed } from './reader.js';
 
 /** A shipment that passed validation: its request body and the rows it came from. */
 export interface PreparedShipment {
@@ -68,6 +68,8 @@ export interface LoadedCsv {
    * written this way, so the rows themselves never have to be held in memory. Files only (not stdin).
    */
   eachRecord(fn: (rec: CsvRecord, shipmentReference: string | undefined) => void | Promise<void>): Promise<void>;
+  /** Its delimiter and whether it starts with a `sep=` line, for files written back from it in the same way. */
+  rowLayout(): Promise<Sniffed>;
   /**
    * Reads the (already validated) file again and yields each shipment's request body as soon as its last row
    * is read — the same bodies, without holding them all: a bulk run streams its tasks from here.
@@ -467,6 +469,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     encoding,
     labelFor: layout.labelFor,
     eachRecord: (fn) => eachRecord(opts, name, layout, fn),
+    rowLayout: async () => ('path' in opts.source ? csvLayoutOf(opts.source.path, encoding.encoding, opts.delimiter) : { delimiter: opts.delimiter ?? ',', sepLine: false }),
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
 }

@@ -542,10 +542,19 @@ export function declaredDelimiter(firstLine: string): string | undefined {
 }
 
 /** What the first line of a file says about reading it: the delimiter, and whether that line is a `sep=` line. */
-interface Sniffed {
+export interface Sniffed {
   delimiter: string;
   /** The first line is `sep=X`: not a row of the table (Excel does not show it). */
   sepLine: boolean;
+}
+
+/**
+ * How a file's rows are laid out, for files written back from it (FILE.failed.csv, --results) in the same way:
+ * `given` (--delimiter) or its first line's delimiter, and whether it starts with a `sep=` line.
+ */
+export async function csvLayoutOf(path: string, encoding: string, given?: string): Promise<Sniffed> {
+  const sniffed = await sniff(path, encoding);
+  return given !== undefined ? { delimiter: given, sepLine: sniffed.sepLine } : sniffed;
 }
 
 async function sniff(path: string, encoding: string): Promise<Sniffed> {

@@ -29,7 +29,7 @@ const MEMORY_ROWS = 1024 * 1024;
 
 /** The CSV header of an export with the given custom field keys. */
 export function exportHeader(customKeys: readonly string[]): string {
-  return [...SKU_COLUMNS.map((c) => c.name), ...customKeys.map((k) => CUSTOM_FIELD_PREFIX + k)].map(csvField).join(',');
+  return [...SKU_COLUMNS.map((c) => c.name), ...customKeys.map((k) => CUSTOM_FIELD_PREFIX + k)].map((f) => csvField(f)).join(',');
 }
 
 /** The fixed (non-custom) part of one exported row, as CSV text. */

@@ -14,7 +14,7 @@ import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, Part
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
-import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns } from '../../bulk/csv-out.js';
+import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns, type WriteBackLayout } from '../../bulk/csv-out.js';
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -552,11 +552,12 @@ async function writeRowFiles(
   outcomes: Map<string, Outcome>,
   paths: { failedPath: string; resultsPath?: string },
 ): Promise<{ failed?: string; results?: string }> {
-  const bom = writeBackWithBom(loaded.encoding);
-  const failed = new FailedRowsWriter(paths.failedPath, loaded.header, { bom });
   const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed' && !x.rejected);
+  // Laid out as the input was (its delimiter, its sep= line), so the spreadsheet that wrote it reads them.
+  const layout: WriteBackLayout = { bom: writeBackWithBom(loaded.encoding), ...(anyFailed || paths.resultsPath ? await loaded.rowLayout() : {}) };
+  const failed = new FailedRowsWriter(paths.failedPath, loaded.header, layout);
   if (!anyFailed && !paths.resultsPath) return { failed: failed.finish() };
-  const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header, { bom }) : undefined;
+  const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header, layout) : undefined;
   const seen = new Map<string, number>();
   try {
     await loaded.eachRecord((rec, ref) => {

@@ -474,6 +474,34 @@ describe('ship create --csv', () => {
     expect(proxy.creates().map((b) => [b.shipment_reference, b.delivery_service_key])).toEqual([['MIX-2', 'RM_TRACKED_48']]);
   });
 
+  it('FILE.failed.csv and --results are laid out as the input was: its delimiter and its sep= line (a European spreadsheet\'s file)', async () => {
+    const csv = join(work, 'semi.csv');
+    writeFileSync(
+      csv,
+      [
+        'sep=;',
+        'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;delivery_service_key',
+        'SEMI-1;Ann;1 High St, Flat 2;London;E1 1AA;GB;1000;RM_TRACKED_48',
+        'SEMI-2;Bob;2 High St;Leeds;LS1 1AA;GB;1000;NO_SUCH_SERVICE',
+      ].join('\r\n') + '\r\n',
+    );
+    const results = join(work, 'semi-results.csv');
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'labels'), '--results', results, '--json']);
+    expect(r.code, r.stderr).toBe(3);
+    const failed = readFileSync(join(work, 'semi.failed.csv'), 'utf8').split('\n');
+    expect(failed.slice(0, 2)).toEqual(['sep=;', 'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;delivery_service_key;error']);
+    expect(failed[2]).toMatch(/^SEMI-2;Bob;2 High St;Leeds;LS1 1AA;GB;1000;NO_SUCH_SERVICE;"?row 3, column delivery_service_key: /);
+    const res = readFileSync(results, 'utf8').split('\n');
+    expect(res[0]).toBe('sep=;');
+    // A cell holding the delimiter's neighbour (a comma) needs no quotes; the label paths are joined with ';', so quoted.
+    expect(res[2]).toMatch(/^SEMI-1;Ann;1 High St, Flat 2;London;E1 1AA;GB;1000;RM_TRACKED_48;created;/);
+    // The failed rows' file, fixed, is read back as it is.
+    writeFileSync(join(work, 'semi.failed.csv'), readFileSync(join(work, 'semi.failed.csv'), 'utf8').replace('NO_SUCH_SERVICE', 'RM_TRACKED_48'));
+    const fixed = await ship(['create', '--csv', join(work, 'semi.failed.csv'), '-o', join(work, 'labels'), '--json']);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(JSON.parse(fixed.stdout)).toMatchObject({ row: 2, shipment_reference: 'SEMI-2', status: 'created' });
+  });
+
   it('a journal of the same file in another account at this URL (another API key) does not skip its rows', async () => {
     const { journalPathFor } = await import('../../../src/bulk/journal.js');
     const csv = join(work, 'accounts.csv');
