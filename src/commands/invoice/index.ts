@@ -8,7 +8,7 @@ export function registerInvoice(program: Command, ctx: Ctx): void {
   program
     .command('invoice <ref>')
     .description("Save a shipment's A4 commercial invoice as a PDF (GET /shipments/:ref/commercial-invoice)")
-    .option('-o, --output <file>', 'where to write the PDF ("-" for stdout); default ./<REF>-invoice.pdf')
+    .option('-o, --output <file>', 'where to write the PDF ("-" for stdout, not a terminal); default ./<REF>-invoice.pdf')
     .addHelpText(
       'after',
       `

@@ -17,6 +17,10 @@ export interface InvoiceOptions {
 export async function run(ctx: Ctx, opts: InvoiceOptions): Promise<void> {
   opts = { ...opts, output: stdoutAlias(opts.output) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the PDF itself to stdout; it cannot be combined with --json');
+  // PDF bytes on a terminal garble it (and can send it control sequences).
+  if (opts.output === '-' && ctx.io.stdoutIsTTY) {
+    throw new UsageError("-o - would write the invoice's PDF bytes to the terminal", { hint: `redirect stdout to a file or a program (\`ship invoice ${opts.ref} -o - > invoice.pdf\`), or name a file with -o` });
+  }
   const api = await ctx.api();
   const doc = await api.shipments.commercialInvoice(opts.ref, { signal: ctx.signal });
   let bytes: Buffer;

@@ -12,7 +12,7 @@ export function registerLabel(program: Command, ctx: Ctx): void {
     .command('label <tracking-ref>')
     .description("Fetch a parcel's label (GET /parcels/:ref/label): save it, write it to stdout, or send it to a printer")
     .addOption(completeWith(new Option('--format <format>', 'ZPL, PDF or PNG (default: the profile\'s label_format, else ZPL)'), ['ZPL', 'PDF', 'PNG']))
-    .option('-o, --output <path>', 'file (or directory) to write; "-" writes the raw bytes to stdout')
+    .option('-o, --output <path>', 'file (or directory) to write; "-" writes the raw bytes to stdout (PDF and PNG not to a terminal)')
     .option('--printer [printer]', `send the ZPL label to a thermal printer: tcp://HOST:PORT or a printer name from the profile (${PRINTER_ALONE})`)
     .option('--no-preflight', "don't ask the printer for its status (~HS) before sending")
     .option('--printer-timeout <seconds>', 'printer connection and status timeout', '5')

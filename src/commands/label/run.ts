@@ -39,6 +39,10 @@ export async function run(ctx: Ctx, opts: LabelOptions): Promise<void> {
   }
   if (named && printer && named !== 'ZPL') throw new UsageError(`-o ${opts.output}: --printer sends ZPL, so the file would be ZPL too; name it .zpl`);
   format ??= printer ? 'ZPL' : (named ?? (await defaultLabelFormat(ctx)));
+  // ZPL is text; PDF and PNG bytes on a terminal garble it (and can send it control sequences).
+  if (opts.output === '-' && format !== 'ZPL' && ctx.io.stdoutIsTTY) {
+    throw new UsageError(`-o - would write the ${format} label's bytes to the terminal`, { hint: `redirect stdout to a file or a program (\`ship label ${opts.trackingRef} --format ${format} -o - > label.${labelExtension(format)}\`), or name a file with -o` });
+  }
 
   const api = await ctx.api();
   // Check the printer before fetching, so a printer that is out of paper fails fast.
