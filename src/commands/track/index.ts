@@ -23,7 +23,7 @@ One timeline per parcel, oldest event first and the latest last (marked ▶ on a
 description. A reference "-" reads references from stdin, one per line (as --from -).
 With --watch the timeline is redrawn in place on a terminal (after the window is resized, or when it is
 taller than the window, the screen is cleared and it is drawn from the top), and only new events are appended
-otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED. Tracking has no event for a
+otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED (a failed one is named on stderr). Tracking has no event for a
 cancelled shipment, and a parcel the carrier never moves never gets there: in a cron job give --max-wait,
 which stops watching after that many seconds, prints what it has, names on stderr the references not
 delivered yet, and exits 1. A watched reference that the API stops finding (404: deleted or cancelled in

@@ -145,6 +145,9 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   // still said "watching · Ctrl-C to stop".
   if (redraw && drawnLines) show(false);
   if (ctx.mode.json) ctx.out.json(toJson(state));
+  // The watch ends on a failed delivery as on a delivered one: said apart, so a log (or a person) sees which.
+  const failedDelivery = state.flatMap((s) => (s.error ? [] : s.parcels.filter((p) => latestType(p) === 'DELIVERY_FAILED').map((p) => `${p.tracking_reference} (${s.reference})`)));
+  if (failedDelivery.length) ctx.out.warn(`delivery failed: ${failedDelivery.join(', ')}`);
   if (ctx.signal.aborted) throw new Interrupted('stopped watching');
   if (timedOut && !state.some((s) => s.error instanceof AuthError)) throw timedOutError(state, opts.maxWaitMs!, failedPolls ? pollFailureText(failedPolls, pollError) : undefined);
   return finish(state);
