@@ -69,7 +69,7 @@ export interface LoadedCsv {
    */
   eachRecord(fn: (rec: CsvRecord, shipmentReference: string | undefined) => void | Promise<void>): Promise<void>;
   /** Its delimiter and whether it starts with a `sep=` line, for files written back from it in the same way. */
-  rowLayout(): Promise<Sniffed>;
+  rowLayout: Sniffed;
   /**
    * Reads the (already validated) file again and yields each shipment's request body as soon as its last row
    * is read — the same bodies, without holding them all: a bulk run streams its tasks from here.
@@ -91,6 +91,11 @@ export interface LoadCsvOptions {
   delimiter?: string;
   /** --customs: the customs details of products, for items leaving mainland UK (src/csv/customs.ts). */
   customs?: CustomsTable;
+  /**
+   * Amounts may be written with a decimal comma (12,50): set by loadCsv for a file separated by ';' or tabs,
+   * as spreadsheets write where the comma is the decimal mark (in a comma-separated file, 12,50 is refused).
+   */
+  decimalComma?: boolean;
   /** The file's encoding (--encoding, checked); detected once from the file when absent. */
   encoding?: string | CsvEncoding;
   /** Display name of the file in messages. */
@@ -231,7 +236,7 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
   const fin = layout.finalize?.(draft) ?? {};
   const warnings = fin.warnings ? [...fin.warnings] : [];
   if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };
-  const built = buildShipment(draft, { labelFor: layout.labelFor, defaults: opts.defaults });
+  const built = buildShipment(draft, { labelFor: layout.labelFor, defaults: opts.defaults, decimalComma: opts.decimalComma });
   const problems = built.problems;
   let normalised: ShipmentBody | undefined;
   if (validate) {
@@ -339,7 +344,13 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   // it are the refusal's problems, listed with the file's others (readCsvBatches gives them with their rows).
   const encoding = await resolveCsvEncoding(options.source, options.encoding, name, options.delimiter);
   const refused = encoding.refused;
-  const opts: LoadCsvOptions = { ...options, encoding: typeof options.encoding === 'string' && !refused ? options.encoding : encoding };
+  // How the file separates its cells (files written back from it do the same; a ';' file takes 12,50 amounts).
+  const rowLayout = 'path' in options.source ? await csvLayoutOf(options.source.path, encoding.encoding, options.delimiter) : { delimiter: options.delimiter ?? ',', sepLine: false };
+  const opts: LoadCsvOptions = {
+    ...options,
+    encoding: typeof options.encoding === 'string' && !refused ? options.encoding : encoding,
+    decimalComma: options.decimalComma ?? rowLayout.delimiter !== ',',
+  };
   const keep = opts.keep ?? true;
   // Every problem of the file is listed, a record whose quoting is broken too: the read goes on past it.
   const pass = await openRecords(opts, name, 'report');
@@ -469,7 +480,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     encoding,
     labelFor: layout.labelFor,
     eachRecord: (fn) => eachRecord(opts, name, layout, fn),
-    rowLayout: async () => ('path' in opts.source ? csvLayoutOf(opts.source.path, encoding.encoding, opts.delimiter) : { delimiter: opts.delimiter ?? ',', sepLine: false }),
+    rowLayout,
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
 }

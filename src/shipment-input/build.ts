@@ -39,13 +39,16 @@ class Refusal {
 }
 
 /** Converts one cell to what the API takes, or explains why it cannot. */
-export function convertCell(def: ColumnDef, raw: string): { ok: true; value: unknown } | { ok: false; message: string } {
-  const v = convertValue(def, raw);
+export function convertCell(def: ColumnDef, raw: string, decimalComma = false): { ok: true; value: unknown } | { ok: false; message: string } {
+  const v = convertValue(def, raw, decimalComma);
   return v instanceof Refusal ? { ok: false, message: v.message } : { ok: true, value: v };
 }
 
-/** convertCell's value, or a Refusal: one object less per cell of every row. */
-function convertValue(def: ColumnDef, raw: string): unknown {
+/**
+ * convertCell's value, or a Refusal: one object less per cell of every row. `decimalComma`: an amount may be
+ * written 12,50 (a file separated by ';' or tabs, as a spreadsheet writes where the comma is the decimal mark).
+ */
+function convertValue(def: ColumnDef, raw: string, decimalComma: boolean): unknown {
   switch (def.type) {
     case 'text':
       return textValue(raw);
@@ -66,11 +69,12 @@ function convertValue(def: ColumnDef, raw: string): unknown {
     }
     case 'decimal': {
       const v = raw.trim();
-      // More than 15 digits: a double cannot hold the amount exactly, and no parcel is worth that much.
-      if (/^-?\d{14,}(\.\d+)?$/.test(v)) return new Refusal(`is too large, "${raw}"`);
-      if (/^-?\d+(\.\d{1,2})?$/.test(v) || /^-?\.\d{1,2}$/.test(v)) return Number(v);
+      if (/^-?\d+(\.\d{1,2})?$/.test(v) || /^-?\.\d{1,2}$/.test(v)) {
+        // 14 digits before the point: a double cannot hold the amount exactly, and no parcel is worth that much.
+        return v.length > 14 && /^-?\d{14}/.test(v) ? new Refusal(`is too large, "${raw}"`) : Number(v);
+      }
       if (/^-?\d+\.\d{3,}$/.test(v)) return new Refusal(`must have at most 2 decimal places, not "${raw}"`);
-      if (/^-?\d+,\d{1,2}$/.test(v)) return new Refusal(`must use a dot as the decimal separator, not "${raw}"`);
+      if (/^-?\d+,\d{1,2}$/.test(v)) return decimalComma ? Number(v.replace(',', '.')) : new Refusal(`must use a dot as the decimal separator, not "${raw}"`);
       return new Refusal(`must be an amount like 12.50, not "${raw}"`);
     }
     case 'country': {
@@ -271,12 +275,12 @@ function gather(cells: Map<string, Cell>, defaults: LevelDefaults | undefined): 
 }
 
 /** Converts and sets one level's cells on `target`; conversion problems go to `problems`. */
-function putCells(target: Record<string, unknown>, cells: Map<string, Cell>, defaults: LevelDefaults | undefined, problems: InputProblem[]): void {
+function putCells(target: Record<string, unknown>, cells: Map<string, Cell>, defaults: LevelDefaults | undefined, problems: InputProblem[], decimalComma: boolean): void {
   const n = gather(cells, defaults);
   for (let i = 0; i < n; i++) {
     const cell = gatheredCells[i];
     const field = gatheredFields[i];
-    const value = convertValue(field.def, cell.value);
+    const value = convertValue(field.def, cell.value, decimalComma);
     if (value instanceof Refusal) problems.push({ ...rowOf(cell), column: cell.column, message: value.message });
     else setParts(target, field.parts, value);
   }
@@ -289,12 +293,13 @@ function noteOrigins(map: Map<string, Origin>, prefix: string, cells: Map<string
 }
 
 /** Builds the request body of one shipment draft. Conversion problems are returned, not thrown. */
-export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; defaults?: Defaults }): BuiltShipment {
+export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; defaults?: Defaults; decimalComma?: boolean }): BuiltShipment {
+  const decimalComma = opts.decimalComma === true;
   const body: ShipmentBody = {};
   const problems: InputProblem[] = [];
   const parcelDefaults = levelDefaults(opts.defaults, 'parcel');
 
-  putCells(body, draft.cells, levelDefaults(opts.defaults, 'shipment'), problems);
+  putCells(body, draft.cells, levelDefaults(opts.defaults, 'shipment'), problems, decimalComma);
   // to_address always exists, so a missing recipient is reported field by field, not as one "to_address".
   body.to_address ??= {};
   let items = 0;
@@ -302,12 +307,12 @@ export function buildShipment(draft: ShipmentDraft, opts: { labelFor: LabelFor; 
   for (let pi = 0; pi < draft.parcels.length; pi++) {
     const parcel = draft.parcels[pi];
     const p: Record<string, unknown> & { items?: Array<Record<string, unknown>> } = {};
-    putCells(p, parcel.cells, parcelDefaults, problems);
+    putCells(p, parcel.cells, parcelDefaults, problems, decimalComma);
     if (parcel.items.length) {
       const list: Array<Record<string, unknown>> = new Array(parcel.items.length);
       for (let ii = 0; ii < parcel.items.length; ii++) {
         const it: Record<string, unknown> = {};
-        putCells(it, parcel.items[ii].cells, undefined, problems);
+        putCells(it, parcel.items[ii].cells, undefined, problems, decimalComma);
         items++;
         list[ii] = it;
       }

@@ -120,6 +120,17 @@ describe('grouping', () => {
     expect(p).toEqual([{ row: 5, column: 'to_country', message: '"IE" differs from "GB" in row 2 of the same shipment (leave it blank on later rows, or make them agree)' }]);
   });
 
+  it('reads amounts with a decimal comma in a file separated by ";" or tabs (a European spreadsheet\'s), not in a comma-separated one', async () => {
+    const rows = (d: string, value: string) => [['shipment_reference', 'to_name', 'to_line_1', 'to_city', 'to_postcode', 'to_country', 'weight', 'value'].join(d), ['S1', 'Ann', '1 High St', 'London', 'E1 1AA', 'GB', '100', value].join(d)].join('\n');
+    for (const d of [';', '\t']) {
+      const r = await load(rows(d, '12,50'));
+      expect(r.shipments[0].body.parcels?.[0]).toMatchObject({ value: 12.5 });
+      // Three digits after the comma may be a thousands separator: never guessed.
+      expect(await problems(rows(d, '1,000'))).toEqual([{ row: 2, column: 'value', message: 'must be an amount like 12.50, not "1,000"' }]);
+    }
+    expect(await problems(rows(',', '"12,50"'))).toEqual([{ row: 2, column: 'value', message: 'must use a dot as the decimal separator, not "12,50"' }]);
+  });
+
   it('takes two writings of one number on rows of a parcel as the same value; two numbers still differ', async () => {
     const p = await problems(
       [

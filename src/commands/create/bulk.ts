@@ -554,7 +554,7 @@ async function writeRowFiles(
 ): Promise<{ failed?: string; results?: string }> {
   const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed' && !x.rejected);
   // Laid out as the input was (its delimiter, its sep= line), so the spreadsheet that wrote it reads them.
-  const layout: WriteBackLayout = { bom: writeBackWithBom(loaded.encoding), ...(anyFailed || paths.resultsPath ? await loaded.rowLayout() : {}) };
+  const layout: WriteBackLayout = { bom: writeBackWithBom(loaded.encoding), ...loaded.rowLayout };
   const failed = new FailedRowsWriter(paths.failedPath, loaded.header, layout);
   if (!anyFailed && !paths.resultsPath) return { failed: failed.finish() };
   const results = paths.resultsPath ? new ResultsWriter(paths.resultsPath, loaded.header, layout) : undefined;

@@ -36,6 +36,7 @@ CSV files (--csv FILE):
                returned_goods, comma-separated, or other=TEXT): the shipment's customs declaration
     custom     custom_fields.KEY (shipment) parcel_custom_fields.KEY (parcel)
   A shipment- or parcel-level value may be left blank on later rows, but must not differ.
+  In a file separated by ; or tabs, amounts may have a decimal comma (12,50; never 1,000, which is ambiguous).
   Unknown columns are refused with a "did you mean"; --map FILE.json renames headers (a null target ignores
   a column; {"columns": {…}, "ignore_unknown": true} ignores the rest; an entry that names no header is
   refused when a header is a near miss, else warned about), --allow-unknown-columns ignores them.
