@@ -34,7 +34,11 @@ export class ShipmentGrouper {
       this.problems.push({ row: r.row, column: this.labelFor('shipment_reference'), message: 'is required (it groups rows into shipments)' });
       return;
     }
-    const ref = refCell.value;
+    const ref = groupingReference(refCell.value);
+    if (ref !== refCell.value) {
+      this.problems.push({ row: r.row, column: refCell.column, message: invisibleMessage(refCell.value) });
+      r.cells.set('shipment_reference', { ...refCell, value: ref }); // said once, not again as a differing value
+    }
     let draft = this.drafts.get(ref);
     if (!draft) {
       draft = newDraft(ref, r.row);
@@ -98,6 +102,36 @@ export class ShipmentGrouper {
 }
 
 /** Two spellings of one country in a country column ("GB" and "UK", "United Kingdom"): the same value, as sent. */
+/** Characters that show as nothing: zero-width space, joiners, word joiner, byte-order mark, soft hyphen. */
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
+const INVISIBLE_NAMES: Record<string, string> = {
+  '\u00AD': 'SOFT HYPHEN',
+  '\u200B': 'ZERO WIDTH SPACE',
+  '\u200C': 'ZERO WIDTH NON-JOINER',
+  '\u200D': 'ZERO WIDTH JOINER',
+  '\u2060': 'WORD JOINER',
+  '\uFEFF': 'ZERO WIDTH NO-BREAK SPACE',
+};
+
+/**
+ * The shipment a reference groups its row into: the reference as it shows. One with an invisible character
+ * (pasted from a web page or a chat) would silently make a shipment of its own; it is grouped as what it shows,
+ * and refused (ShipmentGrouper), so the row's other problems are its shipment's, not the "required" fields of a
+ * stray one.
+ */
+export function groupingReference(ref: string): string {
+  return INVISIBLE.test(ref) ? ref.replace(INVISIBLE_ALL, '') : ref;
+}
+
+function invisibleMessage(ref: string): string {
+  const at = ref.search(INVISIBLE);
+  const ch = ref[at];
+  const code = ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  const where = at === 0 ? 'before' : `after "${ref.slice(0, at).replace(INVISIBLE_ALL, '')}"`;
+  return `has an invisible character (U+${code} ${INVISIBLE_NAMES[ch]}) ${where}: delete it (it would make "${ref.replace(INVISIBLE_ALL, '')}" another reference)`;
+}
+
 /** Two cells of a number column that say the same number in other words (1000 and 1000.0, 20 and 20.00). */
 function sameNumber(col: string, a: string, b: string): boolean {
   const def = columnDef(col);

@@ -5,7 +5,7 @@ import { buildShipment, type Defaults, type ShipmentBody } from '../shipment-inp
 import type { ShipmentDraft } from '../shipment-input/draft.js';
 import { bodyWarnings, type RequestIssue } from '../shipment-input/validate.js';
 import { applyCustoms, type CustomsTable } from './customs.js';
-import { ShipmentGrouper } from './group.js';
+import { groupingReference, ShipmentGrouper } from './group.js';
 import type { BoundLayout, Layout } from './presets/index.js';
 import { byRow, problemCount, refusalWithOtherProblems, sortFileProblems } from './problems.js';
 import { csvLayoutOf, readCsvBatches, resolveCsvEncoding, type CsvEncoding, type CsvRecord, type CsvSource, type Sniffed } from './reader.js';
@@ -312,7 +312,8 @@ async function* walk(
       const row = layout.toRow(rec, rowProblems);
       if (!row) continue;
       grouper.add(row);
-      const ref = row.cells.get('shipment_reference')?.value;
+      const refValue = row.cells.get('shipment_reference')?.value;
+      const ref = refValue === undefined ? undefined : groupingReference(refValue);
       if (ref !== undefined && lastRow?.get(ref) === rec.row) {
         const f = finish(grouper.drafts.get(ref)!);
         if (f) yield f;
@@ -392,7 +393,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
         if (rec.malformed && !rec.malformed.complete) continue;
         // Only the reference matters here; read it straight from its column when the layout says where it is.
         const ref = at !== undefined ? rec.values[at] || undefined : layout.toRow(rec, scratch)?.cells.get('shipment_reference')?.value;
-        if (ref !== undefined) lastRow.set(ref, rec.row);
+        if (ref !== undefined) lastRow.set(groupingReference(ref), rec.row);
         scratch.length = 0;
         if (kept) for (const v of rec.values) keptSize += v.length + 16;
       }
@@ -550,7 +551,8 @@ async function eachRecord(
     for (const rec of batch) {
       const row = layout.toRow(rec, scratch);
       scratch.length = 0;
-      if (row) await fn(rec, row.cells.get('shipment_reference')?.value);
+      const ref = row?.cells.get('shipment_reference')?.value;
+      if (row) await fn(rec, ref === undefined ? undefined : groupingReference(ref));
     }
   }
 }

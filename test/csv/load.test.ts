@@ -143,6 +143,14 @@ describe('grouping', () => {
     expect(p).toEqual([{ row: 4, column: 'value', message: '"20.5" differs from "20.00" in row 2 of the same parcel (leave it blank on later rows, or make them agree)' }]);
   });
 
+  it('refuses an invisible character in shipment_reference, grouping the row with the shipment it shows', async () => {
+    const p = await problems(
+      [`shipment_reference,${ADDR},parcel_reference,weight`, 'S1,Ann,1 High St,London,E1 1AA,GB,P1,100', 'S1\u200B,,,,,,P2,100'].join('\n'),
+    );
+    // Only that: not the "required" recipient fields of a shipment "S1\u200B" of its own.
+    expect(p).toEqual([{ row: 3, column: 'shipment_reference', message: 'has an invisible character (U+200B ZERO WIDTH SPACE) after "S1": delete it (it would make "S1" another reference)' }]);
+  });
+
   it('requires shipment_reference on every row', async () => {
     expect(await problems(`shipment_reference,${ADDR}\n,Ann,1 High St,London,E1 1AA,GB\n`)).toEqual([
       { row: 2, column: 'shipment_reference', message: 'is required (it groups rows into shipments)' },
