@@ -92,7 +92,7 @@ export class ShipmentGrouper {
       cells.set(col, cell);
       return;
     }
-    if (prev.value === cell.value || sameCountry(col, prev.value, cell.value) || sameNumber(col, prev.value, cell.value)) return;
+    if (prev.value === cell.value || sameCountry(col, prev.value, cell.value) || sameNumber(col, prev.value, cell.value) || samePostcode(col, prev.value, cell.value)) return;
     this.problems.push({
       row: cell.row,
       column: cell.column,
@@ -130,6 +130,13 @@ function invisibleMessage(ref: string): string {
   const code = ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
   const where = at === 0 ? 'before' : `after "${ref.slice(0, at).replace(INVISIBLE_ALL, '')}"`;
   return `has an invisible character (U+${code} ${INVISIBLE_NAMES[ch]}) ${where}: delete it (it would make "${ref.replace(INVISIBLE_ALL, '')}" another reference)`;
+}
+
+/** Two writings of one postcode (sw1a 1aa and SW1A 1AA, SW1A1AA): the earlier row's is sent. */
+function samePostcode(col: string, a: string, b: string): boolean {
+  if (col !== 'to_postcode') return false;
+  const norm = (v: string) => v.replace(/\s+/g, '').toUpperCase();
+  return norm(a) === norm(b);
 }
 
 /** Two cells of a number column that say the same number in other words (1000 and 1000.0, 20 and 20.00). */

@@ -538,7 +538,9 @@ export function incompleteUtf8Tail(b: Uint8Array): number {
  * not one. A quote cannot be the delimiter.
  */
 export function declaredDelimiter(firstLine: string): string | undefined {
-  return /^\uFEFF?sep=([^"\r\n])\r?$/.exec(firstLine)?.[1];
+  // Also in quotes, as a program that writes it as a CSV cell does.
+  const m = /^\uFEFF?(?:sep=([^"\r\n])|"sep=([^"\r\n])")\r?$/.exec(firstLine);
+  return m ? (m[1] ?? m[2]) : undefined;
 }
 
 /** What the first line of a file says about reading it: the delimiter, and whether that line is a `sep=` line. */

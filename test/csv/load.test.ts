@@ -143,6 +143,14 @@ describe('grouping', () => {
     expect(p).toEqual([{ row: 4, column: 'value', message: '"20.5" differs from "20.00" in row 2 of the same parcel (leave it blank on later rows, or make them agree)' }]);
   });
 
+  it('takes two writings of one postcode (case, spaces) on rows of a shipment as the same value', async () => {
+    const r = await load([`shipment_reference,${ADDR},parcel_reference,weight`, 'S1,Ann,1 High St,London,SW1A 1AA,GB,P1,100', 'S1,,,,sw1a 1aa,,P2,100', 'S1,,,,SW1A1AA,,P3,100'].join('\n'));
+    expect(r.shipments[0].body.to_address).toMatchObject({ postcode: 'SW1A 1AA' });
+    expect(await problems([`shipment_reference,${ADDR},parcel_reference,weight`, 'S1,Ann,1 High St,London,SW1A 1AA,GB,P1,100', 'S1,,,,SW1A 2AA,,P2,100'].join('\n'))).toEqual([
+      { row: 3, column: 'to_postcode', message: '"SW1A 2AA" differs from "SW1A 1AA" in row 2 of the same shipment (leave it blank on later rows, or make them agree)' },
+    ]);
+  });
+
   it('refuses an invisible character in shipment_reference, grouping the row with the shipment it shows', async () => {
     const p = await problems(
       [`shipment_reference,${ADDR},parcel_reference,weight`, 'S1,Ann,1 High St,London,E1 1AA,GB,P1,100', 'S1\u200B,,,,,,P2,100'].join('\n'),

@@ -13,8 +13,10 @@ async function records(path: string, delimiter?: string): Promise<CsvRecord[]> {
 }
 
 describe('sep= first line', () => {
-  it('is recognised only as exactly sep=X (a byte-order mark and CR allowed)', () => {
+  it('is recognised only as exactly sep=X (a byte-order mark and CR allowed), or "sep=X" in quotes', () => {
     expect(declaredDelimiter('sep=;')).toBe(';');
+    expect(declaredDelimiter('"sep=;"\r')).toBe(';');
+    expect(declaredDelimiter('"sep=;')).toBeUndefined();
     expect(declaredDelimiter('\uFEFFsep=,\r')).toBe(',');
     expect(declaredDelimiter('sep=\t')).toBe('\t');
     for (const line of ['sep=', 'sep=;;', ' sep=;', 'sep="', 'sep=;,shipment_reference', 'shipment_reference']) expect(declaredDelimiter(line)).toBeUndefined();
@@ -28,6 +30,13 @@ describe('sep= first line', () => {
     // In UTF-16 (Excel's "Unicode Text") too.
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('sep=;\r\na;b\r\n1;2\r\n', 'utf16le')]);
     expect(await records(file(utf16))).toEqual([
+      { row: 1, values: ['a', 'b'] },
+      { row: 2, values: ['1', '2'] },
+    ]);
+  });
+
+  it('in quotes too (written as a CSV cell)', async () => {
+    expect(await records(file('"sep=;"\r\na;b\r\n1;2\r\n'))).toEqual([
       { row: 1, values: ['a', 'b'] },
       { row: 2, values: ['1', '2'] },
     ]);
