@@ -43,6 +43,16 @@ export interface ExcludedShipment {
   reason: string;
 }
 
+/**
+ * The distinct values a file gives for what the account itself defines (checked against it before sending):
+ * delivery service keys, packaging type keys, brands.
+ */
+export interface AccountRefs {
+  services: Set<string>;
+  packaging: Set<string>;
+  brands: Set<string>;
+}
+
 /** Everything known about a file once it is validated. */
 export interface LoadedCsv {
   header: string[];
@@ -57,6 +67,8 @@ export interface LoadedCsv {
   notes: string[];
   /** Some shipment has custom field values (checked by the account's rules before anything is sent). */
   hasCustomFields: boolean;
+  /** The account's settings the file names (checked against the account before anything is sent). */
+  accountRefs: AccountRefs;
   /** Data rows read (blank lines excluded). */
   rowCount: number;
   /** How the file's bytes were read (`guessed`: not UTF-8, read as Windows-1252; the caller says so). */
@@ -426,6 +438,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   };
   let onlyRows: Set<number> | undefined;
   let hasCustomFields = false;
+  const accountRefs: AccountRefs = { services: new Set(), packaging: new Set(), brands: new Set() };
   for await (const f of walk(records, layout, opts, lastRow, true, problems, counter, malformed)) {
     for (const w of f.warnings) if (once(w)) warnings.push(w);
     if (f.kind === 'excluded') {
@@ -441,6 +454,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     counts.parcels += f.shipment.parcels;
     counts.items += f.shipment.items;
     hasCustomFields ||= hasCustomFieldValues(f.shipment.body);
+    noteAccountRefs(f.shipment.body, accountRefs);
     if (keep === 'json') compact.push(compactOf(f.shipment, f.normalised));
     else if (keep) shipments.push(f.shipment);
   }
@@ -477,6 +491,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     warnings,
     notes: layout.notes,
     hasCustomFields,
+    accountRefs,
     rowCount: counter.rows,
     encoding,
     labelFor: layout.labelFor,
@@ -484,6 +499,14 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     rowLayout,
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
+}
+
+function noteAccountRefs(body: ShipmentBody, refs: AccountRefs): void {
+  const service = body.delivery_service_key ?? body.service_key;
+  if (typeof service === 'string') refs.services.add(service);
+  if (typeof body.brand === 'string') refs.brands.add(body.brand);
+  const parcels = body.parcels;
+  if (Array.isArray(parcels)) for (const p of parcels) if (typeof p?.packaging_type_key === 'string') refs.packaging.add(p.packaging_type_key);
 }
 
 function hasCustomFieldValues(body: ShipmentBody): boolean {

@@ -246,7 +246,8 @@ describe('Ctrl-C and the journal lock', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-keep-'));
     const outDir = join(dir, 'labels');
     const header = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key';
-    const earlier = ['KEEP-OK-1,Ann,1 St,London,E1 1AA,GB,100,', 'KEEP-BAD-1,Bob,2 St,Leeds,LS1 1AA,GB,100,NOPE_SVC', 'KEEP-BAD-2,Cy,3 St,York,YO1 1AA,GB,100,NOPE_SVC'];
+    // Too heavy for that service: refused by the API, row by row.
+    const earlier = ['KEEP-OK-1,Ann,1 St,London,E1 1AA,GB,100,', 'KEEP-BAD-1,Bob,2 St,Leeds,LS1 1AA,GB,5000,RM_TRACKED_48', 'KEEP-BAD-2,Cy,3 St,York,YO1 1AA,GB,5000,RM_TRACKED_48'];
     const csv = join(dir, 'keep.csv');
     writeFileSync(csv, [header, ...earlier].join('\n') + '\n');
     const results = join(dir, 'results.csv');

@@ -437,7 +437,7 @@ describe('ship create --csv (binary)', () => {
     // and ship reads that file back as it is.
     const refused = join(work, 'excel-refused.csv');
     writeFileSync(refused, Buffer.concat([bytes, Buffer.from([...Buffer.from('ENC-2;Ren'), 0xe9, ...Buffer.from(';2 Rue;Paris;75001;FR;100;MUG-001\r\n')])]));
-    const run = await ship(['create', '--csv', refused, '-o', join(work, 'labels-enc'), '--service', 'NO_SUCH_SERVICE', '--json'], { env });
+    const run = await ship(['create', '--csv', refused, '-o', join(work, 'labels-enc'), '--service', 'RM_TRACKED_48', '--json'], { env }); // a UK service: the API refuses both (abroad)
     expect(run.exitCode, String(run.stderr)).toBe(3);
     const failedCsv = readFileSync(join(work, 'excel-refused.failed.csv'));
     expect([...failedCsv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);

@@ -10,7 +10,7 @@
 // was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
 // label files are gone, is skipped with its labels fetched again in this run's format.
 import type { Ctx } from '../../context.js';
-import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
+import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
@@ -24,13 +24,11 @@ import { LabelBatchWriter, LabelNamer, mergePdfs } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, journalPathFor, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
-import { customFieldChecker, type ShipmentToCheck } from '../../csv/custom-field-rules.js';
-import type { CustomField } from '../../api/schemas.js';
-import { sortFileProblems } from '../../csv/problems.js';
 import { sameFile } from '../../util/special-file.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
+import { checkAgainstAccount } from './account-check.js';
 import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, type Created, type LabelPolicy } from './shipment.js';
@@ -120,8 +118,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
 
   if (o.dryRun) {
-    // Validating includes the account's custom field rules, when they can be read (a dry run may be offline).
-    if (loaded.hasCustomFields) await checkCustomFields(ctx, csvPath, loaded.stream(), loaded, { dryRun: true });
+    // Validating includes what the account defines, when it can be read (a dry run may be offline).
+    await checkAgainstAccount(ctx, csvPath, () => loaded.stream(), loaded, { dryRun: true });
     await printDryRun(ctx, dryRows(loaded, withExtras), { jsonLines: true });
     out.info(`Dry run: ${count} shipment${count === 1 ? '' : 's'} (${parcels} parcel${parcels === 1 ? '' : 's'}) valid; nothing sent.`);
     return;
@@ -153,8 +151,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         `still on the service (\`ship cancel ${gone.length === 1 ? gone[0] : 'REF…'}\` if ${gone.length === 1 ? 'it' : 'they'} should not be)`,
     );
   }
-  // The whole file is checked before anything is sent: the custom field values too, by the account's rules.
-  if (loaded.hasCustomFields && toSend.length) await checkCustomFields(ctx, csvPath, toSend, loaded, { dryRun: false });
+  // The whole file is checked before anything is sent: what the account defines too (services, packaging types,
+  // brands, custom fields), read from it.
+  if (toSend.length) await checkAgainstAccount(ctx, csvPath, () => toSend, loaded, { dryRun: false });
   if (mode.interactive && !o.yes) {
     const settings = await ctx.settings();
     // A rerun asks about what it will create, not about what an earlier run created (skipped, not sent).
@@ -587,47 +586,6 @@ function rowColumns(oc: Outcome | undefined, rowIndex: number): ResultColumns {
     label_paths: label ? [label] : [],
     error: oc.error,
   };
-}
-
-/** How long a dry run waits for the account's custom fields before going on without them. */
-const DRY_RUN_FIELDS_WAIT_MS = 10_000;
-
-/**
- * Checks the custom field values of `shipments` by the account's fields (GET /custom-fields): an unknown key,
- * a value a field's rules refuse. Throws an InputError naming each (exit 2, nothing sent). When the fields
- * cannot be read (no credentials, a user without access, the service unreachable) the service still checks each
- * shipment as it comes; a dry run says that it could not check them.
- */
-async function checkCustomFields(
-  ctx: Ctx,
-  csvPath: string,
-  shipments: Iterable<ShipmentToCheck> | AsyncIterable<ShipmentToCheck>,
-  file: Pick<LoadedCsv, 'header' | 'labelFor'>,
-  opts: { dryRun: boolean },
-): Promise<void> {
-  let defs: CustomField[] | undefined;
-  try {
-    const api = await ctx.api();
-    const signal = opts.dryRun ? AbortSignal.any([ctx.signal, AbortSignal.timeout(DRY_RUN_FIELDS_WAIT_MS)]) : ctx.signal;
-    defs = await api.customFields.list({ signal });
-  } catch (e) {
-    if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
-    if (opts.dryRun) {
-      const why = e instanceof Error && e.name === 'TimeoutError' ? `no answer in ${DRY_RUN_FIELDS_WAIT_MS / 1000} s` : errorMessage(e);
-      ctx.out.warn(`custom field values not checked by the account's fields (they could not be read: ${why}); the service checks them when the shipments are sent`);
-    }
-    return;
-  }
-  const check = customFieldChecker(defs, file.labelFor);
-  const problems: InputProblem[] = [];
-  for await (const s of shipments) check(s, problems);
-  if (problems.length) {
-    sortFileProblems(problems, file.header);
-    const what = problems.length === 1 ? '1 custom field value' : `${problems.length} custom field values`;
-    throw new InputError(`${csvPath}: ${what} the service would refuse; nothing was sent`, problems, {
-      hint: 'fix the file and run again; `ship custom-fields` lists the account\'s fields, `ship custom-fields KEY` one field\'s rules',
-    });
-  }
 }
 
 async function* dryRows(loaded: LoadedCsv, withExtras: (b: ShipmentBody) => ShipmentBody) {

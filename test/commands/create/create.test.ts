@@ -437,7 +437,7 @@ describe('ship create --csv', () => {
       [
         'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key',
         'MIX-1,Ann,1 High St,London,E1 1AA,GB,1000,RM_TRACKED_48',
-        'MIX-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,NO_SUCH_SERVICE',
+        'MIX-2,Bob,2 High St,Leeds,LS1 1AA,GB,5000,RM_TRACKED_48', // too heavy for that service: refused by the API
         'MIX-3,Cy,3 High St,York,YO1 1AA,GB,900,',
         'MIX-3,,,,,,800,',
       ].join('\n') + '\n',
@@ -454,7 +454,7 @@ describe('ship create --csv', () => {
     expect(failed[0]).toBe('shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,error');
     expect(failed).toHaveLength(2);
     // The API's field message, told in the file's terms.
-    expect(failed[1]).toMatch(/^MIX-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,NO_SUCH_SERVICE,"row 3, column delivery_service_key: .*invalid/);
+    expect(failed[1]).toMatch(/^MIX-2,Bob,2 High St,Leeds,LS1 1AA,GB,5000,RM_TRACKED_48,"row 3, column delivery_service_key: .*cannot carry/);
     expect(lines[1].error).toMatch(/^row 3, column delivery_service_key: /);
     const results = readFileSync(join(work, 'results.csv'), 'utf8').trim().split('\n').map((l) => l.split(','));
     expect(results[0].slice(-5)).toEqual(['status', 'id', 'tracking_reference', 'label_paths', 'error']);
@@ -466,7 +466,7 @@ describe('ship create --csv', () => {
 
     // Fix the failed file and run it as it is (its `error` column is ignored).
     const failedPath = join(work, 'mixed.failed.csv');
-    writeFileSync(failedPath, readFileSync(failedPath, 'utf8').replace('NO_SUCH_SERVICE', 'RM_TRACKED_48'));
+    writeFileSync(failedPath, readFileSync(failedPath, 'utf8').replace(',5000,RM_TRACKED_48', ',1000,RM_TRACKED_48'));
     proxy.requests.length = 0;
     const fixed = await ship(['create', '--csv', failedPath, '-o', join(work, 'labels'), '--json']);
     expect(fixed.code).toBe(0);
@@ -482,7 +482,7 @@ describe('ship create --csv', () => {
         'sep=;',
         'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;delivery_service_key',
         'SEMI-1;Ann;1 High St, Flat 2;London;E1 1AA;GB;1000;RM_TRACKED_48',
-        'SEMI-2;Bob;2 High St;Leeds;LS1 1AA;GB;1000;NO_SUCH_SERVICE',
+        'SEMI-2;Bob;2 High St;Leeds;LS1 1AA;GB;5000;RM_TRACKED_48',
       ].join('\r\n') + '\r\n',
     );
     const results = join(work, 'semi-results.csv');
@@ -490,13 +490,13 @@ describe('ship create --csv', () => {
     expect(r.code, r.stderr).toBe(3);
     const failed = readFileSync(join(work, 'semi.failed.csv'), 'utf8').split('\n');
     expect(failed.slice(0, 2)).toEqual(['sep=;', 'shipment_reference;to_name;to_line_1;to_city;to_postcode;to_country;weight;delivery_service_key;error']);
-    expect(failed[2]).toMatch(/^SEMI-2;Bob;2 High St;Leeds;LS1 1AA;GB;1000;NO_SUCH_SERVICE;"?row 3, column delivery_service_key: /);
+    expect(failed[2]).toMatch(/^SEMI-2;Bob;2 High St;Leeds;LS1 1AA;GB;5000;RM_TRACKED_48;"?row 3, column delivery_service_key: /);
     const res = readFileSync(results, 'utf8').split('\n');
     expect(res[0]).toBe('sep=;');
     // A cell holding the delimiter's neighbour (a comma) needs no quotes; the label paths are joined with ';', so quoted.
     expect(res[2]).toMatch(/^SEMI-1;Ann;1 High St, Flat 2;London;E1 1AA;GB;1000;RM_TRACKED_48;created;/);
     // The failed rows' file, fixed, is read back as it is.
-    writeFileSync(join(work, 'semi.failed.csv'), readFileSync(join(work, 'semi.failed.csv'), 'utf8').replace('NO_SUCH_SERVICE', 'RM_TRACKED_48'));
+    writeFileSync(join(work, 'semi.failed.csv'), readFileSync(join(work, 'semi.failed.csv'), 'utf8').replace(';5000;', ';1000;'));
     const fixed = await ship(['create', '--csv', join(work, 'semi.failed.csv'), '-o', join(work, 'labels'), '--json']);
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(JSON.parse(fixed.stdout)).toMatchObject({ row: 2, shipment_reference: 'SEMI-2', status: 'created' });
@@ -584,7 +584,41 @@ describe('ship create --csv', () => {
     // A dry run that cannot read the account's fields (not logged in) validates the rest and says what it could not check.
     const offline = await runShip(['create', '--csv', csv, '--dry-run'], { env: { ...env, SHIP_TOKEN: '', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-cfk-')) } });
     expect(offline.code, offline.stderr).toBe(0);
-    expect(offline.stderr).toMatch(/custom field values not checked by the account's fields \(they could not be read: not logged in/);
+    expect(offline.stderr).toMatch(/custom fields not checked against the account, which could not be read \(not logged in/);
+  });
+
+  it('refuses delivery services, packaging types and brands the account does not have before sending, with a "did you mean"', async () => {
+    const csv = join(work, 'account-refs.csv');
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,parcel_reference,packaging_type_key,brand',
+        'AR-1,Ann,1 High St,London,E1 1AA,GB,1000,RM_TRACKED_84,P1,SMALL_BOX,SANDBOX',
+        'AR-1,,,,,,500,,P2,BOXX,',
+        'AR-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,RM_TRACKED_48,,,NOPE',
+      ].join('\n') + '\n',
+    );
+    const expected = [
+      { row: 2, column: 'delivery_service_key', message: '"RM_TRACKED_84" is not a delivery service of the account (did you mean RM_TRACKED_48 or RM_TRACKED_24?); `ship services` lists them' },
+      { row: 3, column: 'packaging_type_key', message: '"BOXX" is not a packaging type of the account; `ship packaging` lists them' },
+      { row: 4, column: 'brand', message: '"NOPE" is not a brand of the account (its key or ID); `ship brands` lists them' },
+    ];
+    proxy.requests.length = 0;
+    for (const extra of [['--dry-run'], ['-o', join(work, 'labels')]]) {
+      const r = await ship(['create', '--csv', csv, ...extra, '--json']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const err = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+      expect(err.message).toBe(`${csv}: 3 values the service would refuse; nothing was sent`);
+      expect(err.problems).toEqual(expected);
+    }
+    expect(proxy.creates()).toEqual([]);
+    // A brand given by its ID is the brand.
+    const brands = await ship(['brands', '--json']);
+    const id = (JSON.parse(brands.stdout) as Array<{ key: string; id: string }>).find((b) => b.key === 'SANDBOX')!.id;
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('RM_TRACKED_84', 'RM_TRACKED_48').replace('BOXX', 'MEDIUM_BOX').replace('NOPE', id));
+    const fixed = await ship(['create', '--csv', csv, '--dry-run', '--json']);
+    expect(fixed.code, fixed.stderr).toBe(0);
   });
 
   it('checks only what a rerun will send against the custom field rules: a shipment created earlier is skipped, not refused', async () => {
@@ -597,14 +631,14 @@ describe('ship create --csv', () => {
       [
         'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,custom_fields.dock_note',
         'CFX-1,Ann,1 High St,London,E1 1AA,GB,1000,RM_TRACKED_48,gate 2',
-        'CFX-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,NO_SUCH_SERVICE,short',
+        'CFX-2,Bob,2 High St,Leeds,LS1 1AA,GB,5000,RM_TRACKED_48,short',
       ].join('\n') + '\n',
     );
     const first = await ship(['create', '--csv', csv, '-o', dir, '--json']);
     expect(first.code, first.stderr).toBe(3); // CFX-1 created, CFX-2 refused by the API (its service)
     // Fixing CFX-2, the user also spoils CFX-1's note, which an earlier run already sent: CFX-1 is skipped (with
     // a warning that its rows changed), so its value is not the run's problem.
-    writeFileSync(csv, readFileSync(csv, 'utf8').replace('NO_SUCH_SERVICE', 'RM_TRACKED_48').replace('gate 2', 'n'.repeat(30)));
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace(',5000,RM_TRACKED_48', ',1000,RM_TRACKED_48').replace('gate 2', 'n'.repeat(30)));
     proxy.requests.length = 0;
     const rerun = await ship(['create', '--csv', csv, '-o', dir, '--json']);
     expect(rerun.code, rerun.stderr).toBe(0);
@@ -701,8 +735,8 @@ describe('ship create --csv', () => {
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(10);
     expect(lines[0]).toMatchObject({ row: 2, shipment_reference: 'ORD-1001', status: 'valid', request: { shipment_reference: 'ORD-1001', format: 'ZPL' } });
-    // Only the account's custom fields are read (the file has custom_fields.* columns, checked by them).
-    expect(proxy.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /v1.2/custom-fields']);
+    // Only what the account defines is read: the file's services, packaging types and custom fields are checked against it.
+    expect(proxy.requests.map((q) => `${q.method} ${q.path}`).sort()).toEqual(['GET /v1.2/custom-fields', 'GET /v1.2/packaging-options', 'GET /v1.2/services']);
     const table = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--dry-run']);
     expect(table.stdout.split('\n')[1]).toBe('3\tORD-1002\t2\t2\t3100\tM4 6BD Manchester GB\tDPD_NEXT_DAY');
     expect(table.stderr).toContain('Dry run: 10 shipments (14 parcels) valid; nothing sent.');

@@ -1,0 +1,145 @@
+// The part of a CSV file's check that needs the account: the values the API checks against the account's own
+// settings rather than fixed rules — delivery service keys, packaging type keys, brands, and custom fields (keys
+// and their rules). Read once (GET /services, /packaging-options, /brands, /custom-fields, only those the file
+// uses) and checked for every shipment before anything is sent, so a typo in a service key stops the file
+// (exit 2) instead of failing its 10,000 shipments one by one.
+import type { Api } from '../../api/index.js';
+import type { CustomField } from '../../api/schemas.js';
+import type { Ctx } from '../../context.js';
+import { InputError, type InputProblem } from '../../errors.js';
+import { errorMessage } from '../../bulk/runner.js';
+import { locateApiPath, type ShipmentRows } from '../../csv/columns.js';
+import { customFieldChecker, type ShipmentToCheck } from '../../csv/custom-field-rules.js';
+import type { AccountRefs, LoadedCsv } from '../../csv/load.js';
+import { sortFileProblems } from '../../csv/problems.js';
+import { nearWord } from '../../util/near.js';
+
+/** How long a dry run waits for the account's settings before going on without them. */
+const DRY_RUN_WAIT_MS = 10_000;
+
+type Body = {
+  delivery_service_key?: unknown;
+  service_key?: unknown;
+  brand?: unknown;
+  custom_fields?: Record<string, unknown>;
+  parcels?: Array<{ packaging_type_key?: unknown; custom_fields?: Record<string, unknown> } | null>;
+};
+
+/** One kind of account value a file may name: how it is read, and what the account has. */
+interface RefKind {
+  /** What the file's values are checked against, for messages. */
+  label: string;
+  what: string;
+  command: string;
+  read: (api: Api, signal: AbortSignal) => Promise<{ keys: string[]; alsoKnown?: string[] }>;
+}
+
+const KINDS: Record<keyof AccountRefs, RefKind> = {
+  services: {
+    label: 'delivery service keys',
+    what: 'a delivery service of the account',
+    command: 'ship services',
+    read: async (api, signal) => ({ keys: (await api.services.list(undefined, { signal })).map((s) => s.key).filter((k): k is string => typeof k === 'string') }),
+  },
+  packaging: {
+    label: 'packaging type keys',
+    what: 'a packaging type of the account',
+    command: 'ship packaging',
+    read: async (api, signal) => ({ keys: ((await api.packaging.get({ signal })).packaging_types ?? []).map((t) => t.key).filter((k): k is string => typeof k === 'string') }),
+  },
+  brands: {
+    label: 'brands',
+    what: 'a brand of the account (its key or ID)',
+    command: 'ship brands',
+    read: async (api, signal) => {
+      const brands = await api.brands.list({ signal });
+      return { keys: brands.map((b) => b.key).filter((k): k is string => typeof k === 'string'), alsoKnown: brands.map((b) => b.id).filter((k): k is string => typeof k === 'string') };
+    },
+  },
+};
+
+/**
+ * Checks `shipments` against the account's settings the file uses. Throws an InputError naming each value refused
+ * (exit 2, nothing sent). What cannot be read (no credentials, a user without access, the service unreachable)
+ * is left to the service, which checks each shipment as it comes; a dry run says what it could not check.
+ */
+export async function checkAgainstAccount(
+  ctx: Ctx,
+  csvPath: string,
+  shipments: () => Iterable<ShipmentToCheck> | AsyncIterable<ShipmentToCheck>,
+  file: Pick<LoadedCsv, 'header' | 'labelFor' | 'hasCustomFields' | 'accountRefs'>,
+  opts: { dryRun: boolean },
+): Promise<void> {
+  const used = (Object.keys(KINDS) as Array<keyof AccountRefs>).filter((k) => file.accountRefs[k].size > 0);
+  if (used.length === 0 && !file.hasCustomFields) return;
+  // What could not be read, and why (said by a dry run).
+  const unread: string[] = [];
+  const reasons = new Set<string>();
+  const couldNotRead = (what: string, e: unknown) => {
+    if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
+    unread.push(what);
+    reasons.add(e instanceof Error && e.name === 'TimeoutError' ? `no answer in ${DRY_RUN_WAIT_MS / 1000} s` : errorMessage(e));
+  };
+  let client: Api | undefined;
+  try {
+    client = await ctx.api();
+  } catch (e) {
+    for (const kind of used) couldNotRead(KINDS[kind].label, e);
+    if (file.hasCustomFields) couldNotRead('custom fields', e);
+  }
+  const api = client;
+  let defs: CustomField[] | undefined;
+  const unknown = new Map<keyof AccountRefs, { values: Set<string>; keys: string[] }>();
+  if (api) {
+    const signal = opts.dryRun ? AbortSignal.any([ctx.signal, AbortSignal.timeout(DRY_RUN_WAIT_MS)]) : ctx.signal;
+    await Promise.all([
+      file.hasCustomFields
+        ? api.customFields.list({ signal }).then(
+            (d) => void (defs = d),
+            (e: unknown) => couldNotRead('custom fields', e),
+          )
+        : undefined,
+      ...used.map((kind) =>
+        KINDS[kind].read(api, signal).then(
+          ({ keys, alsoKnown = [] }) => {
+            const known = new Set([...keys, ...alsoKnown]);
+            const values = new Set([...file.accountRefs[kind]].filter((v) => !known.has(v)));
+            if (values.size) unknown.set(kind, { values, keys });
+          },
+          (e: unknown) => couldNotRead(KINDS[kind].label, e),
+        ),
+      ),
+    ]);
+  }
+  if (unread.length && opts.dryRun) {
+    ctx.out.warn(`${unread.join(', ')} not checked against the account, which could not be read (${[...reasons].join('; ')}); the service checks them when the shipments are sent`);
+  }
+  if (defs === undefined && unknown.size === 0) return;
+
+  const problems: InputProblem[] = [];
+  const checkFields = defs ? customFieldChecker(defs, file.labelFor) : undefined;
+  const refused = (s: ShipmentRows, path: string, kind: keyof AccountRefs, value: unknown) => {
+    const u = unknown.get(kind);
+    if (!u || typeof value !== 'string' || !u.values.has(value)) return;
+    const near = u.keys.filter((k) => nearWord(value, k)).slice(0, 3);
+    const at = locateApiPath(s, path, file.labelFor);
+    problems.push({ row: at.row, column: at.column, message: `"${value}" is not ${KINDS[kind].what}${near.length ? ` (did you mean ${near.join(' or ')}?)` : ''}; \`${KINDS[kind].command}\` lists them` });
+  };
+  for await (const s of shipments()) {
+    checkFields?.(s, problems);
+    if (unknown.size === 0) continue;
+    const body = ('json' in s ? JSON.parse(s.json) : s.body) as Body;
+    refused(s, body.delivery_service_key !== undefined ? 'delivery_service_key' : 'service_key', 'services', body.delivery_service_key ?? body.service_key);
+    refused(s, 'brand', 'brands', body.brand);
+    (body.parcels ?? []).forEach((p, i) => refused(s, `parcels.${i}.packaging_type_key`, 'packaging', p?.packaging_type_key));
+  }
+  if (problems.length === 0) return;
+  sortFileProblems(problems, file.header);
+  const onlyFields = unknown.size === 0;
+  const what = onlyFields ? `custom field value${problems.length === 1 ? '' : 's'}` : `value${problems.length === 1 ? '' : 's'}`;
+  throw new InputError(`${csvPath}: ${problems.length} ${what} the service would refuse; nothing was sent`, problems, {
+    hint: onlyFields
+      ? 'fix the file and run again; `ship custom-fields` lists the account\'s fields, `ship custom-fields KEY` one field\'s rules'
+      : 'fix the file and run again (each value refused names the command that lists what the account has)',
+  });
+}
