@@ -359,7 +359,8 @@ export class Store {
   activeByRef = new Map<string, ShipmentRec>();
   /** The most recent shipment (any state) with each reference. */
   lastByRef = new Map<string, ShipmentRec>();
-  byOrderRef = new Map<string, ShipmentRec>();
+  /** Every shipment of an order reference (which need not be unique), in the order they were created. */
+  byOrderRef = new Map<string, ShipmentRec[]>();
   byUniversal = new Map<string, ShipmentRec>();
   parcelsByTracking = new Map<string, { shipment: ShipmentRec; parcel: ParcelRec }>();
   containers = new Map<string, ContainerRec>();
@@ -423,7 +424,11 @@ export class Store {
     this.shipments.set(s.id, s);
     if (s.status !== 'cancelled') this.activeByRef.set(s.shipment_reference, s);
     this.lastByRef.set(s.shipment_reference, s);
-    if (s.order_reference) this.byOrderRef.set(s.order_reference, s);
+    if (s.order_reference) {
+      const same = this.byOrderRef.get(s.order_reference);
+      if (same) same.push(s);
+      else this.byOrderRef.set(s.order_reference, [s]);
+    }
     this.byUniversal.set(s.universal_tracking_reference, s);
     for (const p of s.parcels) this.parcelsByTracking.set(p.tracking_reference, { shipment: s, parcel: p });
   }
@@ -479,10 +484,17 @@ export class Store {
   shipmentByAnyRef(ref: string): ShipmentRec | undefined {
     return (
       this.shipmentByRefOrId(ref) ??
-      this.byOrderRef.get(ref) ??
+      this.shipmentByOrderRef(ref) ??
       this.byUniversal.get(ref) ??
       this.parcelsByTracking.get(ref)?.shipment
     );
+  }
+  /** Shipment by order reference: the latest live one of it, else the latest cancelled one (as by reference). */
+  shipmentByOrderRef(ref: string): ShipmentRec | undefined {
+    const same = this.byOrderRef.get(ref);
+    if (!same) return undefined;
+    for (let i = same.length - 1; i >= 0; i--) if (same[i].status !== 'cancelled') return same[i];
+    return same[same.length - 1];
   }
   /** Container by reference or ID. */
   container(ref: string): ContainerRec | undefined {

@@ -299,6 +299,19 @@ describe('PUT /shipments/:ref/print (Endpoints/Shipments)', () => {
     expect(jobs.data).toHaveLength(5);
   });
 
+  it('an order reference shared by several shipments (it need not be unique) finds the latest live one, not a later cancelled one', async () => {
+    await api.post('/shipments', { ...shipment('OR-A'), order_reference: 'ORDER-9' });
+    await api.post('/shipments', { ...shipment('OR-B'), order_reference: 'ORDER-9' });
+    expect((await api.del('/shipments/OR-B')).status).toBe(200);
+    const r = await api.put('/shipments/ORDER-9/print');
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const jobs = await sb.control('GET prints');
+    expect(jobs.data.at(-1)).toMatchObject({ shipment_reference: 'OR-A' });
+    // With every one of them cancelled, the latest cancelled one (refused as such).
+    await api.del('/shipments/OR-A');
+    expect((await api.put('/shipments/ORDER-9/print')).body.data).toEqual({ shipment_reference: ['The shipment has been cancelled; its labels cannot be printed.'] });
+  });
+
   it('print_to_user and printer_key are recorded; an unknown user → 400; unknown shipment → 404', async () => {
     await api.post('/shipments', shipment('PR-3'));
     const r = await api.put('/shipments/PR-3/print', { print_to_user: '0b6f6a52-8f3e-4d8e-9c8b-1f2d3c4b5a02', printer_key: 'desk-1' });
