@@ -476,6 +476,9 @@ describe('Custom fields on shipments and parcels (Custom Field; Validation Rules
   it('an unknown key is rejected', async () => {
     const r = await api.post('/shipments', shipment('CF-1', { custom_fields: { nope: 'x' } }));
     expect(r.body.data['custom_fields.nope'][0]).toContain('no SHIPMENT custom field');
+    // An empty list is an empty map, as a PHP client sends it; a list with values is not a map.
+    expect((await api.post('/shipments', shipment('CF-1E', { custom_fields: [] }))).status).toBe(201);
+    expect((await api.post('/shipments', shipment('CF-1L', { custom_fields: ['x'] }))).status).toBe(400);
   });
 
   it('max_length is enforced (gift_message max 100)', async () => {

@@ -94,7 +94,8 @@ export function resolveCustomFields(
   attributes: Record<string, unknown> = {},
   opts: { applyDefaults?: boolean } = {},
 ): Record<string, string> {
-  const supplied = obj(e, input, path) ?? {};
+  // An empty list is an empty map: a PHP client (or a JSON encoder of an empty PHP array) sends [] for {}.
+  const supplied = (Array.isArray(input) && input.length === 0 ? {} : obj(e, input, path)) ?? {};
   const out: Record<string, string> = {};
   for (const key of Object.keys(supplied)) {
     const c = app.store.customFieldsByKey.get(key);
