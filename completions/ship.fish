@@ -456,7 +456,7 @@ complete -c ship -n '__ship_is '\''skus'\''' -a 'update' -d 'Change a SKU (PATCH
 complete -c ship -n '__ship_is '\''skus'\''' -a 'export' -d 'Write every SKU as CSV in the import format (export → edit → import round-trips)'
 complete -c ship -n '__ship_is '\''skus import'\''' -l map -r -F -d 'rename your headers to SKU columns: {"Their header": "our_column"}'
 complete -c ship -n '__ship_is '\''skus import'\''' -l replace -d 'update existing SKUs with PUT (replace every attribute) instead of PATCH (change given ones)'
-complete -c ship -n '__ship_is '\''skus import'\''' -l dry-run -d 'validate the whole file and stop; nothing is sent'
+complete -c ship -n '__ship_is '\''skus import'\''' -l dry-run -d 'validate the whole file (custom fields by the account'\''s, when it can read them) and stop; nothing is sent'
 complete -c ship -n '__ship_is '\''skus import'\''' -l concurrency -r -d 'requests in flight at once (default 8)'
 complete -c ship -n '__ship_is '\''skus import'\''' -l failed -r -F -d 'where to write the rows that failed (default FILE.failed.csv)'
 complete -c ship -n '__ship_is '\''skus import'\''' -l encoding -r -d 'file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)'

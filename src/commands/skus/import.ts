@@ -222,21 +222,31 @@ export async function validateSkuFile(
  * listing them, so nothing is sent; it is silent when the definitions cannot be read (the API still checks
  * each row). Reads the file once more, only when it has custom field columns.
  */
+/** How long a dry run waits for the account's custom fields before going on without them. */
+const DRY_RUN_WAIT_MS = 10_000;
+
 async function checkCustomFields(
   ctx: Ctx,
-  api: Awaited<ReturnType<Ctx['api']>>,
   file: string,
   shown: string,
   bindings: readonly SkuBinding[],
   encoding: string | CsvEncoding,
+  opts: { dryRun: boolean },
 ): Promise<void> {
   const columns = bindings.filter((b) => b.column?.startsWith(CUSTOM_FIELD_PREFIX));
   if (!columns.length) return;
   let defs: CustomField[];
   try {
-    defs = await api.customFields.list({ signal: ctx.signal });
+    const api = await ctx.api();
+    // A dry run may be offline: it waits a little, then goes on saying what it could not check.
+    const signal = opts.dryRun ? AbortSignal.any([ctx.signal, AbortSignal.timeout(DRY_RUN_WAIT_MS)]) : ctx.signal;
+    defs = await api.customFields.list({ signal });
   } catch (e) {
     if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
+    if (opts.dryRun) {
+      const why = e instanceof Error && e.name === 'TimeoutError' ? `no answer in ${DRY_RUN_WAIT_MS / 1000} s` : e instanceof Error ? e.message : String(e);
+      ctx.out.warn(`custom fields not checked against the account, which could not be read (${why}); the service checks them when the SKUs are sent`);
+    }
     return;
   }
   const skuDefs = new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === 'SKU').map((d) => [d.key, d]));
@@ -347,6 +357,8 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const { header, bindings, rows } = await validateSkuFile(ctx, path, mapping, opts.file, encoding);
 
   if (opts.dryRun) {
+    // The account's custom fields too, when they can be read.
+    await checkCustomFields(ctx, path, opts.file, bindings, encoding, { dryRun: true });
     if (ctx.mode.json) ctx.out.json({ dry_run: true, file: opts.file, rows, valid: true });
     else ctx.out.success(`${opts.file}: ${rows} SKU row${rows === 1 ? '' : 's'} valid; nothing sent (--dry-run)`);
     return;
@@ -354,7 +366,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
 
   const api = await ctx.api();
   // The whole file is checked before anything is sent: its custom field columns and values too, by the account's fields.
-  await checkCustomFields(ctx, api, path, opts.file, bindings, encoding);
+  await checkCustomFields(ctx, path, opts.file, bindings, encoding, { dryRun: false });
   if (opts.replace) {
     const { confirmReplace } = await import('./confirm.js');
     const question = `Replace existing SKUs with the ${rows} rows of ${opts.file}? Attributes missing from the file are reset.`;

@@ -71,7 +71,7 @@ Examples:
     .description('Create or update SKUs from a CSV file (one row per SKU; columns named as the SKU attributes)')
     .option('--map <file.json>', 'rename your headers to SKU columns: {"Their header": "our_column"}')
     .option('--replace', 'update existing SKUs with PUT (replace every attribute) instead of PATCH (change given ones)')
-    .option('--dry-run', 'validate the whole file and stop; nothing is sent')
+    .option('--dry-run', "validate the whole file (custom fields by the account's, when it can read them) and stop; nothing is sent")
     .option('--concurrency <n>', 'requests in flight at once (default 8)')
     .option('--failed <file>', 'where to write the rows that failed (default FILE.failed.csv)')
     .option('--encoding <name>', 'file encoding, e.g. windows-1252 or iso-8859-2 (default: UTF-8; a file that is not UTF-8 is read as Windows-1252, with a warning)')
