@@ -15,6 +15,8 @@ let dir: string;
 let proxy: http.Server;
 let proxyBase: string;
 const seen: string[] = [];
+/** When set, the proxy answers 500 to a request it matches, instead of passing it on. */
+let failWhen: ((url: string) => boolean) | undefined;
 
 /** Runs the binary through the recording proxy. */
 function shipVia(args: string[]) {
@@ -31,6 +33,10 @@ beforeAll(async () => {
   const target = new URL(sb.baseUrl);
   proxy = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    if (failWhen?.(req.url ?? '')) {
+      res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"Server Error","data":null}');
+      return;
+    }
     const up = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
       r.pipe(res);
@@ -134,6 +140,16 @@ describe('ship skus (built binary)', () => {
     expect(String(n.stdout).trim().split('\n').map((l) => JSON.parse(l).sku)).toEqual(expected);
     const t = await shipVia(['skus', 'list', '--all']);
     expect(String(t.stdout).trim().split('\n').map((l) => l.split('\t')[0])).toEqual(expected);
+    // A page that fails part way: no array cut short on stdout, nothing at all (the error on stderr, exit 1).
+    failWhen = (url) => /[?&]page=3\b/.test(url);
+    try {
+      const cut = await shipVia(['skus', 'list', '--all', '--json']);
+      expect(cut.exitCode).toBe(1);
+      expect(String(cut.stdout)).toBe('');
+      expect(String(cut.stderr)).toMatch(/500/);
+    } finally {
+      failWhen = undefined;
+    }
   });
 
   it('export → import changes nothing; an edited cell changes only that attribute', async () => {

@@ -121,8 +121,9 @@ Examples:
     .addHelpText(
       'after',
       `
---json prints one JSON array of SKUs (for one page or, with --all, every page, written as pages arrive);
---ndjson prints one SKU per line; --quiet the SKU codes only. --all requests up to 8 pages ahead while it
+--json prints one JSON array of SKUs (for one page or, with --all, every page: gathered in a temporary file
+and written whole at the end, so a run that fails or is stopped part way prints nothing rather than an array
+cut short); --ndjson prints one SKU per line as pages arrive; --quiet the SKU codes only. --all requests up to 8 pages ahead while it
 prints, in constant memory (--concurrency 1: one page after another, for an API that limits concurrent
 requests).
 

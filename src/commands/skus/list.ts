@@ -1,4 +1,4 @@
-// `ship skus list`: one page, or every page streamed (table, one JSON array written incrementally, or NDJSON).
+// `ship skus list`: one page, or every page streamed (table, NDJSON) or gathered (one JSON array, written whole).
 import type { Ctx } from '../../context.js';
 import { cellText } from '../../output/output.js';
 import type { SkuRecord } from '../../skus/columns.js';
@@ -23,7 +23,7 @@ export async function skuPageSource(ctx: Ctx): Promise<SkuPageSource> {
   };
 }
 
-/** Lists SKUs; with --all streams every page in constant memory while the next pages are fetched. */
+/** Lists SKUs; with --all goes through every page in constant memory while the next pages are fetched. */
 export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
   const src = await skuPageSource(ctx);
   const pages: AsyncIterable<SkuListPage> = opts.all ? walkSkuPages(src, { signal: ctx.signal, lookahead: opts.lookahead }) : onePage(src, opts.page);
@@ -33,19 +33,28 @@ export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
   let last: SkuListPage | undefined;
 
   if (format === 'json') {
-    // One JSON array, written as it arrives: `[`, one SKU per element, `]`.
-    let sep = '[\n  ';
-    for await (const page of pages) {
-      last = page;
-      let chunk = '';
-      for (const sku of page.data) {
-        chunk += sep + JSON.stringify(sku);
-        sep = ',\n  ';
-        count++;
+    // One JSON array: `[`, one SKU per element, `]`. Of every page, it is gathered in a temporary file and
+    // written out whole at the end (in constant memory): a run that fails or is stopped part way leaves nothing
+    // on stdout, never an array cut short (--ndjson streams, each line whole).
+    const spool = opts.all ? await openSpool() : undefined;
+    const put = (text: string) => (spool ? spool.write(text) : writeOut(ctx, text));
+    try {
+      let sep = '[\n  ';
+      for await (const page of pages) {
+        last = page;
+        let chunk = '';
+        for (const sku of page.data) {
+          chunk += sep + JSON.stringify(sku);
+          sep = ',\n  ';
+          count++;
+        }
+        if (chunk) await put(chunk);
       }
-      if (chunk) await writeOut(ctx, chunk);
+      await put(count === 0 ? '[]\n' : '\n]\n');
+      if (spool) await spool.copyTo(ctx);
+    } finally {
+      await spool?.remove();
     }
-    await writeOut(ctx, count === 0 ? '[]\n' : '\n]\n');
   } else if (format === 'quiet') {
     for await (const page of pages) {
       last = page;
@@ -91,4 +100,37 @@ export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
 
 async function* onePage(src: SkuPageSource, page: number): AsyncGenerator<SkuListPage> {
   yield await src.list(page > 1 ? { page } : {});
+}
+
+/** A temporary file text is gathered in, then written to stdout whole. */
+async function openSpool(): Promise<{ write(text: string): Promise<void>; copyTo(ctx: Ctx): Promise<void>; remove(): Promise<void> }> {
+  const [{ mkdtemp, open, rm }, { tmpdir }, { join }, { pipeline }, { createReadStream }] = await Promise.all([
+    import('node:fs/promises'),
+    import('node:os'),
+    import('node:path'),
+    import('node:stream/promises'),
+    import('node:fs'),
+  ]);
+  const dir = await mkdtemp(join(tmpdir(), 'ship-skus-'));
+  const path = join(dir, 'skus.json');
+  const fh = await open(path, 'w', 0o600);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await fh.close();
+  };
+  return {
+    write: async (text) => {
+      await fh.write(text);
+    },
+    copyTo: async (ctx) => {
+      await close();
+      await pipeline(createReadStream(path), ctx.io.stdout, { end: false });
+    },
+    remove: async () => {
+      await close().catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
