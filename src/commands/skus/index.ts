@@ -37,7 +37,7 @@ function addAttributeFlags(cmd: Command, opts: { skipSku?: boolean } = {}): Comm
     cmd.option(`${skuFlag(col.name)} <value>`, col.help);
   }
   cmd.option('--custom-field <KEY=VALUE>', 'a custom field value (repeatable)', (v: string, prev: string[] = []) => [...prev, v]);
-  cmd.option('--file <sku.json>', 'read the attributes from a JSON file (- for stdin); flags override it');
+  cmd.option('--file <sku.json>', 'read the attributes from a JSON file (- for stdin; a key that is no SKU attribute is refused); flags override it');
   return cmd;
 }
 

@@ -4,6 +4,7 @@ import type { Ctx } from '../../context.js';
 import { InputError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, SkuRequestSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { parseCell, SKU_COLUMNS, skuColumn, type SkuRecord } from '../../skus/columns.js';
+import { suggestSkuColumn } from '../../skus/header.js';
 import { withoutBom } from '../../shipment-input/read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { skuDetails } from './render.js';
@@ -57,6 +58,19 @@ async function readSkuFile(ctx: Ctx, file: string): Promise<Record<string, unkno
     throw new InputError(`--file ${file} must hold one JSON object of SKU attributes`, [{ column: '--file', message: 'not a JSON object' }]);
   }
   const out: Record<string, unknown> = {};
+  // A key that is no SKU attribute (a typo, or hazard_codes, gone in 1.2) would be sent and ignored: the SKU
+  // reported updated without the change. Refused, as an import refuses such a column.
+  const unknown = Object.keys(json as Record<string, unknown>).filter((k) => !skuColumn(k) && !READ_ONLY.has(k) && k !== 'custom_fields');
+  if (unknown.length) {
+    throw new InputError(
+      `--file ${file}: ${unknown.length === 1 ? 'a key that is' : `${unknown.length} keys that are`} not SKU attributes`,
+      unknown.map((k) => {
+        const near = suggestSkuColumn(k);
+        return { column: k, message: `not a SKU attribute${near ? `; did you mean ${near}?` : ' (custom fields go under "custom_fields")'}` };
+      }),
+      { hint: '`ship skus get REF --json` shows the attributes a SKU has' },
+    );
+  }
   for (const [k, v] of Object.entries(json as Record<string, unknown>)) {
     // Read-only fields, and nulls (what a response shows for "not set"; the write schema takes no nulls).
     if (READ_ONLY.has(k) || v === null) continue;

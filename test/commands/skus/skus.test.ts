@@ -134,6 +134,15 @@ describe('skus create / update', () => {
     const bad = await ship(['skus', 'update', 'TEE-BLK-M', '--file', f]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--file: line \d+, column \d+: Expected double-quoted property name\n/);
+    // A key that is no SKU attribute (a typo; hazard_codes, gone in 1.2) is refused, not sent and ignored.
+    writeFileSync(f, JSON.stringify({ in_stok: true, hazard_codes: 'x' }));
+    const typo = await ship(['skus', 'update', 'TEE-BLK-M', '--file', f, '--json']);
+    expect(typo.code).toBe(2);
+    expect(JSON.parse(typo.stderr.trim().split('\n').at(-1)!).error.problems).toEqual([
+      { column: 'in_stok', message: 'not a SKU attribute; did you mean in_stock?' },
+      { column: 'hazard_codes', message: 'not a SKU attribute (custom fields go under "custom_fields")' },
+    ]);
+    expect((await api('GET', '/skus/TEE-BLK-M')).body.data.product_name).toBe('T-shirt Black Medium');
   });
 
   it('update --replace resets what it leaves out, so it asks first: --yes in scripts', async () => {
