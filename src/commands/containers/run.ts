@@ -184,9 +184,27 @@ function bytesOf(doc: DocumentResult, format: 'ZPL' | 'PDF', what: string): Buff
   }
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The container's own reference when REF is its ID (the API takes either): results, messages and file names
+ * then name it as the warehouse does, not by a UUID. REF itself otherwise, or when the ID finds nothing (the
+ * call that follows says so).
+ */
+async function ownReference(ctx: Ctx, ref: string): Promise<string> {
+  if (!UUID.test(ref)) return ref;
+  try {
+    const c = await (await ctx.api()).containers.get(ref, { signal: ctx.signal });
+    return typeof c.reference === 'string' && c.reference ? c.reference : ref;
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    return ref;
+  }
+}
+
 /** `containers label REF`. */
 export async function containerLabel(ctx: Ctx, opts: { ref: string } & LabelTarget): Promise<void> {
-  opts = { ...opts, output: stdoutAlias(opts.output) };
+  opts = { ...opts, output: stdoutAlias(opts.output), ref: await ownReference(ctx, opts.ref) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label to stdout; it cannot be combined with --json');
   const target = opts.printer !== undefined ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
   const done = await deliverLabel(ctx, opts.ref, { ...opts, target });
@@ -209,6 +227,7 @@ export async function closeContainer(
   if (!opts.yes && !ctx.mode.interactive) {
     throw new UsageError(`closing container ${opts.ref} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to confirm in scripts' });
   }
+  opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
   // The close cannot be undone, so the printer is found and checked (~HS) before anything changes.
   const target = opts.print && !opts.output ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
   const ok = await confirmOrRefuse(ctx, {
@@ -272,6 +291,7 @@ async function isClosedRefusal(api: Api, ref: string, err: unknown, signal: Abor
 
 /** `containers delete REF`: explains a refusal with the shipments still in the container. */
 export async function deleteContainer(ctx: Ctx, opts: { ref: string; yes: boolean }): Promise<void> {
+  opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
   const ok = await confirmOrRefuse(ctx, { yes: opts.yes, question: `Delete container ${opts.ref}?`, needs: `deleting container ${opts.ref}` });
   if (!ok) {
     ctx.out.info(`Container ${opts.ref} kept.`);
@@ -324,6 +344,7 @@ function withCloseHint(err: unknown, ref: string): unknown {
 
 /** `containers documents REF -o DIR`: every carrier document of the response as a PDF file. */
 export async function containerDocuments(ctx: Ctx, opts: { ref: string; dir: string }): Promise<void> {
+  opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
   const api = await ctx.api();
   const doc = await api.containers.documents(opts.ref, { signal: ctx.signal }).catch((e: unknown) => {
     throw withCloseHint(e, opts.ref);
@@ -378,7 +399,7 @@ export function documentFiles(doc: DocumentResult, ref: string): Array<{ label: 
 
 /** `containers invoice REF -o FILE.pdf`. */
 export async function containerInvoice(ctx: Ctx, opts: { ref: string; output?: string }): Promise<void> {
-  opts = { ...opts, output: stdoutAlias(opts.output) };
+  opts = { ...opts, output: stdoutAlias(opts.output), ref: await ownReference(ctx, opts.ref) };
   if (opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the PDF to stdout; it cannot be combined with --json');
   const api = await ctx.api();
   const doc = await api.containers.commercialInvoice(opts.ref, { signal: ctx.signal }).catch((e: unknown) => {

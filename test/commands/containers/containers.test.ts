@@ -1,5 +1,5 @@
 // `ship containers …` in-process against the embedded sandbox, with a fake raw-socket printer on loopback.
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,6 +219,23 @@ describe('containers close / label / documents / invoice / delete', () => {
     const inv = await ship(['containers', 'invoice', 'CT-DOCS', '-o', invPath]);
     expect(inv.code, inv.stderr).toBe(0);
     expect(readFileSync(invPath).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  it('a container addressed by its ID is named by its reference: results, messages and file names', async () => {
+    const c = await createContainer('CT-BYID');
+    await shipment('S-ID', 'CT-BYID');
+    const closed = await ship(['containers', 'close', c.id, '--yes', '--json']);
+    expect(closed.code, closed.stderr).toBe(0);
+    expect(JSON.parse(closed.stdout)).toMatchObject({ reference: 'CT-BYID', status: 'Closed' });
+    const cwd = process.cwd();
+    process.chdir(dir);
+    try {
+      const label = await ship(['containers', 'label', c.id, '--json']);
+      expect(label.code, label.stderr).toBe(0);
+      expect(JSON.parse(label.stdout)).toMatchObject({ reference: 'CT-BYID', path: join(realpathSync(dir), 'container-CT-BYID.zpl') });
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('says to close the container first when documents are asked of an open one', async () => {
