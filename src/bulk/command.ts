@@ -58,6 +58,11 @@ export interface BulkCommandOptions<I, R> {
   journalSync?: boolean;
   /** FILE.failed.csv: the input's header and where to write. */
   failedCsv?: { path: string; header: readonly string[]; bom?: boolean };
+  /**
+   * A failed task's error in the user's terms, for FILE.failed.csv and the failure lines on stderr (e.g. the
+   * API's field messages placed at the row and the file's own column); default errorMessage.
+   */
+  errorText?: (r: BulkResult<I, R>) => string;
   /** --results FILE.csv: the input's header, where to write, and the columns for a result's rows. */
   resultsCsv?: { path: string; header: readonly string[]; columns: (r: BulkResult<I, R>, rowIndex: number) => ResultColumns };
   /** The --json line of a task (printed on stdout, one per task, in input order). */
@@ -104,6 +109,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   let journal: Journal | undefined;
   let results: ResultsWriter | undefined;
   const failed = opts.failedCsv ? new FailedRowsWriter(opts.failedCsv.path, opts.failedCsv.header, { bom: opts.failedCsv.bom }) : undefined;
+  const errorText = opts.errorText ?? ((r: BulkResult<I, R>) => errorMessage(r.error));
   let lastError: unknown;
   const progress = createProgress({
     stream: io.stderr,
@@ -130,7 +136,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
         // A task refused for its credentials is not a problem of its row (see the header comment).
         const rowFailed = r.status === 'failed' && !(r.error instanceof AuthError) && !isUnreachable(r.error);
         if (r.status === 'failed') lastError = r.error;
-        if (rowFailed && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorMessage(r.error));
+        if (rowFailed && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorText(r));
         if (results && r.task.records && opts.resultsCsv) {
           const cols = opts.resultsCsv.columns;
           results.add(r.task.records, (i) => cols(r, i));
@@ -152,7 +158,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
           if (l !== undefined) out.line(l);
         } else if (r.status === 'failed') {
           progress.stop();
-          io.stderr.write(`${out.c.red('failed')} ${r.task.key}${rowsText(r.task.rows)}: ${errorMessage(r.error)}\n`);
+          io.stderr.write(`${out.c.red('failed')} ${r.task.key}${rowsText(r.task.rows)}: ${errorText(r)}\n`);
         }
       },
     };

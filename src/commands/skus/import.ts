@@ -386,6 +386,16 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const journalPath = opts.file === '-' ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`, scope);
 
   const statusOf = (r: BulkResult<RowTask, SkuImportResult>): string => (r.status === 'created' ? (r.result?.action ?? 'created') : r.status);
+  // The API's field messages in the file's terms: its row and its own column (the header as written, or as --map
+  // named it), as the checks before sending name them.
+  const labelOf = new Map(bindings.flatMap((b) => (b.column ? [[b.column, b.label] as const] : [])));
+  const failureText = (r: BulkResult<RowTask, SkuImportResult>): string => {
+    const err = r.error;
+    if (!(err instanceof ValidationError) || Object.keys(err.fields).length === 0) return errorMessage(err);
+    return Object.entries(err.fields)
+      .map(([field, msgs]) => `row ${r.task.rows[0]}, column ${labelOf.get(field) ?? field}: ${msgs.join(' ')}`)
+      .join('; ');
+  };
 
   const summary = await runBulkCommand<RowTask, SkuImportResult>(ctx, {
     noun: 'SKUs',
@@ -440,13 +450,14 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
         if (r.changed) line.changed = true;
       }
       if (r.status === 'failed') {
-        line.error = errorMessage(r.error);
+        line.error = failureText(r);
         if (r.error instanceof ValidationError) line.fields = r.error.fields;
         if (r.unknownOutcome) line.unknown_outcome = true;
       }
       return line;
     },
-    textLine: (r) => [statusOf(r), r.task.key, `row ${r.task.rows[0]}`, r.status === 'failed' ? errorMessage(r.error) : (r.result?.id ?? '')].join('\t'),
+    textLine: (r) => [statusOf(r), r.task.key, `row ${r.task.rows[0]}`, r.status === 'failed' ? failureText(r) : (r.result?.id ?? '')].join('\t'),
+    errorText: failureText,
     summaryNotes: (s) => [
       ...(s.byStatus.updated ? [`  updates sent with ${opts.replace ? 'PUT (every attribute replaced)' : 'PATCH (blank cells left unchanged)'}`] : []),
       ...(s.skipped ? ['  skipped rows were done by an earlier, interrupted run of this import'] : []),

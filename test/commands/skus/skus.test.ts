@@ -324,6 +324,17 @@ describe('skus import', () => {
     expect((await get('SPC-2')).product_name).toBe('bare');
   });
 
+  it('a row the API refuses is told in the file\'s terms: its row and its own column (as --map names it), in the line and FILE.failed.csv', async () => {
+    const f = file('mp.csv', 'Code,Store\nMP-1,NOWHERE\n');
+    const map = file('m.json', JSON.stringify({ Code: 'sku', Store: 'location' }));
+    const r = await ship(['skus', 'import', f, '--map', map, '--json']);
+    expect(r.code).toBe(3);
+    const line = JSON.parse(r.stdout.trim());
+    expect(line.error).toMatch(/^row 2, column Store: /);
+    expect(Object.keys(line.fields)).toEqual(['location']);
+    expect(readFileSync(f.replace(/\.csv$/, '.failed.csv'), 'utf8')).toMatch(/^Code,Store,error\nMP-1,NOWHERE,"?row 2, column Store: /);
+  });
+
   it('--dry-run validates and sends nothing', async () => {
     const before = await allSkus(env);
     const f = file('ok.csv', 'sku,product_name\nDRY-1,Dry\n');
