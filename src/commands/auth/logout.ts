@@ -36,13 +36,18 @@ export async function run(ctx: Ctx): Promise<void> {
       await api.tokens.revoke({ signal: ctx.signal });
       revoked = true;
     } catch (err) {
-      // 401: the server no longer knows the token. A 403 is a refusal to act; the token may well still work.
-      if (err instanceof AuthError && err.http.status !== 403) {
+      // 401: the server no longer knows the token — unless it says the API key is what it refused: then the
+      // token was never looked at and may well still work (forgetting it would leave it live with no copy to
+      // revoke it with). A 403 is a refusal to act; the token may well still work.
+      const keyRefused = err instanceof AuthError && /api[ _-]?key/i.test(err.http.apiMessage ?? '');
+      if (err instanceof AuthError && err.http.status !== 403 && !keyRefused) {
         ctx.out.warn(`the server rejected the token ${mask(token.value)} (${err.http.status ?? 'auth error'}): it was already invalid; forgetting it anyway`);
       } else {
         if (err instanceof ApiError) {
           const ship = set === 'test' ? 'ship --test' : 'ship';
-          err.hint = `the token is still stored${err.http.status === 403 ? ' (and may still be valid on the server)' : ''}: retry \`${ship} logout\`, or \`${ship} config unset token\` to forget it without revoking it`;
+          err.hint = keyRefused
+            ? `the API key (${settings.apiKey.origin ?? settings.apiKey.source}) was refused, so the token was not revoked and is still stored (and may still be valid): retry \`${ship} logout\` with the right API key`
+            : `the token is still stored${err.http.status === 403 ? ' (and may still be valid on the server)' : ''}: retry \`${ship} logout\`, or \`${ship} config unset token\` to forget it without revoking it`;
         }
         throw err;
       }

@@ -473,6 +473,17 @@ describe('ship logout', () => {
     expect(file().profiles.default.token).toBeUndefined();
   });
 
+  it('keeps the token when the 401 says the API key is what was refused: the token was never looked at (exit 4)', async () => {
+    await login();
+    stub.on('DELETE /tokens', { status: 401, body: { message: 'Unauthenticated: the API key supplied is not valid.', data: null } });
+    const r = await ship(['logout'], { env: { SHIP_API_KEY: 'old-key-0000' } });
+    expect(r.code).toBe(4);
+    expect(r.stderr).not.toMatch(/already invalid/);
+    expect(r.stderr).toMatch(/the API key \(SHIP_API_KEY\) was refused, so the token was not revoked and is still stored/);
+    expect(file().profiles.default.token).toBe(TOKEN);
+    noSecrets(r);
+  });
+
   it('keeps the token when the server refuses to revoke it (403): it may still be valid (exit 4)', async () => {
     await login();
     stub.on('DELETE /tokens', { status: 403, body: { message: 'Insufficient privileges', data: null } });
