@@ -50,9 +50,20 @@ export interface EventSummary {
   description: string;
 }
 
-/** Reads the summary fields of a payload (JSON or parsed form), tolerating missing or odd fields. */
+/** Control characters: a line break would make a line that looks like another event, an ESC a terminal command. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** The text on one line and inert: control characters shown as escapes (\n, \t, \x1b). */
+export function oneLine(text: string): string {
+  return text.replace(CONTROL, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
+/**
+ * Reads the summary fields of a payload (JSON or parsed form), tolerating missing or odd fields. Anyone who can
+ * reach the listener can send a payload: each field is kept to one inert line (oneLine).
+ */
 export function summarize(payload: Record<string, unknown>): EventSummary {
-  const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+  const str = (v: unknown) => oneLine(typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
   const event = str(payload.event);
   const stage = str(payload.tracking_event_type);
   let description = str(payload.tracking_event_description) || str(payload.tracking_event_name);

@@ -6,10 +6,13 @@ import { tokenMatches } from './auth.js';
 import { Deduper } from './dedupe.js';
 import { FormError, parseForm } from './form.js';
 
-/** Request bodies larger than this are refused with 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Request bodies larger than this are refused with 413. A delivery with labels carries one per parcel, base64
+ * (a 4×6 PNG is ~50 KB): 32 MB holds a few hundred parcels' worth; 1 MB refused a 30-parcel shipment's.
+ */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** An oversized body is read and discarded up to this much (so the client sees the 413), then the socket is cut. */
-const DRAIN_LIMIT_BYTES = 8 * 1024 * 1024;
+const DRAIN_LIMIT_BYTES = 40 * 1024 * 1024;
 
 /** One accepted webhook delivery. */
 export interface ReceivedEvent {

@@ -56,5 +56,13 @@ describe('events', () => {
       description: 'DPD, 2 parcels, tracking T1, T2',
     });
     expect(summarize({ event: 'X', shipment_reference: { odd: true } }).shipmentReference).toBe('');
+    // Anyone who can reach the listener can send a payload: a line break cannot forge another event's line, an
+    // ESC cannot reach the terminal.
+    expect(summarize({ event: 'TRACKING_DELIVERED\u001b[2J', shipment_reference: 'R3', tracking_event_description: 'Left\n05:31:11  TRACKING_DELIVERED   ORDER-9\tDelivered' })).toEqual({
+      event: 'TRACKING_DELIVERED\\x1b[2J',
+      shipmentReference: 'R3',
+      stage: '',
+      description: 'Left\\n05:31:11  TRACKING_DELIVERED   ORDER-9\\tDelivered',
+    });
   });
 });

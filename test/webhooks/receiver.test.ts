@@ -130,10 +130,10 @@ describe('webhook receiver', () => {
     expect((await post(url, '{"event":"SHIPMENT_CREATED"}', 'application/json')).status).toBe(200);
   });
 
-  it('has a 1 MB default limit', async () => {
+  it('has a 32 MB default limit', async () => {
     const { url, events } = await start();
-    const justUnder = JSON.stringify({ event: 'SHIPMENT_CREATED', pad: 'x'.repeat(1024 * 1024 - 100) });
-    const over = JSON.stringify({ event: 'SHIPMENT_CREATED', pad: 'x'.repeat(1024 * 1024 + 10) });
+    const justUnder = JSON.stringify({ event: 'SHIPMENT_CREATED', pad: 'x'.repeat(32 * 1024 * 1024 - 100) });
+    const over = JSON.stringify({ event: 'SHIPMENT_CREATED', pad: 'x'.repeat(32 * 1024 * 1024 + 10) });
     expect((await post(url, justUnder, 'application/json')).status).toBe(200);
     expect((await post(url, over, 'application/json')).status).toBe(413);
     expect(events).toHaveLength(1);

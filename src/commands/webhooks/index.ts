@@ -29,7 +29,7 @@ Each accepted event is answered 200 at once and printed as a line: time, event, 
 tracking stage, description. A redelivery (same request_token) is shown as "↺ repeat of …" and not forwarded again.
 With --json, stdout carries one JSON object per line: first {"type":"listening","url":…}, then
 {"type":"event",…} (the payload, auth_token masked, plus receipt metadata), "repeat", "forwarded",
-"forward_failed" and "dropped" lines. Bodies over 1 MB get 413, malformed bodies 400, a wrong or missing
+"forward_failed" and "dropped" lines. Bodies over 32 MB get 413, malformed bodies 400, a wrong or missing
 auth_token 401 (not printed, not forwarded). Runs until Ctrl-C (then exits 130) or SIGTERM (exits 0, the
 usual way to stop a service: kill, docker stop, systemd).
 
