@@ -21,6 +21,13 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
   const profile = settings.profile.value;
   // Live and test credentials are kept apart: a login in test mode must never replace the live token.
   const set = settings.credentialSet.name;
+  if (settings.testMode.value && set === 'live') {
+    // --test with a --base-url (or SHIP_BASE_URL) that is the profile's live base_url: the live set is chosen
+    // for that URL, and logging in would replace the live login that --test promises to leave alone.
+    throw new UsageError(`test mode (${settings.testMode.origin ?? 'on'}), but ${settings.baseUrl.origin ?? 'the base URL'} ${settings.baseUrl.value} is the profile's live base_url: this login would replace the live one`, {
+      hint: 'give the test service\'s URL with --base-url (it is stored as test_base_url), or log in without --test',
+    });
+  }
   const cached = store.credentials(set, profile).user;
   const willAsk =
     (opts.apiKey === undefined && !settings.apiKey) ||

@@ -309,6 +309,15 @@ describe('live and test credentials are kept apart in a profile', () => {
     noSecrets(test);
   });
 
+  it('`--test login` with --base-url the live base_url is refused: it would replace the live login', async () => {
+    configure();
+    await login([], { env });
+    const r = await ship(['--test', '--base-url', stub.baseUrl, 'login', '--api-key', TEST_KEY, '--username', TEST_USER.email, '--password-stdin'], { stdin: PASSWORD, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("is the profile's live base_url: this login would replace the live one");
+    expect(file().profiles.default.token).toBe(TOKEN);
+  });
+
   it('`--test logout` revokes and forgets the test token only; `logout` the live one only', async () => {
     configure();
     await login([], { env });
