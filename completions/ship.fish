@@ -568,7 +568,7 @@ complete -c ship -n '__ship_is '\''webhooks'\''' -a 'trigger' -d 'Send a documen
 complete -c ship -n '__ship_is '\''webhooks listen'\''' -l host -r -d 'address to listen on (loopback unless you say otherwise)'
 complete -c ship -n '__ship_is '\''webhooks listen'\''' -l port -r -d 'port to listen on; 0 picks a free one (the URL is the first line printed)'
 complete -c ship -n '__ship_is '\''webhooks listen'\''' -l auth-token -r -d 'the webhook'\''s auth token; payloads without it get 401 (env SHIP_WEBHOOK_TOKEN)'
-complete -c ship -n '__ship_is '\''webhooks listen'\''' -l forward-to -r -d 'relay each accepted event, unchanged, to this handler URL (in order, retried while it is down)'
+complete -c ship -n '__ship_is '\''webhooks listen'\''' -l forward-to -r -d 'relay each accepted event, unchanged, to this handler URL (in order, retried while it is down; plain http only to loopback unless --insecure)'
 complete -c ship -n '__ship_is '\''webhooks listen'\''' -l events -r -d 'only print and forward these event kinds (comma-separated; TRACKING_* works)'
 complete -c ship -n '__ship_is '\''webhooks trigger'\''' -l to -r -d 'the handler URL to POST to'
 complete -c ship -n '__ship_is '\''webhooks trigger'\''' -l auth-token -r -d 'auth_token to put in the payload (env SHIP_WEBHOOK_TOKEN)'

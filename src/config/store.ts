@@ -160,8 +160,10 @@ export function selectProfile(
   currentInFile: string | undefined,
 ): ProfileSelection {
   const fromEnv = env.SHIP_PROFILE || undefined;
-  // commander also fills --profile from SHIP_PROFILE; equal values mean the env var supplied it.
-  if (globals.profile && globals.profile !== fromEnv) {
+  // commander also fills --profile from SHIP_PROFILE; equal values mean the env var supplied it. An empty
+  // --profile '' (a script's unset variable) is refused, not taken as "no profile given": the wrong profile
+  // would be used, or written to by `config set`.
+  if (globals.profile !== undefined && globals.profile !== (env.SHIP_PROFILE ?? undefined)) {
     return { name: validateName(globals.profile, '--profile'), source: 'flag', origin: '--profile' };
   }
   if (fromEnv) return { name: validateName(fromEnv, 'SHIP_PROFILE'), source: 'env', origin: 'SHIP_PROFILE' };

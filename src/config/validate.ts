@@ -104,7 +104,8 @@ export function parseTimeoutSeconds(raw: string | number, what = 'timeout', maxS
     throw new UsageError(`${what}: "${raw}" is not a timeout; give a positive number of seconds, e.g. 30`);
   }
   if (n > maxSeconds) throw new UsageError(`${what}: "${raw}" is too long; give at most ${maxSeconds} seconds`);
-  return Math.round(n * 1000);
+  // At least a millisecond: 0 would read as "not set" (the 30 s default), the opposite of what was asked.
+  return Math.max(1, Math.round(n * 1000));
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

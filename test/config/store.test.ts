@@ -322,10 +322,13 @@ describe('selectProfile', () => {
     [{ profile: 'env' }, { SHIP_PROFILE: 'env' }, 'file', { name: 'env', source: 'env', origin: 'SHIP_PROFILE' }],
     [{}, {}, 'file', { name: 'file', source: 'profile', origin: 'current_profile' }],
     [{}, { SHIP_PROFILE: '' }, undefined, { name: 'default', source: 'default' }],
+    // An empty SHIP_PROFILE copied into --profile by commander is still "not set".
+    [{ profile: '' }, { SHIP_PROFILE: '' }, undefined, { name: 'default', source: 'default' }],
   ])('%j %j %j', (globals, env, inFile, expected) => {
     expect(selectProfile(env, globals, inFile)).toEqual(expected);
   });
-  it('refuses names that cannot be config keys', () => {
+  it('refuses names that cannot be config keys, and an empty --profile (a script\'s unset variable)', () => {
     expect(() => selectProfile({}, { profile: 'a.b' }, undefined)).toThrow(UsageError);
+    expect(() => selectProfile({}, { profile: '' }, 'work')).toThrow(/--profile: "" is not a valid name/);
   });
 });

@@ -104,6 +104,8 @@ describe('small parsers', () => {
     expect(parseTimeoutSeconds(' 45 ')).toBe(45_000);
     expect(parseTimeoutSeconds('.5')).toBe(500);
     expect(parseTimeoutSeconds('5.')).toBe(5000);
+    // Less than a millisecond is a millisecond, not 0 (which would read as "not set": the 30 s default).
+    expect(parseTimeoutSeconds('0.0001')).toBe(1);
   });
   it('names are safe as config keys', () => {
     expect(validateName('work-2_b', 'profile')).toBe('work-2_b');

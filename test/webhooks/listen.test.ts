@@ -160,6 +160,10 @@ describe('webhooks listen (in-process)', () => {
       expect(r.code, args.join(' ')).toBe(2);
     }
     expect((await runShip(['webhooks', 'listen', '--events', 'NOPE'])).stderr).toMatch(/unknown event NOPE/);
+    // Plain http off this machine: the payloads carry their auth_token (refused before listening or sending).
+    const plain = await runShip(['webhooks', 'listen', '--forward-to', 'http://10.0.0.9/hook']);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('--forward-to: refusing plain http:// to 10.0.0.9');
   });
 });
 

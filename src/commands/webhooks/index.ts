@@ -19,7 +19,7 @@ export function registerWebhooks(program: Command, ctx: Ctx): void {
     .option('--host <host>', 'address to listen on (loopback unless you say otherwise)', '127.0.0.1')
     .option('--port <n>', 'port to listen on; 0 picks a free one (the URL is the first line printed)', '4020')
     .option('--auth-token <token>', "the webhook's auth token; payloads without it get 401 (env SHIP_WEBHOOK_TOKEN)")
-    .option('--forward-to <url>', 'relay each accepted event, unchanged, to this handler URL (in order, retried while it is down)')
+    .option('--forward-to <url>', 'relay each accepted event, unchanged, to this handler URL (in order, retried while it is down; plain http only to loopback unless --insecure)')
     .option('--events <list>', 'only print and forward these event kinds (comma-separated; TRACKING_* works)')
     .addOption(new Option('--queue-limit <n>', 'most events held for a handler that is down').default('1000').hideHelp())
     .addHelpText(
@@ -44,6 +44,16 @@ Examples:
       if (flags.forwardTo !== undefined && !isHttpUrl(flags.forwardTo)) {
         const { shownUrl } = await import('../../config/validate.js');
         throw new UsageError(`--forward-to must be an http:// or https:// URL, not "${shownUrl(flags.forwardTo)}"`);
+      }
+      if (flags.forwardTo !== undefined && !ctx.globals.insecure) {
+        // The payloads carry the auth_token: as for the base URL, not in the clear off this machine.
+        const { isLoopbackHost } = await import('../../config/validate.js');
+        const target = new URL(flags.forwardTo);
+        if (target.protocol === 'http:' && !isLoopbackHost(target.hostname)) {
+          throw new UsageError(`--forward-to: refusing plain http:// to ${target.hostname}: the payloads (with their auth_token) would travel unencrypted`, {
+            hint: 'use https://, or pass --insecure if you really mean it',
+          });
+        }
       }
       const { parseEventList } = await import('../../webhooks/events.js');
       let events;
