@@ -245,7 +245,8 @@ export class Output {
     const width = Math.max(0, ...pairs.map(([k]) => k.length));
     for (const [k, v] of pairs) {
       if (this.io.stdoutIsTTY) this.line(`${this.c.bold(k.padEnd(width))}  ${cellText(v)}`);
-      else this.line(`${k}\t${cellText(v)}`);
+      // One line per pair, as a table's rows are: a multi-line value (a description) escaped, not split.
+      else this.line(`${k}\t${tsvCell(cellText(v))}`);
     }
   }
 }

@@ -26,6 +26,15 @@ describe('Output.table', () => {
     expect(io.out()).toBe('a\tline1\\nline2\\nx\\ty\\\\z\n');
   });
 
+  it('key/value lines off a terminal: one line per pair, a multi-line value escaped as in a table', () => {
+    const io = bufferIO();
+    new Output(io, mode).keyValues([
+      ['sku', 'A-1'],
+      ['description_full', 'line one\nline two'],
+    ]);
+    expect(io.out()).toBe('sku\tA-1\ndescription_full\tline one\\nline two\n');
+  });
+
   it('prints a boxed table with headers on a terminal, wrapped to the terminal width', async () => {
     const io = { ...bufferIO({ tty: true }), columns: 50 };
     const buf = io as ReturnType<typeof bufferIO>;
