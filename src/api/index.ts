@@ -115,6 +115,8 @@ export interface ServiceFilter {
 /** What GET /tokens says about the token in use. */
 export interface TokenSession {
   active: boolean;
+  /** Not active: the 401's own message (it may say the API key, not the token, is what it refused). */
+  refusal?: string;
   /** The token's user as the server names it, unparsed; absent when the answer names none. */
   user?: Record<string, unknown>;
 }

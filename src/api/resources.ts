@@ -275,7 +275,7 @@ export function buildApi(opts: ApiOptions): Api {
         try {
           ({ data } = await call({ method: 'GET', path: '/tokens' }, o));
         } catch (err) {
-          if (err instanceof ApiError && err.http.status === 401) return { active: false };
+          if (err instanceof ApiError && err.http.status === 401) return err.http.apiMessage ? { active: false, refusal: err.http.apiMessage } : { active: false };
           throw err;
         }
         const user = data && typeof data === 'object' ? (data as { user?: unknown }).user : undefined;

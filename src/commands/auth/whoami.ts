@@ -33,6 +33,7 @@ export async function run(ctx: Ctx): Promise<void> {
   let status: TokenStatus = 'missing';
   let failure: Error | undefined;
   let serverUser: Record<string, unknown> | undefined;
+  let keyRefused = false;
   if (!s.apiKey) {
     failure = new AuthError('no API key configured', {}, { hint: `run \`${login}\`, or set SHIP_API_KEY` });
   } else if (!s.token) {
@@ -45,8 +46,14 @@ export async function run(ctx: Ctx): Promise<void> {
       serverUser = session.user;
       if (status === 'invalid') {
         const { rejectedFromEnvHint } = await import('../../config/settings.js');
-        // GET /tokens answers 401 for a bad API key as for a bad token (the API document): either may be wrong.
-        failure = new AuthError('the server rejected the API key or the token (401)', { status: 401 }, { hint: rejectedFromEnvHint(s) ?? `run \`${login}\` to get a new one` });
+        // GET /tokens answers 401 for a bad API key as for a bad token (the API document): either may be wrong,
+        // unless the answer says the API key is: then the token was never looked at, and its status is not known.
+        keyRefused = /api[ _-]?key/i.test(session.refusal ?? '');
+        if (keyRefused) status = 'unknown';
+        const what = keyRefused ? 'the API key' : 'the API key or the token';
+        failure = new AuthError(`the server rejected ${what} (401)`, { status: 401, ...(session.refusal ? { apiMessage: session.refusal } : {}) }, {
+          hint: rejectedFromEnvHint(s, session.refusal) ?? (keyRefused ? `run \`${login} --api-key KEY\` with the right key` : `run \`${login}\` to get a new one`),
+        });
       }
     } catch (err) {
       if (err instanceof AuthError) {
@@ -97,7 +104,7 @@ export async function run(ctx: Ctx): Promise<void> {
           ? `${describeUser(shownUser.user)}${shownUser.source === 'server' ? '  (from GET /tokens)' : ''}`
           : `unknown${shownUser.note ? `: ${shownUser.note}` : ''}`,
       ],
-      ['token status', status === 'unknown' ? 'unknown (server not reachable)' : status],
+      ['token status', status === 'unknown' ? (keyRefused ? 'unknown (the API key was refused)' : 'unknown (server not reachable)') : status],
       ['config file', s.configPath],
     ]);
   }

@@ -252,6 +252,15 @@ describe('ship whoami', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('token status\tunknown');
   });
+
+  it('a refused API key leaves the token\'s status unknown (it was never looked at), not invalid: exit 4', async () => {
+    await login();
+    stub.on('GET /tokens', { status: 401, body: { message: 'Unauthenticated: the API key supplied is not valid.', data: null } });
+    const r = await ship(['whoami', '--json'], { env: { SHIP_API_KEY: 'old-key-0000' } });
+    expect(r.code).toBe(4);
+    expect(JSON.parse(r.stdout)).toMatchObject({ token_status: 'unknown', token_valid: null });
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.hint).toMatch(/^SHIP_API_KEY is set in the environment/);
+  });
 });
 
 describe('live and test credentials are kept apart in a profile', () => {
