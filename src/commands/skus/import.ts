@@ -399,6 +399,8 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
 
   const summary = await runBulkCommand<RowTask, SkuImportResult>(ctx, {
     noun: 'SKUs',
+    // Created, updated or unchanged (the summary splits them): the bar counts them together.
+    createdWord: 'imported',
     tasks: readTasks(path, bindings, encoding),
     total: rows,
     concurrency: opts.concurrency,
