@@ -107,7 +107,7 @@ export type CellResult = { ok: true; value: string | number | boolean } | { ok: 
  * Reads one non-blank cell or flag value of a column. `unescape` undoes export's formula escaping
  * (CSV import); flag values are taken literally.
  */
-export function parseCell(col: SkuColumn, raw: string, opts: { unescape?: boolean } = {}): CellResult {
+export function parseCell(col: SkuColumn, raw: string, opts: { unescape?: boolean; decimalComma?: boolean } = {}): CellResult {
   const text = opts.unescape ? unescapeFormula(raw) : raw;
   const trimmed = text.trim();
   switch (col.kind) {
@@ -132,6 +132,8 @@ export function parseCell(col: SkuColumn, raw: string, opts: { unescape?: boolea
       return { ok: true, value: n };
     }
     case 'decimal': {
+      // A file separated by ';' or tabs (a spreadsheet's where the comma is the decimal mark): 12,50; never 1,000.
+      if (opts.decimalComma && /^-?\d+,\d{1,2}$/.test(trimmed)) return { ok: true, value: Number(trimmed.replace(',', '.')) };
       if (!DECIMAL.test(trimmed)) return { ok: false, message: `must be a number such as 12.50 (got "${trimmed}")` };
       return { ok: true, value: Number(trimmed) };
     }
@@ -171,7 +173,7 @@ export interface ParsedSkuRow {
  * Turns the cells of one data row into a SKU request. Blank cells are left out, so an update
  * (PATCH) keeps what the SKU already has. Every problem names the row and the user's column.
  */
-export function parseSkuRow(cells: readonly RowCell[], row: number): ParsedSkuRow {
+export function parseSkuRow(cells: readonly RowCell[], row: number, opts: { decimalComma?: boolean } = {}): ParsedSkuRow {
   const request: Record<string, unknown> = {};
   const problems: InputProblem[] = [];
   let sawSku = false;
@@ -192,7 +194,7 @@ export function parseSkuRow(cells: readonly RowCell[], row: number): ParsedSkuRo
     if (!col) continue; // unknown headers are reported once, by checkSkuHeaders
     if (col.name === 'sku') sawSku = true;
     if (cell.value.trim() === '' && col.name !== 'sku') continue;
-    const r = parseCell(col, cell.value, { unescape: true });
+    const r = parseCell(col, cell.value, { unescape: true, decimalComma: opts.decimalComma });
     if (r.ok) request[col.name] = r.value;
     else problems.push({ row, column: cell.header, message: `${col.name} ${r.message}` });
   }

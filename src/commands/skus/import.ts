@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
-import { csvEncodingFor, readCsv, resolveCsvEncoding, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
+import { csvEncodingFor, csvLayoutOf, readCsv, resolveCsvEncoding, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { problemCount, refusalWithOtherProblems, sortFileProblems } from '../../csv/problems.js';
 import { withoutBom } from '../../shipment-input/read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
@@ -85,8 +85,8 @@ function cellsOf(bindings: readonly SkuBinding[], values: readonly string[]): Ro
 }
 
 /** Parses and checks one data row: cell rules, then the API's own request rules, each naming the user's column. */
-function checkRow(bindings: readonly SkuBinding[], values: readonly string[], row: number): { sku: string; request: SkuWrite; problems: InputProblem[] } {
-  const parsed = parseSkuRow(cellsOf(bindings, values), row);
+function checkRow(bindings: readonly SkuBinding[], values: readonly string[], row: number, decimalComma: boolean): { sku: string; request: SkuWrite; problems: InputProblem[] } {
+  const parsed = parseSkuRow(cellsOf(bindings, values), row, { decimalComma });
   // Cells that could not be read are left out of the request, so the API's rules check every other cell.
   const checked = validateRequest(SkuPatchSchema, parsed.request);
   if (checked.ok) return parsed;
@@ -133,9 +133,11 @@ export async function validateSkuFile(
   shown = file,
   /** How to decode the file (detected when absent). */
   encoding?: string | CsvEncoding,
-): Promise<{ header: string[]; bindings: SkuBinding[]; rows: number }> {
+): Promise<{ header: string[]; bindings: SkuBinding[]; rows: number; decimalComma: boolean }> {
   // Bytes invalid in the encoding are listed with the file's other problems, not thrown before them.
   const readAs = await resolveCsvEncoding({ path: file }, encoding, shown);
+  // A file separated by ';' or tabs takes amounts with a decimal comma (12,50), as create --csv does.
+  const decimalComma = (await csvLayoutOf(file, readAs.encoding)).delimiter !== ',';
   const problems: InputProblem[] = [];
   let more = 0;
   // Rows with problems, those past MAX_PROBLEMS too: counted as the row changes, since problems come in file order.
@@ -184,7 +186,7 @@ export async function validateSkuFile(
     const pushOther = brokenColumns ? (p: InputProblem) => void (brokenColumns.has(p.column) || push(p)) : push;
     checkUnheaded(rec, unheaded);
     unheaded.splice(0).forEach(pushOther);
-    const r = checkRow(bindings, rec.values, rec.row);
+    const r = checkRow(bindings, rec.values, rec.row, decimalComma);
     r.problems.forEach(pushOther);
     for (const b of bindings) {
       const v = rec.values[b.index];
@@ -212,7 +214,7 @@ export async function validateSkuFile(
     throw new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, { hint });
   }
   if (rows === 0) throw new InputError(`${shown} has no SKU rows`, [{ row: 2, message: 'the file needs at least one SKU row under the header' }]);
-  return { header, bindings, rows };
+  return { header, bindings, rows, decimalComma };
 }
 
 /**
@@ -300,7 +302,7 @@ async function checkCustomFields(
 }
 
 /** The tasks of the run, read from the file a second time (constant memory; it was validated just before). */
-async function* readTasks(file: string, bindings: readonly SkuBinding[], encoding: string | CsvEncoding): AsyncGenerator<BulkTask<RowTask>> {
+async function* readTasks(file: string, bindings: readonly SkuBinding[], encoding: string | CsvEncoding, decimalComma: boolean): AsyncGenerator<BulkTask<RowTask>> {
   let first = true;
   for await (const rec of readCsv({ path: file }, { encoding, trim: 'unquoted' })) {
     if (first) {
@@ -308,7 +310,7 @@ async function* readTasks(file: string, bindings: readonly SkuBinding[], encodin
       continue;
     }
     if (isBlank(rec.values)) continue;
-    const r = checkRow(bindings, rec.values, rec.row);
+    const r = checkRow(bindings, rec.values, rec.row, decimalComma);
     if (r.problems.length) {
       // The file changed since it was validated; refusing beats sending half a row.
       throw new InputError(`${file} changed while it was being imported`, r.problems);
@@ -354,7 +356,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const mapping = await loadMapping(opts.map);
   const { encoding, warning } = await csvEncodingFor(path, opts.encoding, opts.file === '-' ? 'stdin' : opts.file);
   if (warning) ctx.out.warn(warning);
-  const { header, bindings, rows } = await validateSkuFile(ctx, path, mapping, opts.file, encoding);
+  const { header, bindings, rows, decimalComma } = await validateSkuFile(ctx, path, mapping, opts.file, encoding);
 
   if (opts.dryRun) {
     // The account's custom fields too, when they can be read.
@@ -401,7 +403,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
     noun: 'SKUs',
     // Created, updated or unchanged (the summary splits them): the bar counts them together.
     createdWord: 'imported',
-    tasks: readTasks(path, bindings, encoding),
+    tasks: readTasks(path, bindings, encoding, decimalComma),
     total: rows,
     concurrency: opts.concurrency,
     journalPath,

@@ -335,6 +335,16 @@ describe('skus import', () => {
     expect(readFileSync(f.replace(/\.csv$/, '.failed.csv'), 'utf8')).toMatch(/^Code,Store,error\nMP-1,NOWHERE,"?row 2, column Store: /);
   });
 
+  it('reads amounts with a decimal comma in a file separated by ";" (a European spreadsheet\'s), as create --csv does', async () => {
+    const f = file('semi.csv', 'sku;product_name;value_ex_vat\nDC-1;Mug;12,50\n');
+    const r = await ship(['skus', 'import', f, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(Number((await api('GET', '/skus/DC-1')).body.data.value_ex_vat)).toBe(12.5);
+    const ambiguous = await ship(['skus', 'import', file('semi2.csv', 'sku;value_ex_vat\nDC-2;1,000\n'), '--dry-run']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('must be a number such as 12.50 (got "1,000")');
+  });
+
   it('--dry-run validates and sends nothing', async () => {
     const before = await allSkus(env);
     const f = file('ok.csv', 'sku,product_name\nDRY-1,Dry\n');
