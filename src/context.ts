@@ -156,6 +156,7 @@ export function createContext(init: CtxInit): Ctx {
           color: colorEnabled(env, (io.stderrIsTTY || io.stdoutIsTTY) && !noInput, g.color === false),
           stdoutColor: colorEnabled(env, io.stdoutIsTTY && !noInput, g.color === false),
           interactive: io.stdinIsTTY && io.stderrIsTTY && !noInput,
+          dumbTerminal: env.TERM === 'dumb',
         };
       }
       return mode;

@@ -113,7 +113,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   let lastError: unknown;
   const progress = createProgress({
     stream: io.stderr,
-    enabled: (opts.progress ?? true) && mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet,
+    enabled: (opts.progress ?? true) && mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet,
     label: opts.noun,
     createdWord: opts.createdWord,
     columns: () => io.columns,

@@ -18,6 +18,11 @@ export interface OutputMode {
   stdoutColor?: boolean;
   /** A person is there: prompts, spinners and progress bars are allowed. */
   interactive: boolean;
+  /**
+   * The terminal cannot redraw a line (TERM=dumb: an editor's shell buffer, a serial console): no spinners or
+   * progress bars, which would print their every frame. Prompts still work.
+   */
+  dumbTerminal?: boolean;
 }
 
 /** A column of a table: header text and how to get the cell from a row. */
@@ -48,7 +53,7 @@ export class Output {
     this.plainStdout = mode.color && mode.stdoutColor === false;
     // A real terminal only (`isTTY` on the stream itself): in-process tests that only say "TTY" get no spinner.
     const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    this.wait = new WaitIndicator({ stream: io.stderr, enabled: terminal && mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet });
+    this.wait = new WaitIndicator({ stream: io.stderr, enabled: terminal && mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet });
   }
 
   /** Colour is on for stderr's sake only: what goes to stdout loses its escapes. */

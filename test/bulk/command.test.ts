@@ -12,9 +12,9 @@ import { journalPathFor } from '../../src/bulk/journal.js';
 import { bufferIO } from '../helpers/run.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'ship-bulkcmd-'));
-function ctxWith(opts: { json?: boolean; tty?: boolean; quiet?: boolean } = {}) {
+function ctxWith(opts: { json?: boolean; tty?: boolean; quiet?: boolean; env?: Record<string, string> } = {}) {
   const io = bufferIO({ tty: opts.tty });
-  const ctx = createContext({ io, env: { NO_COLOR: '1' } });
+  const ctx = createContext({ io, env: { NO_COLOR: '1', ...opts.env } });
   ctx.globals = { json: opts.json, quiet: opts.quiet };
   return { ctx, io };
 }
@@ -127,6 +127,19 @@ describe('runBulkCommand', () => {
     const piped = ctxWith();
     expect(await runBulkCommand(piped.ctx, { ...opts, tasks: one() }).catch((e) => e)).toBeInstanceOf(ValidationError);
     expect(piped.io.out()).toBe('failed\tB-2\n');
+  });
+
+  it('a progress line on a terminal, redrawn in place; none on a terminal that cannot redraw (TERM=dumb)', async () => {
+    const run = async (env: Record<string, string>) => {
+      const { ctx, io } = ctxWith({ tty: true, env });
+      await runBulkCommand(ctx, { noun: 'shipments', tasks: tasks(), total: 3, hooks, concurrency: 1, jsonLine: () => ({}) }).catch(() => undefined);
+      return io.err();
+    };
+    expect(await run({})).toContain('\r');
+    const dumb = await run({ TERM: 'dumb' });
+    expect(dumb).not.toContain('\r');
+    expect(dumb).not.toContain('\x1b[K');
+    expect(dumb).toMatch(/Done: 3 shipments/);
   });
 
   it('Ctrl-C: stops, prints the summary, throws Interrupted (130)', async () => {

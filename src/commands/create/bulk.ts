@@ -186,7 +186,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const outcomes = new Map<string, Outcome>();
   if (o.results) for (const e of loaded.excluded) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
 
-  const progressShown = mode.interactive && io.stderrIsTTY && !mode.json && !mode.quiet;
+  const progressShown = mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet;
   const tableAtEnd = progressShown && io.stdoutIsTTY;
   // The table at the end (terminal only): every shipment of a small batch; of a larger one, the failed ones
   // (the counts are in the summary, the rest in --results or the JSON lines).

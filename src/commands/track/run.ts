@@ -53,7 +53,7 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   // The timeline is redrawn in place (or followed line by line): a spinner would tear it.
   ctx.out.wait.suspend();
   // --quiet follows as a script would read it, a line per parcel whose status changed: never a redrawn timeline.
-  const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json && !ctx.mode.quiet;
+  const redraw = ctx.io.stdoutIsTTY && !ctx.mode.json && !ctx.mode.quiet && !ctx.mode.dumbTerminal;
   const seen = new Set<string>();
   const shownStatus = new Map<string, string>();
   // Polls that failed in a row (the service down, the network), and the last one's error: said, not hidden
