@@ -132,6 +132,17 @@ export class ValidationError extends ApiError {
 /** The hint of a 401 (main.ts names the env vars when they, not the profile, supplied the credentials). */
 export const REJECTED_CREDENTIALS_HINT = 'the API key or token was rejected; run `ship login`';
 
+/**
+ * Which credential a 401 refused, when the service's message says: the API key ("The API key supplied is not
+ * valid"), or the token (revoked by a logout elsewhere, expired). Undefined when it does not say.
+ */
+export function refusedCredential(apiMessage: string | undefined): 'apiKey' | 'token' | undefined {
+  if (apiMessage === undefined) return undefined;
+  if (/api[ _-]?key/i.test(apiMessage)) return 'apiKey';
+  if (/token/i.test(apiMessage)) return 'token';
+  return undefined;
+}
+
 /** No credentials, 401 or 403 (exit 4). */
 export class AuthError extends ApiError {
   constructor(message: string, http: HttpErrorInfo = {}, options?: { hint?: string; cause?: unknown }) {

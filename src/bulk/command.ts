@@ -36,6 +36,7 @@
 import type { Ctx } from '../context.js';
 import { AuthError, Interrupted, PartialFailure, ServiceFailure } from '../errors.js';
 import { renewCredentials } from '../config/settings.js';
+import { animationsAllowed } from '../output/output.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -113,7 +114,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   let lastError: unknown;
   const progress = createProgress({
     stream: io.stderr,
-    enabled: (opts.progress ?? true) && mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet,
+    enabled: (opts.progress ?? true) && animationsAllowed(mode, io),
     label: opts.noun,
     createdWord: opts.createdWord,
     columns: () => io.columns,

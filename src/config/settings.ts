@@ -1,6 +1,6 @@
 // Resolves where requests go and with which credentials: flag > env > profile > default, each with its source.
 import type { GlobalOptions } from '../context.js';
-import { UsageError } from '../errors.js';
+import { refusedCredential, UsageError } from '../errors.js';
 import { credentialPath, credentialsOf, type ConfigStore, type CredentialSet, type CredentialSetName, type Profile } from './store.js';
 import { credentialProblem, type LabelFormat, normalizeBaseUrl, parseLabelFormat, parseTimeoutSeconds } from './validate.js';
 
@@ -205,22 +205,11 @@ export function credentialsFromEnv(s: Pick<Settings, 'apiKey' | 'token'>): strin
 }
 
 /**
- * Which credential a 401 rejected, when the service's message says: the API key ("The API key supplied is not
- * valid"), or the token (revoked by a logout elsewhere, expired).
- */
-function rejectedCredential(apiMessage: string | undefined): 'apiKey' | 'token' | undefined {
-  if (apiMessage === undefined) return undefined;
-  if (/api[ _-]?key/i.test(apiMessage)) return 'apiKey';
-  if (/token/i.test(apiMessage)) return 'token';
-  return undefined;
-}
-
-/**
  * The env vars that supplied the credentials a 401 rejected (both candidates when its message does not say
  * which): a token revoked while only SHIP_API_KEY came from the environment is mended by `ship login`.
  */
 function rejectedFromEnv(s: Pick<Settings, 'apiKey' | 'token'>, apiMessage: string | undefined): string[] {
-  const which = rejectedCredential(apiMessage);
+  const which = refusedCredential(apiMessage);
   return credentialsFromEnv(which === 'apiKey' ? { apiKey: s.apiKey } : which === 'token' ? { token: s.token } : s);
 }
 

@@ -163,7 +163,7 @@ export function selectProfile(
   // commander also fills --profile from SHIP_PROFILE; equal values mean the env var supplied it. An empty
   // --profile '' (a script's unset variable) is refused, not taken as "no profile given": the wrong profile
   // would be used, or written to by `config set`.
-  if (globals.profile !== undefined && globals.profile !== (env.SHIP_PROFILE ?? undefined)) {
+  if (globals.profile !== undefined && globals.profile !== env.SHIP_PROFILE) {
     return { name: validateName(globals.profile, '--profile'), source: 'flag', origin: '--profile' };
   }
   if (fromEnv) return { name: validateName(fromEnv, 'SHIP_PROFILE'), source: 'env', origin: 'SHIP_PROFILE' };

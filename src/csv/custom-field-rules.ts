@@ -8,23 +8,27 @@ import { parseListOptions } from '../util/list-options.js';
 import { locateApiPath, PARCEL_CUSTOM_PREFIX, SHIPMENT_CUSTOM_PREFIX, type ShipmentRows } from './columns.js';
 
 type CustomFieldsHolder = { custom_fields?: Record<string, unknown> };
-/** A shipment to check: its rows, and its request body as an object or as JSON text. */
-export type ShipmentToCheck = ShipmentRows & ({ json: string } | { body: CustomFieldsHolder & { parcels?: unknown } });
+/** The parts of a request body custom fields are in (parcels: each with its own custom_fields). */
+export type CustomFieldsBody = CustomFieldsHolder & { parcels?: unknown };
 
-/** The problems of the custom field values of `shipments`, each at its row and column. */
-export function customFieldProblems(defs: readonly CustomField[], shipments: Iterable<ShipmentToCheck>, labelFor: (column: string) => string): InputProblem[] {
+/** The problems of the custom field values of `shipments` (bodies as objects or JSON text), each at its row and column. */
+export function customFieldProblems(
+  defs: readonly CustomField[],
+  shipments: Iterable<ShipmentRows & ({ json: string } | { body: CustomFieldsBody })>,
+  labelFor: (column: string) => string,
+): InputProblem[] {
   const check = customFieldChecker(defs, labelFor);
   const problems: InputProblem[] = [];
-  for (const s of shipments) check(s, problems);
+  for (const s of shipments) check(s, 'json' in s ? (JSON.parse(s.json) as CustomFieldsBody) : s.body, problems);
   return problems;
 }
 
 /** A check of one shipment's custom field values by the account's fields, adding its problems to `problems`. */
-export function customFieldChecker(defs: readonly CustomField[], labelFor: (column: string) => string): (s: ShipmentToCheck, problems: InputProblem[]) => void {
+export function customFieldChecker(defs: readonly CustomField[], labelFor: (column: string) => string): (s: ShipmentRows, body: CustomFieldsBody, problems: InputProblem[]) => void {
   const byKey = (entity: string) => new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === entity).map((d) => [d.key, d]));
   const shipmentDefs = byKey('SHIPMENT');
   const parcelDefs = byKey('PARCEL');
-  return (s, problems) => {
+  return (s, body, problems) => {
     const check = (path: string, entity: 'SHIPMENT' | 'PARCEL', key: string, value: unknown) => {
       const own = entity === 'SHIPMENT' ? shipmentDefs : parcelDefs;
       const def = own.get(key);
@@ -33,9 +37,8 @@ export function customFieldChecker(defs: readonly CustomField[], labelFor: (colu
       const at = locateApiPath(s, path, labelFor);
       problems.push({ row: at.row, column: at.column, message: broken });
     };
-    const body = ('json' in s ? JSON.parse(s.json) : s.body) as CustomFieldsHolder & { parcels?: Array<CustomFieldsHolder | null> };
     for (const k of Object.keys(body.custom_fields ?? {})) check(`custom_fields.${k}`, 'SHIPMENT', k, body.custom_fields![k]);
-    (body.parcels ?? []).forEach((p, i) => {
+    ((body.parcels ?? []) as Array<CustomFieldsHolder | null>).forEach((p, i) => {
       for (const k of Object.keys(p?.custom_fields ?? {})) check(`parcels.${i}.custom_fields.${k}`, 'PARCEL', k, p!.custom_fields![k]);
     });
   };

@@ -101,7 +101,6 @@ export class ShipmentGrouper {
   }
 }
 
-/** Two spellings of one country in a country column ("GB" and "UK", "United Kingdom"): the same value, as sent. */
 /** Characters that show as nothing: zero-width space, joiners, word joiner, byte-order mark, soft hyphen. */
 const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'g');
@@ -148,6 +147,7 @@ function sameNumber(col: string, a: string, b: string): boolean {
   return x.ok && y.ok && typeof x.value === 'number' && x.value === y.value;
 }
 
+/** Two spellings of one country in a country column ("GB" and "UK", "United Kingdom"): the same value, as sent. */
 function sameCountry(col: string, a: string, b: string): boolean {
   if (columnDef(col)?.type !== 'country') return false;
   const x = resolveCountry(a);

@@ -25,6 +25,14 @@ export interface OutputMode {
   dumbTerminal?: boolean;
 }
 
+/**
+ * Whether spinners and progress bars may be drawn on stderr: a person is there, at a terminal that can redraw a
+ * line, and no machine output or --quiet asked for silence.
+ */
+export function animationsAllowed(mode: OutputMode, io: Pick<IO, 'stderrIsTTY'>): boolean {
+  return mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet;
+}
+
 /** A column of a table: header text and how to get the cell from a row. */
 export interface Column<T> {
   header: string;
@@ -53,7 +61,7 @@ export class Output {
     this.plainStdout = mode.color && mode.stdoutColor === false;
     // A real terminal only (`isTTY` on the stream itself): in-process tests that only say "TTY" get no spinner.
     const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
-    this.wait = new WaitIndicator({ stream: io.stderr, enabled: terminal && mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet });
+    this.wait = new WaitIndicator({ stream: io.stderr, enabled: terminal && animationsAllowed(mode, io) });
   }
 
   /** Colour is on for stderr's sake only: what goes to stdout loses its escapes. */

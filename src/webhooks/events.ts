@@ -54,7 +54,7 @@ export interface EventSummary {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /** The text on one line and inert: control characters shown as escapes (\n, \t, \x1b). */
-export function oneLine(text: string): string {
+function oneLine(text: string): string {
   return text.replace(CONTROL, (c) => (c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
 }
 

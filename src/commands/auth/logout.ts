@@ -1,6 +1,6 @@
 // `ship logout`: DELETE /tokens, then forget the token (and cached user) in the profile.
 import type { Ctx } from '../../context.js';
-import { ApiError, AuthError } from '../../errors.js';
+import { ApiError, AuthError, refusedCredential } from '../../errors.js';
 import { mask } from '../../output/redact.js';
 
 /** Revokes the token on the server and forgets it locally; a token the server already rejects is forgotten too. */
@@ -39,7 +39,7 @@ export async function run(ctx: Ctx): Promise<void> {
       // 401: the server no longer knows the token — unless it says the API key is what it refused: then the
       // token was never looked at and may well still work (forgetting it would leave it live with no copy to
       // revoke it with). A 403 is a refusal to act; the token may well still work.
-      const keyRefused = err instanceof AuthError && /api[ _-]?key/i.test(err.http.apiMessage ?? '');
+      const keyRefused = err instanceof AuthError && refusedCredential(err.http.apiMessage) === 'apiKey';
       if (err instanceof AuthError && err.http.status !== 403 && !keyRefused) {
         ctx.out.warn(`the server rejected the token ${mask(token.value)} (${err.http.status ?? 'auth error'}): it was already invalid; forgetting it anyway`);
       } else {

@@ -1,6 +1,6 @@
 // `ship whoami`: the profile, base URL and credentials in use (masked, with their sources), and the token check.
 import type { Ctx } from '../../context.js';
-import { ApiError, AuthError } from '../../errors.js';
+import { ApiError, AuthError, refusedCredential } from '../../errors.js';
 import type { CachedUser } from '../../config/store.js';
 import { describeSource, loginCommand, type Resolved, type Settings } from '../../config/settings.js';
 import { mask } from '../../output/redact.js';
@@ -48,7 +48,7 @@ export async function run(ctx: Ctx): Promise<void> {
         const { rejectedFromEnvHint } = await import('../../config/settings.js');
         // GET /tokens answers 401 for a bad API key as for a bad token (the API document): either may be wrong,
         // unless the answer says the API key is: then the token was never looked at, and its status is not known.
-        keyRefused = /api[ _-]?key/i.test(session.refusal ?? '');
+        keyRefused = refusedCredential(session.refusal) === 'apiKey';
         if (keyRefused) status = 'unknown';
         const what = keyRefused ? 'the API key' : 'the API key or the token';
         failure = new AuthError(`the server rejected ${what} (401)`, { status: 401, ...(session.refusal ? { apiMessage: session.refusal } : {}) }, {

@@ -7,23 +7,18 @@ import type { Api } from '../../api/index.js';
 import type { CustomField } from '../../api/schemas.js';
 import type { Ctx } from '../../context.js';
 import { InputError, type InputProblem } from '../../errors.js';
-import { errorMessage } from '../../bulk/runner.js';
 import { locateApiPath, type ShipmentRows } from '../../csv/columns.js';
-import { customFieldChecker, type ShipmentToCheck } from '../../csv/custom-field-rules.js';
+import { customFieldChecker, type CustomFieldsBody } from '../../csv/custom-field-rules.js';
 import type { AccountRefs, LoadedCsv } from '../../csv/load.js';
 import { sortFileProblems } from '../../csv/problems.js';
 import { nearWord } from '../../util/near.js';
+import { accountReadSignal, unreadReason } from '../shared/account-read.js';
 
-/** How long a dry run waits for the account's settings before going on without them. */
-const DRY_RUN_WAIT_MS = 10_000;
+/** The parts of a request body checked against the account: its custom fields, and the keys below. */
+type Body = CustomFieldsBody & { delivery_service_key?: unknown; service_key?: unknown; brand?: unknown };
 
-type Body = {
-  delivery_service_key?: unknown;
-  service_key?: unknown;
-  brand?: unknown;
-  custom_fields?: Record<string, unknown>;
-  parcels?: Array<{ packaging_type_key?: unknown; custom_fields?: Record<string, unknown> } | null>;
-};
+/** A shipment to check: its rows, and its request body as an object or as JSON text. */
+export type ShipmentToCheck = ShipmentRows & ({ json: string } | { body: Body });
 
 /** One kind of account value a file may name: how it is read, and what the account has. */
 interface RefKind {
@@ -78,7 +73,7 @@ export async function checkAgainstAccount(
   const couldNotRead = (what: string, e: unknown) => {
     if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
     unread.push(what);
-    reasons.add(e instanceof Error && e.name === 'TimeoutError' ? `no answer in ${DRY_RUN_WAIT_MS / 1000} s` : errorMessage(e));
+    reasons.add(unreadReason(e));
   };
   let client: Api | undefined;
   try {
@@ -91,7 +86,7 @@ export async function checkAgainstAccount(
   let defs: CustomField[] | undefined;
   const unknown = new Map<keyof AccountRefs, { values: Set<string>; keys: string[] }>();
   if (api) {
-    const signal = opts.dryRun ? AbortSignal.any([ctx.signal, AbortSignal.timeout(DRY_RUN_WAIT_MS)]) : ctx.signal;
+    const signal = accountReadSignal(ctx, opts.dryRun);
     await Promise.all([
       file.hasCustomFields
         ? api.customFields.list({ signal }).then(
@@ -126,12 +121,12 @@ export async function checkAgainstAccount(
     problems.push({ row: at.row, column: at.column, message: `"${value}" is not ${KINDS[kind].what}${near.length ? ` (did you mean ${near.join(' or ')}?)` : ''}; \`${KINDS[kind].command}\` lists them` });
   };
   for await (const s of shipments()) {
-    checkFields?.(s, problems);
+    const body: Body = 'json' in s ? (JSON.parse(s.json) as Body) : s.body;
+    checkFields?.(s, body, problems);
     if (unknown.size === 0) continue;
-    const body = ('json' in s ? JSON.parse(s.json) : s.body) as Body;
     refused(s, body.delivery_service_key !== undefined ? 'delivery_service_key' : 'service_key', 'services', body.delivery_service_key ?? body.service_key);
     refused(s, 'brand', 'brands', body.brand);
-    (body.parcels ?? []).forEach((p, i) => refused(s, `parcels.${i}.packaging_type_key`, 'packaging', p?.packaging_type_key));
+    ((body.parcels ?? []) as Array<{ packaging_type_key?: unknown } | null>).forEach((p, i) => refused(s, `parcels.${i}.packaging_type_key`, 'packaging', p?.packaging_type_key));
   }
   if (problems.length === 0) return;
   sortFileProblems(problems, file.header);

@@ -3,22 +3,22 @@
 // creation (unknown outcomes settled via GET /shipments/:ref/events or the duplicate-reference error), labels
 // per parcel, FILE.failed.csv, --results, --merge, --printer.
 //
-// Journal: <output-dir>/.ship-journal-<csv name>-<hash of the CSV's absolute path, the API base URL and API key>.jsonl.
-// Rerunning the same command (same CSV path, same --output-dir, same API and account) resumes: shipments created
-// before are reported as skipped, failed ones are tried again. The base URL and the API key are part of the name
-// so that a run against the test API, or in another account, never makes a later run skip anything. A shipment whose rows changed since it
-// was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
+// Journal: <output-dir>/.ship-journal-<csv name>-<hash of the CSV's absolute path, the API base URL and the API
+// key>.jsonl. Rerunning the same command (same CSV path, same --output-dir, same API and account) resumes:
+// shipments created before are reported as skipped, failed ones are tried again. The base URL and the API key
+// are part of the name so that a run against the test API, or in another account, never makes a later run skip
+// anything. A shipment whose rows changed since it was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
 // label files are gone, is skipped with its labels fetched again in this run's format.
 import type { Ctx } from '../../context.js';
+import { animationsAllowed } from '../../output/output.js';
 import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
 import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns, type WriteBackLayout } from '../../bulk/csv-out.js';
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
-import { basename, join, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { errorMessage, isUnreachable, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelBatchWriter, LabelNamer, mergePdfs } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
@@ -155,7 +155,6 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // brands, custom fields), read from it.
   if (toSend.length) await checkAgainstAccount(ctx, csvPath, () => toSend, loaded, { dryRun: false });
   if (mode.interactive && !o.yes) {
-    const settings = await ctx.settings();
     // A rerun asks about what it will create, not about what an earlier run created (skipped, not sent).
     const toCreate = toSend.length;
     const toParcels = toSend.reduce((n, c) => n + c.parcels, 0);
@@ -186,7 +185,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const outcomes = new Map<string, Outcome>();
   if (o.results) for (const e of loaded.excluded) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
 
-  const progressShown = mode.interactive && !mode.dumbTerminal && io.stderrIsTTY && !mode.json && !mode.quiet;
+  const progressShown = animationsAllowed(mode, io);
   const tableAtEnd = progressShown && io.stdoutIsTTY;
   // The table at the end (terminal only): every shipment of a small batch; of a larger one, the failed ones
   // (the counts are in the summary, the rest in --results or the JSON lines).
@@ -446,7 +445,6 @@ export function extrasAppender(extra: ReadonlyArray<{ path: string; value: unkno
     return json.slice(0, -1) + tail + '}';
   };
 }
-
 
 /**
  * A 53-bit hash of a request body (cyrb53): enough to notice that a rerun's rows differ from what created a

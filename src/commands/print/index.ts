@@ -21,8 +21,8 @@ export function registerPrint(program: Command, ctx: Ctx): void {
       `
 Without --printer, PUT /shipments/:ref/print asks the desktop printing application and prints the API's
 message (with --quiet, REF alone); each such request prints the labels again, so one whose answer is lost
-(a timeout, a 5xx) is not retried: check the printer before printing again. With --printer, the ZPL label of each parcel (in parcel order) is fetched and sent to the printer
-byte for byte; labels are reported as sent, since a raw port cannot confirm printing. Ctrl-C finishes the
+(a timeout, a 5xx) is not retried: check the printer before printing again. With --printer, the ZPL label
+of each parcel (in parcel order) is fetched and sent to the printer byte for byte; labels are reported as sent, since a raw port cannot confirm printing. Ctrl-C finishes the
 label being sent, sends no more, and names the labels sent and not sent (exit 130); pressed while the last
 one is being sent, it exits 130 saying every label went out whole (nothing is left to send).
 REF is the shipment reference or ID, or a parcel's tracking reference (its whole shipment is printed);

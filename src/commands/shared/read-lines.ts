@@ -3,13 +3,13 @@ import { readFile } from 'node:fs/promises';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
-/**
- * The non-blank lines of a file or of stdin ("-"), trimmed, without comments: from a `#` that starts the line or
- * follows a space, and is alone or followed by a space, to the end of the line (`ORD-1 # gift`). `#1005` is a
- * reference (Shopify names its orders so), not a comment.
- */
+/** A comment: a `#` that starts the line or follows a space, alone or followed by a space, to the end of the line. */
 const COMMENT = /(^|\s)#(\s.*)?$/;
 
+/**
+ * The non-blank lines of a file or of stdin ("-"), trimmed, without comments (`ORD-1 # gift` is ORD-1). `#1005`
+ * is a reference (Shopify names its orders so), not a comment.
+ */
 export async function readLines(ctx: Ctx, path: string, command = 'cancel'): Promise<string[]> {
   let text: string;
   if (path === '-') {

@@ -17,6 +17,7 @@ import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from 
 import { csvEncodingFor, csvLayoutOf, readCsv, resolveCsvEncoding, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { problemCount, refusalWithOtherProblems, sortFileProblems } from '../../csv/problems.js';
 import { withoutBom } from '../../shipment-input/read.js';
+import { accountReadSignal, unreadReason } from '../shared/account-read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { alreadyHas, CUSTOM_FIELD_PREFIX, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
@@ -221,12 +222,10 @@ export async function validateSkuFile(
  * The custom field cells of the file checked against the account's SKU custom fields (GET /custom-fields): a
  * `custom_fields.KEY` column whose key the account has no SKU field for (a typo, usually), and values the
  * field's rules refuse (lengths, LIST choices, numbers), each at its row and column. Throws an InputError
- * listing them, so nothing is sent; it is silent when the definitions cannot be read (the API still checks
- * each row). Reads the file once more, only when it has custom field columns.
+ * listing them, so nothing is sent. When the definitions cannot be read the API still checks each row: a real
+ * run goes on silently, a dry run says what it could not check. Reads the file once more, only when it has
+ * custom field columns.
  */
-/** How long a dry run waits for the account's custom fields before going on without them. */
-const DRY_RUN_WAIT_MS = 10_000;
-
 async function checkCustomFields(
   ctx: Ctx,
   file: string,
@@ -240,15 +239,10 @@ async function checkCustomFields(
   let defs: CustomField[];
   try {
     const api = await ctx.api();
-    // A dry run may be offline: it waits a little, then goes on saying what it could not check.
-    const signal = opts.dryRun ? AbortSignal.any([ctx.signal, AbortSignal.timeout(DRY_RUN_WAIT_MS)]) : ctx.signal;
-    defs = await api.customFields.list({ signal });
+    defs = await api.customFields.list({ signal: accountReadSignal(ctx, opts.dryRun) });
   } catch (e) {
     if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
-    if (opts.dryRun) {
-      const why = e instanceof Error && e.name === 'TimeoutError' ? `no answer in ${DRY_RUN_WAIT_MS / 1000} s` : e instanceof Error ? e.message : String(e);
-      ctx.out.warn(`custom fields not checked against the account, which could not be read (${why}); the service checks them when the SKUs are sent`);
-    }
+    if (opts.dryRun) ctx.out.warn(`custom fields not checked against the account, which could not be read (${unreadReason(e)}); the service checks them when the SKUs are sent`);
     return;
   }
   const skuDefs = new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === 'SKU').map((d) => [d.key, d]));
