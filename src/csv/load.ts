@@ -53,6 +53,24 @@ export interface AccountRefs {
   brands: Set<string>;
 }
 
+/**
+ * A file's own problems (InputError), with its shipments that have none: a caller can check those against the
+ * account too and report every problem at once, not the account's only once the file's own are fixed.
+ */
+export class FileProblems extends InputError {
+  constructor(
+    error: InputError,
+    readonly valid: Pick<LoadedCsv, 'header' | 'labelFor' | 'hasCustomFields' | 'accountRefs'> & {
+      /** The file's name in messages. */
+      name: string;
+      /** The shipments without problems (as JSON text when the load kept them so). */
+      shipments: () => Iterable<PreparedShipment | CompactShipment> | AsyncIterable<PreparedShipment | CompactShipment>;
+    },
+  ) {
+    super(error.message, error.problems, error.hint !== undefined ? { hint: error.hint } : undefined);
+  }
+}
+
 /** Everything known about a file once it is validated. */
 export interface LoadedCsv {
   header: string[];
@@ -439,6 +457,8 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   let onlyRows: Set<number> | undefined;
   let hasCustomFields = false;
   const accountRefs: AccountRefs = { services: new Set(), packaging: new Set(), brands: new Set() };
+  // First rows of the shipments without problems, for FileProblems when the file has some (keep: false).
+  const validRows = new Set<number>();
   for await (const f of walk(records, layout, opts, lastRow, true, problems, counter, malformed)) {
     for (const w of f.warnings) if (once(w)) warnings.push(w);
     if (f.kind === 'excluded') {
@@ -457,6 +477,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     noteAccountRefs(f.shipment.body, accountRefs);
     if (keep === 'json') compact.push(compactOf(f.shipment, f.normalised));
     else if (keep) shipments.push(f.shipment);
+    else validRows.add(f.shipment.row);
   }
 
   // A broken cell is said once, as broken: not again for what the parser made of it (a postcode with a quote in it).
@@ -475,7 +496,16 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     const customsHint = customsMissing ? (opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)') : undefined;
     const counted = problemCount(kept.length, rows);
     if (refused) throw refusalWithOtherProblems(refused, kept, counted, customsHint);
-    throw new InputError(`${name}: ${counted}; nothing was sent`, kept, customsHint ? { hint: customsHint } : undefined);
+    const error = new InputError(`${name}: ${counted}; nothing was sent`, kept, customsHint ? { hint: customsHint } : undefined);
+    if (opts.only !== undefined || (!hasCustomFields && !hasAccountRefs(accountRefs))) throw error;
+    throw new FileProblems(error, {
+      name,
+      header,
+      labelFor: layout.labelFor,
+      hasCustomFields,
+      accountRefs,
+      shipments: () => (keep === 'json' ? compact : keep ? shipments : validOnly(streamShipments(opts, name, layout, lastRow), validRows)),
+    });
   }
   warnings.sort(byRow);
   // Shipments finish at their last row; report them in the order they first appear.
@@ -499,6 +529,15 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     rowLayout,
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
+}
+
+function hasAccountRefs(refs: AccountRefs): boolean {
+  return refs.services.size > 0 || refs.packaging.size > 0 || refs.brands.size > 0;
+}
+
+/** The shipments of `all` whose first row is in `rows`. */
+async function* validOnly(all: AsyncIterable<PreparedShipment>, rows: Set<number>): AsyncGenerator<PreparedShipment> {
+  for await (const s of all) if (rows.has(s.row)) yield s;
 }
 
 function noteAccountRefs(body: ShipmentBody, refs: AccountRefs): void {

@@ -9,8 +9,8 @@ import type { Ctx } from '../../context.js';
 import { InputError, type InputProblem } from '../../errors.js';
 import { locateApiPath, type ShipmentRows } from '../../csv/columns.js';
 import { customFieldChecker, type CustomFieldsBody } from '../../csv/custom-field-rules.js';
-import type { AccountRefs, LoadedCsv } from '../../csv/load.js';
-import { sortFileProblems } from '../../csv/problems.js';
+import { FileProblems, type AccountRefs, type LoadedCsv } from '../../csv/load.js';
+import { problemCount, sortFileProblems } from '../../csv/problems.js';
 import { nearWord } from '../../util/near.js';
 import { accountReadSignal, unreadReason } from '../shared/account-read.js';
 
@@ -65,6 +65,50 @@ export async function checkAgainstAccount(
   file: Pick<LoadedCsv, 'header' | 'labelFor' | 'hasCustomFields' | 'accountRefs'>,
   opts: { dryRun: boolean },
 ): Promise<void> {
+  const found = await accountProblems(ctx, shipments, file, { ...opts, quiet: false });
+  if (!found) return;
+  const { problems, onlyFields } = found;
+  const what = onlyFields ? `custom field value${problems.length === 1 ? '' : 's'}` : `value${problems.length === 1 ? '' : 's'}`;
+  throw new InputError(`${csvPath}: ${problems.length} ${what} the service would refuse; nothing was sent`, problems, { hint: accountHint(onlyFields) });
+}
+
+function accountHint(onlyFields: boolean): string {
+  return onlyFields
+    ? 'fix the file and run again; `ship custom-fields` lists the account\'s fields, `ship custom-fields KEY` one field\'s rules'
+    : 'fix the file and run again (each value refused names the command that lists what the account has)';
+}
+
+/**
+ * Loads a file (`load`, which throws the file's own problems as FileProblems) and, when it has problems of its
+ * own, checks its other shipments against the account as well, so that one run reports every problem: the
+ * account's used to come only once the file's own were fixed, a second round on a 10,000-row file. The account
+ * is read as a dry run reads it (a short wait; what cannot be read is left out, the file's own problems said).
+ */
+export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (e) {
+    if (!(e instanceof FileProblems)) throw e;
+    const found = await accountProblems(ctx, e.valid.shipments, e.valid, { dryRun: true, quiet: true }).catch((err: unknown) => {
+      if (ctx.signal.aborted) throw err;
+      return undefined;
+    });
+    if (!found) throw e;
+    const problems = [...e.problems, ...found.problems];
+    sortFileProblems(problems, e.valid.header);
+    const rows = new Set(problems.flatMap((p) => (p.row === undefined ? [] : [p.row]))).size;
+    const hint = [e.hint, accountHint(found.onlyFields)].filter((h) => h !== undefined).join('; ');
+    throw new InputError(`${e.valid.name}: ${problemCount(problems.length, rows)}; nothing was sent`, problems, { hint });
+  }
+}
+
+/** The problems `shipments` have against the account's settings, or undefined for none (or none readable). */
+async function accountProblems(
+  ctx: Ctx,
+  shipments: () => Iterable<ShipmentToCheck> | AsyncIterable<ShipmentToCheck>,
+  file: Pick<LoadedCsv, 'header' | 'labelFor' | 'hasCustomFields' | 'accountRefs'>,
+  opts: { dryRun: boolean; quiet: boolean },
+): Promise<{ problems: InputProblem[]; onlyFields: boolean } | undefined> {
   const used = (Object.keys(KINDS) as Array<keyof AccountRefs>).filter((k) => file.accountRefs[k].size > 0);
   if (used.length === 0 && !file.hasCustomFields) return;
   // What could not be read, and why (said by a dry run).
@@ -106,7 +150,7 @@ export async function checkAgainstAccount(
       ),
     ]);
   }
-  if (unread.length && opts.dryRun) {
+  if (unread.length && opts.dryRun && !opts.quiet) {
     ctx.out.warn(`${unread.join(', ')} not checked against the account, which could not be read (${[...reasons].join('; ')}); the service checks them when the shipments are sent`);
   }
   if (defs === undefined && unknown.size === 0) return;
@@ -130,11 +174,5 @@ export async function checkAgainstAccount(
   }
   if (problems.length === 0) return;
   sortFileProblems(problems, file.header);
-  const onlyFields = unknown.size === 0;
-  const what = onlyFields ? `custom field value${problems.length === 1 ? '' : 's'}` : `value${problems.length === 1 ? '' : 's'}`;
-  throw new InputError(`${csvPath}: ${problems.length} ${what} the service would refuse; nothing was sent`, problems, {
-    hint: onlyFields
-      ? 'fix the file and run again; `ship custom-fields` lists the account\'s fields, `ship custom-fields KEY` one field\'s rules'
-      : 'fix the file and run again (each value refused names the command that lists what the account has)',
-  });
+  return { problems, onlyFields: unknown.size === 0 };
 }

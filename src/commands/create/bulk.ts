@@ -28,7 +28,7 @@ import { sameFile } from '../../util/special-file.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
-import { checkAgainstAccount } from './account-check.js';
+import { checkAgainstAccount, loadReportingAll } from './account-check.js';
 import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, type Created, type LabelPolicy } from './shipment.js';
@@ -86,7 +86,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const { out, mode, io } = ctx;
   const csvPath = o.csv!;
   // Validated whole first; the bodies are kept as JSON text (compact) until each is sent (10,000+ rows).
-  const loaded = await loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' });
+  // (The account is checked too when the file has problems of its own, so that they come all at once.)
+  const loaded = await loadReportingAll(ctx, () => loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' }));
   const extra = extraFields(o);
   const withExtras = (body: ShipmentBody) => {
     for (const e of extra) setPath(body, e.path, e.value);

@@ -43,7 +43,7 @@ CSV files (--csv FILE):
   The whole file is checked first: every problem is listed as "row N, column C: rule" and nothing is sent.
   What the account defines is checked against it (read once, before sending; --dry-run too, when it can):
   delivery_service_key, packaging_type_key and brand values it has, and custom field values by its fields
-  (the key exactly as the account has it, lengths, LIST choices, numbers, true/false).
+  (the key exactly as the account has it, lengths, LIST choices, numbers, true/false), listed with the rest.
   Outside mainland UK (abroad; Northern Ireland: BT postcodes; Jersey and Guernsey: JE, GY) every parcel lists
   its items, and an item without item_sku needs all of description, full description, origin, tariff code,
   weight, value and quantity; with item_sku the service's SKU inventory supplies them (ship skus import).

@@ -212,10 +212,46 @@ export async function validateSkuFile(
     const n = problems.length - (more ? 1 : 0) + more;
     const hint = 'fix the file (or rename columns with --map FILE.json) and run again; --dry-run checks without sending';
     if (readAs.refused) throw refusalWithOtherProblems(readAs.refused, problems, problemCount(n, problemRows), hint);
-    throw new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, { hint });
+    const error = new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, { hint });
+    // Its custom field cells can still be checked against the account (importFile), unless the list is full.
+    throw more ? error : new SkuFileProblems(error, header, bindings);
   }
   if (rows === 0) throw new InputError(`${shown} has no SKU rows`, [{ row: 2, message: 'the file needs at least one SKU row under the header' }]);
   return { header, bindings, rows, decimalComma };
+}
+
+/** A SKU file's own problems (validateSkuFile), with what it takes to check its custom field cells as well. */
+class SkuFileProblems extends InputError {
+  constructor(
+    error: InputError,
+    readonly header: string[],
+    readonly bindings: SkuBinding[],
+  ) {
+    super(error.message, error.problems, error.hint !== undefined ? { hint: error.hint } : undefined);
+  }
+}
+
+/**
+ * validateSkuFile, and when the file has problems of its own, its custom field cells checked against the account
+ * as well (as a dry run reads it: a short wait, nothing said when it cannot be read), so one run reports every
+ * problem instead of the account's only once the file's own are fixed.
+ */
+async function validateReportingAll(ctx: Ctx, path: string, mapping: SkuMapping | undefined, shown: string, encoding: string | CsvEncoding): ReturnType<typeof validateSkuFile> {
+  try {
+    return await validateSkuFile(ctx, path, mapping, shown, encoding);
+  } catch (e) {
+    if (!(e instanceof SkuFileProblems)) throw e;
+    const found = await customFieldProblems(ctx, path, e.bindings, encoding, { dryRun: true, quiet: true });
+    if (!found?.problems.length) throw e;
+    const seen = new Set(e.problems.map((p) => `${p.row}\u0000${p.column}`));
+    const problems = [...e.problems, ...found.problems.filter((p) => !seen.has(`${p.row}\u0000${p.column}`))];
+    sortFileProblems(problems, e.header);
+    const more = found.more ? [{ message: `… and ${found.more} more problems` }] : [];
+    const n = problems.length + found.more;
+    throw new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, [...problems, ...more], {
+      hint: `${e.hint}; \`ship custom-fields\` lists the account's fields and their rules`,
+    });
+  }
 }
 
 /**
@@ -234,6 +270,24 @@ async function checkCustomFields(
   encoding: string | CsvEncoding,
   opts: { dryRun: boolean },
 ): Promise<void> {
+  const found = await customFieldProblems(ctx, file, bindings, encoding, { ...opts, quiet: false });
+  if (!found) return;
+  const { problems, more } = found;
+  if (more) problems.push({ message: `… and ${more} more problems` });
+  const n = problems.length - (more ? 1 : 0) + more;
+  throw new InputError(`${shown}: ${n} custom field problem${n === 1 ? '' : 's'} the service would refuse; nothing was sent`, problems, {
+    hint: "fix the file and run again; `ship custom-fields` lists the account's fields and their rules",
+  });
+}
+
+/** checkCustomFields' problems (MAX_PROBLEMS at most, `more` counting the others), or undefined for none or unread. */
+async function customFieldProblems(
+  ctx: Ctx,
+  file: string,
+  bindings: readonly SkuBinding[],
+  encoding: string | CsvEncoding,
+  opts: { dryRun: boolean; quiet: boolean },
+): Promise<{ problems: InputProblem[]; more: number } | undefined> {
   const columns = bindings.filter((b) => b.column?.startsWith(CUSTOM_FIELD_PREFIX));
   if (!columns.length) return;
   let defs: CustomField[];
@@ -242,7 +296,7 @@ async function checkCustomFields(
     defs = await api.customFields.list({ signal: accountReadSignal(ctx, opts.dryRun) });
   } catch (e) {
     if (ctx.signal.aborted) throw e; // Ctrl-C while asking: stop, as anywhere else
-    if (opts.dryRun) ctx.out.warn(`custom fields not checked against the account, which could not be read (${unreadReason(e)}); the service checks them when the SKUs are sent`);
+    if (opts.dryRun && !opts.quiet) ctx.out.warn(`custom fields not checked against the account, which could not be read (${unreadReason(e)}); the service checks them when the SKUs are sent`);
     return;
   }
   const skuDefs = new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === 'SKU').map((d) => [d.key, d]));
@@ -286,13 +340,7 @@ async function checkCustomFields(
         (near ? `; did you mean ${CUSTOM_FIELD_PREFIX}${near}?` : known.length ? ` (its SKU custom fields: ${known.join(', ')})` : ' (it has no SKU custom fields)'),
     });
   }
-  if (more) problems.push({ message: `… and ${more} more problems` });
-  if (problems.length) {
-    const n = problems.length - (more ? 1 : 0) + more;
-    throw new InputError(`${shown}: ${n} custom field problem${n === 1 ? '' : 's'} the service would refuse; nothing was sent`, problems, {
-      hint: "fix the file and run again; `ship custom-fields` lists the account's fields and their rules",
-    });
-  }
+  return problems.length ? { problems, more } : undefined;
 }
 
 /** The tasks of the run, read from the file a second time (constant memory; it was validated just before). */
@@ -350,7 +398,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const mapping = await loadMapping(opts.map);
   const { encoding, warning } = await csvEncodingFor(path, opts.encoding, opts.file === '-' ? 'stdin' : opts.file);
   if (warning) ctx.out.warn(warning);
-  const { header, bindings, rows, decimalComma } = await validateSkuFile(ctx, path, mapping, opts.file, encoding);
+  const { header, bindings, rows, decimalComma } = await validateReportingAll(ctx, path, mapping, opts.file, encoding);
 
   if (opts.dryRun) {
     // The account's custom fields too, when they can be read.

@@ -621,6 +621,42 @@ describe('ship create --csv', () => {
     expect(fixed.code, fixed.stderr).toBe(0);
   });
 
+  it("reports the file's own problems and the account's together, in one run (not the account's only once the others are fixed)", async () => {
+    const csv = join(work, 'both-kinds.csv');
+    writeFileSync(
+      csv,
+      [
+        'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key,custom_fields.gift_mesage',
+        'BK-1,Ann,1 High St,London,,GB,1000,RM_TRACKED_48,',
+        'BK-2,Bob,2 High St,Leeds,LS1 1AA,GB,1000,RM_TRACKED_84,',
+        'BK-3,Cat,3 High St,York,YO1 1AA,GB,1000,RM_TRACKED_48,thanks',
+        'BK-4,Dan,4 High St,York,YO1 1AA,GB,-5,RM_TRACKED_84,',
+      ].join('\n') + '\n',
+    );
+    proxy.requests.length = 0;
+    // A dry run (which keeps no bodies, and reads the file again for the check) and a real run alike.
+    for (const extra of [['--dry-run'], ['-o', join(work, 'labels-both')]]) {
+      const r = await ship(['create', '--csv', csv, ...extra, '--json']);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const err = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
+      expect(err.message).toBe(`${csv}: 4 problems in 4 rows; nothing was sent`);
+      // BK-4's service is not checked: its shipment has a problem of its own, which is the one to fix first.
+      expect(err.problems.map((p: { row: number; column: string; message: string }) => [p.row, p.column, p.message.slice(0, 40)])).toEqual([
+        [2, 'to_postcode', 'is required'],
+        [3, 'delivery_service_key', '"RM_TRACKED_84" is not a delivery servic'],
+        [4, 'custom_fields.gift_mesage', 'the account has no SHIPMENT custom field'],
+        [5, 'weight', expect.any(String)],
+      ]);
+      expect(err.hint).toMatch(/each value refused names the command/);
+    }
+    expect(proxy.creates()).toEqual([]);
+    // When the account cannot be read, the file's own problems are said as before.
+    const offline = await runShip(['create', '--csv', csv, '--dry-run', '--json'], { env: { ...env, SHIP_TOKEN: '', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-bk-')) } });
+    expect(offline.code).toBe(2);
+    expect(JSON.parse(offline.stderr.trim().split('\n').at(-1)!).error.problems.map((p: { row: number }) => p.row)).toEqual([2, 5]);
+  });
+
   it('checks only what a rerun will send against the custom field rules: a shipment created earlier is skipped, not refused', async () => {
     const defined = await ship(['custom-fields', 'create', '--name', 'Dock note', '--key', 'dock_note', '--entity', 'SHIPMENT', '--data-type', 'TEXT', '--source', 'DIRECT', '--max-length', '20']);
     expect(defined.code, defined.stderr).toBe(0);

@@ -290,6 +290,23 @@ describe('skus import', () => {
     expect((await api('GET', '/skus/CFR-2')).body.data.custom_fields).toEqual({ hazard_class: '=ABC' });
   });
 
+  it("reports the file's own problems and its custom field problems together, in one run", async () => {
+    const before = await allSkus(env);
+    const f = file('cf-both.csv', 'sku,gross_weight,custom_fields.hazard_class\nCFB-1,heavy,UN1263\nCFB-2,1500,ABCDEFGHIJKLMNOPQRSTUVWXYZ\n');
+    for (const extra of [['--dry-run'], []]) {
+      const r = await ship(['skus', 'import', f, '--json', ...extra]);
+      expect(r.code, r.stderr).toBe(2);
+      const err = JSON.parse(r.stderr.trim().split('\n').pop()!).error;
+      expect(err.message).toBe(`${f}: 2 problems found; nothing was sent`);
+      expect(err.problems).toEqual([
+        { row: 2, column: 'gross_weight', message: expect.any(String) },
+        { row: 3, column: 'custom_fields.hazard_class', message: expect.stringMatching(/26 characters; custom field hazard_class takes at most 20/) },
+      ]);
+      expect(err.hint).toMatch(/ship custom-fields/);
+    }
+    expect(await allSkus(env)).toEqual(before);
+  });
+
   it('warns (once per column, with its rows) about codes a spreadsheet wrote in scientific notation', async () => {
     const f = file(
       'sci.csv',
