@@ -49,6 +49,8 @@ export interface RequestSpec {
    * the labels each time), so a lost answer is reported, not retried.
    */
   once?: boolean;
+  /** The caller retries failures itself (CallOptions.callerRetries): a POST's 429 is not retried here. */
+  callerRetries?: boolean;
   /** Names the thing for a 404 message, e.g. `shipment "ABC-1"`. */
   what?: string;
   /** Hint for a 401 on this call (login needs a different one). */
@@ -275,7 +277,10 @@ export class HttpClient {
     const url = spec.url ?? this.urlFor(spec.path, spec.query);
     const http: HttpErrorInfo = { method: spec.method, path: this.relativePath(url) };
     const retryable = RETRYABLE_METHODS.has(spec.method) && spec.once !== true;
+    // A 429 is a refusal before any work (a rate limit), so even a POST may be sent again after it.
+    const rateLimitRetryable = retryable || (spec.method === 'POST' && spec.once !== true && spec.callerRetries !== true);
     const attemptsAllowed = retryable ? this.maxRetries + 1 : 1;
+    const attemptsOn429 = rateLimitRetryable ? this.maxRetries + 1 : 1;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
     if (this.opts.apiKey) headers['x-service-api-key'] = this.opts.apiKey;
     if (this.opts.token && spec.sendToken !== false) headers['x-service-token'] = this.opts.token;
@@ -292,7 +297,7 @@ export class HttpClient {
       if (spec.signal?.aborted) throw spec.signal.reason;
       if (this.opts.trace) {
         // Built only for someone reading the trace (a bulk run sends thousands of requests).
-        const attemptNote = attemptsAllowed > 1 && attempt > 1 ? ` (attempt ${attempt}/${attemptsAllowed})` : '';
+        const attemptNote = attempt > 1 ? ` (attempt ${attempt}/${attemptsOn429})` : '';
         const authNote = [
           headers['x-service-api-key'] ? `X-SERVICE-API-KEY: ${mask(headers['x-service-api-key'])}` : '',
           headers['x-service-token'] ? `X-SERVICE-TOKEN: ${mask(headers['x-service-token'])}` : '',
@@ -372,10 +377,11 @@ export class HttpClient {
         this.trace(`← ${status} (${ms} ms)${text.trim() === '' ? '' : ` ${parsed ? summariseBody(body, this.secrets()) : `[${contentType() || 'no content-type'}, ${text.length} chars]`}`}`);
       }
 
-      if (RETRYABLE_STATUSES.has(status) && attempt < attemptsAllowed) {
+      const allowed = status === 429 ? attemptsOn429 : attemptsAllowed;
+      if (RETRYABLE_STATUSES.has(status) && attempt < allowed) {
         const after = parseRetryAfter(headerValue(rawHeaders, 'retry-after'));
         const delay = after !== undefined ? Math.min(after, RETRY_AFTER_CAP_MS) : this.backoff(attempt);
-        this.trace(`  retrying in ${delay} ms${after !== undefined ? ' (Retry-After)' : ''} (attempt ${attempt + 1}/${attemptsAllowed})`);
+        this.trace(`  retrying in ${delay} ms${after !== undefined ? ' (Retry-After)' : ''} (attempt ${attempt + 1}/${allowed})`);
         await this.sleep(delay, spec.signal);
         continue;
       }

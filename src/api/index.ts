@@ -52,7 +52,10 @@ export interface ApiOptions {
   token?: string;
   /** Per-attempt time limit (default 30 000 ms). */
   timeoutMs?: number;
-  /** Retries of safe requests (GET, PUT, DELETE, HEAD) on network errors, 429, 502, 503, 504 (default 3). */
+  /**
+   * Retries of safe requests (GET, PUT, DELETE, HEAD) on network errors, 429, 502, 503, 504, and of a POST on
+   * 429, which the service refused without acting on it (default 3).
+   */
   maxRetries?: number;
   /** --verbose: one line per request and per response, secrets redacted. */
   trace?: (line: string) => void;
@@ -82,6 +85,11 @@ export interface ApiOptions {
 export interface CallOptions {
   /** Aborts the request (and any wait between retries); the call rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * The caller retries failures itself (a bulk run's runner, which also tells a wait cut short by Ctrl-C from a
+   * failure): a POST refused with 429 is then not retried here.
+   */
+  callerRetries?: boolean;
 }
 
 /** Options of shipments.create. */

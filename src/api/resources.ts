@@ -133,6 +133,7 @@ export function buildApi(opts: ApiOptions): Api {
   /** Sends `spec` (a fresh object of the caller's: the signal of `o` is set on it). */
   async function call(spec: RequestSpec, o?: CallOptions): Promise<{ message?: string; data: unknown; body: unknown }> {
     if (o?.signal) spec.signal = o.signal;
+    if (o?.callerRetries) spec.callerRetries = true;
     const res = await http.send(spec);
     const out = envelope(res.body) as { message?: string; data: unknown; body: unknown };
     out.body = res.body;

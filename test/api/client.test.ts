@@ -155,10 +155,36 @@ describe('retries', () => {
     expect(sleeps).toEqual([60_000]);
   });
 
-  it('429 on POST is not retried', async () => {
+  it('429 on POST is retried after Retry-After (the service refused it without acting on it); 503 on POST is not', async () => {
     const { pool, sleeps, api } = mocked();
-    pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(429, { message: 'slow down', data: null }, { headers: { 'retry-after': '1' } });
-    await expect(api.shipments.getServices(validShipment() as never)).rejects.toMatchObject({ http: { status: 429, retryAfterMs: 1000 } });
+    let posts = 0;
+    pool
+      .intercept({ path: '/v1.2/shipments/get-services', method: 'POST' })
+      .reply(() => {
+        posts++;
+        return { statusCode: 429, data: { message: 'slow down', data: null }, responseOptions: { headers: { 'retry-after': '1' } } };
+      })
+      .times(2);
+    pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(200, ok({ services: [] }));
+    await api.shipments.getServices(validShipment() as never);
+    expect(posts).toBe(2);
+    expect(sleeps).toEqual([1000, 1000]);
+    // Past the retries, the error says how many attempts it took.
+    const limited = mocked({ maxRetries: 1 });
+    limited.pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(429, { message: 'slow down', data: null }, { headers: { 'retry-after': '2' } }).persist();
+    await expect(limited.api.shipments.getServices(validShipment() as never)).rejects.toMatchObject({ http: { status: 429, retryAfterMs: 2000, attempts: 2 } });
+    expect(limited.sleeps).toEqual([2000]);
+    // A 503 may come after the work was done: a POST is not sent again.
+    const down = mocked();
+    down.pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(503, { message: 'down', data: null });
+    await expect(down.api.shipments.getServices(validShipment() as never)).rejects.toMatchObject({ http: { status: 503 } });
+    expect(down.sleeps).toEqual([]);
+  });
+
+  it('429 on POST is left to a caller that retries itself (callerRetries: the bulk runner)', async () => {
+    const { pool, sleeps, api } = mocked();
+    pool.intercept({ path: '/v1.2/shipments', method: 'POST' }).reply(429, { message: 'slow down', data: null }, { headers: { 'retry-after': '1' } });
+    await expect(api.shipments.createPrevalidated(JSON.stringify(validShipment()), { callerRetries: true })).rejects.toMatchObject({ http: { status: 429, retryAfterMs: 1000 } });
     expect(sleeps).toEqual([]);
   });
 

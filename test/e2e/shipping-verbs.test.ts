@@ -63,6 +63,34 @@ async function apiGetLabel(trk: string, format: string): Promise<any> {
   return Array.isArray(body.data) ? body.data[0] : body.data;
 }
 
+describe('ship create (one shipment)', () => {
+  it('a 429 from the rate limit is waited out (Retry-After) and the shipment created once, as a script calling ship per order needs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-429-'));
+    const file = join(dir, 'shipment.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        shipment_reference: 'RL-429-1',
+        to_address: { name: 'Ann Example', line_1: '1 High Street', city: 'London', postcode: 'SW1A 1AA', country: 'GB' },
+        parcels: [{ weight: 1000, length: 20, width: 15, depth: 10 }],
+      }),
+    );
+    await sb.control('faults', { rate_limit_per_s: 1 });
+    try {
+      // The second-long window's one request is taken: ship's POST is refused with 429 until the window ends.
+      await fetch(`${sb.baseUrl}/services`, { headers: { accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN } });
+      const r = await ship(['create', '--file', file, '-o', dir, '--json', '--verbose'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      expect(String(r.stderr)).toMatch(/← 429 .*\n.*retrying in \d+ ms \(Retry-After\)/);
+      expect(JSON.parse(String(r.stdout))).toEqual([expect.objectContaining({ tracking_reference: expect.any(String) })]);
+    } finally {
+      await sb.control('faults', {});
+    }
+    const ev = await fetch(`${sb.baseUrl}/shipments/RL-429-1/events`, { headers: { accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN } });
+    expect(Object.keys(((await ev.json()) as { data: Record<string, unknown> }).data)).toHaveLength(1);
+  });
+});
+
 describe('ship cancel', () => {
   it('cancels several references, from args and stdin, one JSON line each; exit 3 when one is unknown', async () => {
     await createShipment('CAN-1');

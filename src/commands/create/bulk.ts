@@ -252,7 +252,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           const ready = extrasOk && task.input.validated === true ? withExtrasText(task.input.json) : undefined;
           if (ready !== undefined) return createShipmentFromJson(api, task.key, ready, policy, signal, release);
           const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
-          return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true, release })).created;
+          return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true, release, callerRetries: true })).created;
         },
         settle: async (task, signal, sent) => {
           const found = await findShipment(api, task.key, policy, signal);

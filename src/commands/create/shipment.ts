@@ -138,16 +138,17 @@ async function keepLabels(ref: string, res: ShipmentResponse[], policy: LabelPol
  * POST /shipments, then the label files. A failure after the POST leaves the outcome for settle() to find.
  * `prevalidated`: the body is validateShipmentRequest's output (see Api.shipments.create). `release`: called
  * once the answer is in, before the labels are written (the bulk runner's slot: see BulkHooks.execute).
+ * `callerRetries`: a bulk run's runner retries a 429 itself (CallOptions.callerRetries).
  */
 export async function createShipment(
   api: Api,
   body: ShipmentBody,
   policy: LabelPolicy,
   signal?: AbortSignal,
-  opts: { prevalidated?: boolean; release?: () => void } = {},
+  opts: { prevalidated?: boolean; release?: () => void; callerRetries?: boolean } = {},
 ): Promise<{ created: Created; response: ShipmentResponse[] }> {
   const ref = String(body.shipment_reference);
-  const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal, prevalidated: opts.prevalidated });
+  const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal, prevalidated: opts.prevalidated, callerRetries: opts.callerRetries });
   opts.release?.();
   return { created: await keepLabelsOfCreated(ref, response, policy), response };
 }
@@ -164,7 +165,8 @@ export async function createShipmentFromJson(
   signal?: AbortSignal,
   release?: () => void,
 ): Promise<Created> {
-  const response = await api.shipments.createPrevalidated(json, { signal });
+  // (Only bulk runs send these: their runner retries a 429 itself.)
+  const response = await api.shipments.createPrevalidated(json, { signal, callerRetries: true });
   release?.();
   return keepLabelsOfCreated(ref, response, policy);
 }

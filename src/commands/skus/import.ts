@@ -472,7 +472,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
         }
         if (!exists) {
           try {
-            const created = await api.skus.create(request as SkuRequest, { signal });
+            const created = await api.skus.create(request as SkuRequest, { signal, callerRetries: true });
             return { action: 'created', id: idOf(created) };
           } catch (err) {
             if (!alreadyTaken(err)) throw err;
