@@ -97,8 +97,8 @@ export function configRows(ctx: Ctx, profile: Profile, inUse: CredentialSetChoic
   }
   {
     const own = stored('timeout');
-    if (g.timeout !== undefined) rows.push({ key: 'timeout', value: seconds(g.timeout), source: 'flag', origin: '--timeout', overrides: own });
-    else if (env('SHIP_TIMEOUT') !== undefined) rows.push({ key: 'timeout', value: seconds(env('SHIP_TIMEOUT')!), source: 'env', origin: 'SHIP_TIMEOUT', overrides: own });
+    if (g.timeout !== undefined) rows.push({ key: 'timeout', value: seconds(ctx, g.timeout, '--timeout'), source: 'flag', origin: '--timeout', overrides: own });
+    else if (env('SHIP_TIMEOUT') !== undefined) rows.push({ key: 'timeout', value: seconds(ctx, env('SHIP_TIMEOUT')!, 'SHIP_TIMEOUT'), source: 'env', origin: 'SHIP_TIMEOUT', overrides: own });
     else if (own !== undefined) rows.push({ key: 'timeout', value: own, source: 'profile', origin: 'timeout' });
     else rows.push({ key: 'timeout', value: DEFAULT_TIMEOUT_MS / 1000, source: 'default', origin: null });
   }
@@ -123,10 +123,12 @@ export function configRows(ctx: Ctx, profile: Profile, inUse: CredentialSetChoic
  * default are shown (a script reading `config list --json` gets one type); text that is not a timeout stays
  * as given, so the listing shows what is wrong with it.
  */
-function seconds(raw: string): number | string {
+function seconds(ctx: Ctx, raw: string, origin: string): number | string {
   try {
     return parseTimeoutSeconds(raw, 'timeout') / 1000;
-  } catch {
+  } catch (e) {
+    // Said, not only shown: every other command refuses to run with it.
+    ctx.out.warn(`${origin}: ${(e as Error).message.replace(/^timeout: /, '')}; other commands refuse it (exit 2)`);
     return raw;
   }
 }

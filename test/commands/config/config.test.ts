@@ -157,8 +157,14 @@ describe('ship config', () => {
     // timeout is shown as given.
     const flag = JSON.parse((await ship(['--timeout', '2.5', 'config', 'list', '--json'])).stdout);
     expect(flag.settings.timeout).toEqual({ value: 2.5, source: 'flag', origin: '--timeout' });
-    const bad = JSON.parse((await ship(['config', 'list', '--json'], { env: { SHIP_TIMEOUT: 'soon' } })).stdout);
+    const badRun = await ship(['config', 'list', '--json'], { env: { SHIP_TIMEOUT: 'soon' } });
+    const bad = JSON.parse(badRun.stdout);
     expect(bad.settings.timeout).toEqual({ value: 'soon', source: 'env', origin: 'SHIP_TIMEOUT' });
+    // … and said to be wrong (on stderr), since every other command refuses it.
+    expect(JSON.parse(badRun.stderr).warning.message).toMatch(/^SHIP_TIMEOUT: "soon" is not a timeout.*other commands refuse it/);
+    const badGet = await ship(['config', 'get', 'timeout'], { env: { SHIP_TIMEOUT: 'soon' } });
+    expect([badGet.code, badGet.stdout.trim()]).toEqual([0, 'soon']);
+    expect(badGet.stderr).toMatch(/warning: SHIP_TIMEOUT: "soon" is not a timeout/);
 
     const text = await ship(['config', 'list']);
     expect(text.stdout).toMatch(/^api_key\t\*{4}7788\tprofile default \(api_key\)$/m);
