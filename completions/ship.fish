@@ -427,7 +427,7 @@ complete -c ship -n '__ship_is '\''containers'\''' -a 'invoice' -d 'Save the con
 complete -c ship -n '__ship_is '\''containers'\''' -a 'close' -d 'Close a container: the carrier generates its documents; no more shipments can be added'
 complete -c ship -n '__ship_is '\''containers'\''' -a 'delete' -d 'Delete a container (only when it is empty or all its shipments are cancelled)'
 complete -c ship -n '__ship_is '\''containers create'\''' -l reference -r -d 'container reference (generated as CYYDDDSSS when omitted)'
-complete -c ship -n '__ship_is '\''containers create'\''' -l despatch-date -r -d 'despatch date (default today)'
+complete -c ship -n '__ship_is '\''containers create'\''' -l despatch-date -r -d 'despatch date (default today; one before today is warned about)'
 complete -c ship -n '__ship_is '\''containers create'\''' -l location -r -d 'despatch location code or ID (default: the default location)'
 complete -c ship -n '__ship_is '\''containers create'\''' -l service -r -d 'delivery service key of a consolidation service'
 complete -c ship -n '__ship_is '\''containers create'\''' -l clearance-country -r -d 'clearance country, two-letter ISO code'

@@ -33,7 +33,7 @@ Examples:
     .command('create')
     .description('Create an open container (POST /containers)')
     .option('--reference <ref>', 'container reference (generated as CYYDDDSSS when omitted)')
-    .option('--despatch-date <YYYY-MM-DD>', 'despatch date (default today)')
+    .option('--despatch-date <YYYY-MM-DD>', 'despatch date (default today; one before today is warned about)')
     .option('--location <code>', 'despatch location code or ID (default: the default location)')
     .option('--service <key>', 'delivery service key of a consolidation service')
     .option('--clearance-country <CC>', 'clearance country, two-letter ISO code')

@@ -11,6 +11,7 @@ import { readyPrinter, sendZpl } from './print.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { makeDirSync } from '../../util/mkdir.js';
 import { stdoutAlias } from '../../util/special-file.js';
+import { checkDespatchDate, localDay } from '../../shipment-input/validate.js';
 
 /** Flags of `containers create`. */
 export interface CreateContainerOptions {
@@ -57,6 +58,8 @@ export async function createContainer(ctx: Ctx, opts: CreateContainerOptions): P
   if (opts.despatchDate !== undefined) body.despatch_date = opts.despatchDate;
   if (opts.location !== undefined) body.despatch_location = opts.location;
   if (opts.currency !== undefined) body.value_currency = opts.currency;
+  // As create warns of a shipment's: a date days ago is most likely a command line run again from the history.
+  for (const w of checkDespatchDate(body, localDay(ctx.clock.now()))) ctx.out.warn(`--despatch-date: ${w.message}`);
 
   const api = await ctx.api();
   let container: Container;

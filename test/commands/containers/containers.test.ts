@@ -87,6 +87,13 @@ describe('containers create / show / shipments', () => {
     expect(err.problems).toEqual([{ column: '--service', message: err.fields.delivery_service_key[0] }]);
   });
 
+  it('warns of a --despatch-date before today (sent as it is), as create does for a shipment', async () => {
+    const r = await ship(['containers', 'create', '--service', CONSOLIDATION, '--clearance-country', 'DE', '--clearance-location', 'FRA', '--despatch-date', '2020-01-06', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stderr.trim().split('\n')[0]).warning.message).toMatch(/^--despatch-date: 2020-01-06 is in the past \(today is \d{4}-\d{2}-\d{2}\); sent as it is$/);
+    expect(JSON.parse(r.stdout).despatch_date).toMatch(/^2020-01-06/);
+  });
+
   it('checks the values before sending, naming the flags', async () => {
     const r = await ship(['containers', 'create', '--service', CONSOLIDATION, '--clearance-country', 'Germany', '--clearance-location', 'FRA', '--despatch-date', '23/11/2026', '--currency', 'EURO']);
     expect(r.code).toBe(2);
