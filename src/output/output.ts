@@ -4,6 +4,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { WaitIndicator } from './wait.js';
+import { inert } from './inert.js';
 
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
 export interface OutputMode {
@@ -68,7 +69,13 @@ export class Output {
   private readonly plainStdout: boolean;
 
   private toStdout(text: string): void {
-    this.io.stdout.write(this.plainStdout ? stripVTControlCharacters(text) : text);
+    const plain = this.plainStdout ? stripVTControlCharacters(text) : text;
+    this.io.stdout.write(this.io.stdoutIsTTY ? inert(plain) : plain);
+  }
+
+  /** Talk for a person on stderr: a terminal does not obey control characters in it (see inert). */
+  private toStderr(text: string): void {
+    this.io.stderr.write(this.io.stderrIsTTY ? inert(text) : text);
   }
 
   /** Lines held back by batchLines(), written together at the end of the event-loop turn. */
@@ -150,14 +157,14 @@ export class Output {
   info(text: string): void {
     if (this.mode.quiet) return;
     if (this.mode.json) this.talkLine('info', text);
-    else this.io.stderr.write(text + '\n');
+    else this.toStderr(text + '\n');
   }
 
   /** A success line on stderr (green tick on a TTY), hidden by --quiet; under --json an info line, as info(). */
   success(text: string): void {
     if (this.mode.quiet) return;
     if (this.mode.json) this.talkLine('info', text);
-    else this.io.stderr.write(`${this.c.green('✓')} ${text}\n`);
+    else this.toStderr(`${this.c.green('✓')} ${text}\n`);
   }
 
   /**
@@ -166,7 +173,7 @@ export class Output {
    */
   warn(text: string): void {
     if (this.mode.json) this.talkLine('warning', redact(text, this.secrets));
-    else this.io.stderr.write(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}\n`);
+    else this.toStderr(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}\n`);
   }
 
   /**
@@ -179,7 +186,7 @@ export class Output {
 
   /** A --verbose trace line on stderr (secrets masked here too: a server's message may quote them). */
   debug(text: string): void {
-    if (this.mode.verbose) this.io.stderr.write(this.c.dim(redact(text, this.secrets)) + '\n');
+    if (this.mode.verbose) this.toStderr(this.c.dim(redact(text, this.secrets)) + '\n');
   }
 
   /**

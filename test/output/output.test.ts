@@ -306,3 +306,30 @@ describe('Output talk on stderr under --json', () => {
     expect(io.err()).toBe('Smoke test against X\n✓ Logged in\nwarning: careful\n');
   });
 });
+
+describe('text from the API on a terminal (inert)', () => {
+  const hostile = 'Delivered\x1b]52;c;cm0gLXJmIH4=\x07 to \x1b[2J\x1b[Hporch\rX';
+
+  it('shows control characters and escape sequences as escapes on a terminal, keeping colour, tabs and line breaks', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 200 };
+    const out = new Output(io, { ...mode, color: true });
+    out.line(`${out.c.green('ok')}\tline1\r\nline2 ${hostile}`);
+    const text = (io as ReturnType<typeof bufferIO>).out();
+    expect(text).toContain('\x1b[32mok\x1b[39m\tline1\nline2 ');
+    expect(text).toContain('Delivered\\x1b]52;c;cm0gLXJmIH4=\\x07 to \\x1b[2J\\x1b[Hporch\\x0dX');
+    // Nothing the terminal would obey but the colour codes.
+    expect(text.replace(/\x1b\[\d+m/g, '')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    await out.table([{ v: hostile }], [{ header: 'Event', value: (r: { v: string }) => r.v }]);
+    out.warn(`API says ${hostile}`);
+    expect((io as ReturnType<typeof bufferIO>).err()).toContain('\\x1b]52;c;');
+    const all = (io as ReturnType<typeof bufferIO>).out() + (io as ReturnType<typeof bufferIO>).err();
+    expect(all).not.toContain('\x1b]52');
+    expect(all).not.toContain('\x07');
+  });
+
+  it('leaves text to a pipe or file as it is (data)', () => {
+    const io = bufferIO();
+    new Output(io, mode).line(hostile);
+    expect(io.out()).toBe(`${hostile}\n`);
+  });
+});

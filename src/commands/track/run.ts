@@ -8,6 +8,7 @@ import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage, isUnreachable } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
 import { collectRefs } from '../shared/read-lines.js';
+import { inert } from '../../output/inert.js';
 
 /** Options of `ship track`. */
 export interface TrackOptions {
@@ -78,8 +79,10 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       // out of reach (resized, or taller than the screen), clear the screen and draw from its top instead.
       if (reach === 'up') ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
       else if (reach === 'screen') ctx.io.stdout.write('\x1b[H\x1b[J');
-      ctx.io.stdout.write(text);
-      drawnLines = screenRows(text, columns);
+      // (Event descriptions come from the API: shown, not obeyed by the terminal.)
+      const shown = inert(text);
+      ctx.io.stdout.write(shown);
+      drawnLines = screenRows(shown, columns);
       drawnText = text;
       drawnColumns = columns;
     } else {
