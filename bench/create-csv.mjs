@@ -27,6 +27,7 @@
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
 //        [--no-settle]  (start at once even when file creation on that disk is slow after recent deletions)
+//        [--no-sync]  (no `sync` before each measured run: earlier runs' label files are then written back during later ones)
 //        [--ram-dir DIR]  (a RAM file system for the extra "labels on tmpfs" variant; default /dev/shm when it is one,
 //                          '' to skip that variant)
 // Needs a build (npm run build). Not part of `npm test`.
@@ -51,6 +52,8 @@ const { values: args } = parseArgs({
     'ram-dir': { type: 'string' },
     // Do not wait for a slow file system to settle before the rounds (see the settle loop in main).
     'no-settle': { type: 'boolean', default: false },
+    // Do not write back the file systems' dirty data before each measured run (see quiesce).
+    'no-sync': { type: 'boolean', default: false },
   },
 });
 const BIN = resolve(args.bin);
@@ -176,6 +179,7 @@ function generateCsv(path, prefix) {
  */
 async function minimalClient(baseUrl, token, bodiesFile, labelsDir) {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, SHIP_API_KEY: API_KEY, SHIP_TOKEN: token, ...(labelsDir ? { LABELS_DIR: labelsDir } : {}) };
+  quiesce();
   const r = await run(process.execPath, [join(ROOT, 'bench', 'minimal-client.mjs'), bodiesFile, baseUrl, String(CONCURRENCY)], env);
   if (r.code !== 0) throw new Error(`minimal client failed: ${r.stderr}`);
   return { ...JSON.parse(r.stdout.trim().split('\n').at(-1)), processMs: r.ms };
@@ -186,6 +190,7 @@ async function shipRun(baseUrl, token, csv, outDir, extraArgs = []) {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, CI: 'true', NO_COLOR: '1', SHIP_CONFIG_DIR: join(work, 'ship-config'), SHIP_BASE_URL: baseUrl, SHIP_API_KEY: API_KEY, SHIP_TOKEN: token, SHIP_BENCH_USAGE_FILE: usageFile };
   const argv = ['--import', join(ROOT, 'bench', 'usage-preload.mjs'), BIN, 'create', '--csv', csv, '--yes', '-o', outDir, '--concurrency', String(CONCURRENCY), '--json', ...extraArgs];
   const useTime = existsSync('/usr/bin/time');
+  quiesce();
   const r = useTime ? await run('/usr/bin/time', ['-v', process.execPath, ...argv], env) : await run(process.execPath, argv, env);
   const summaryLine = r.stderr.split('\n').find((l) => l.startsWith('{"summary"'));
   const summary = summaryLine ? JSON.parse(summaryLine).summary : undefined;
@@ -212,6 +217,15 @@ function fsProbe(dir) {
   for (let i = 0; i < 1000; i++) writeFileSync(join(dir, `probe-${i}.zpl`), data);
   const cpu = process.cpuUsage(cpu0);
   return { wallUs: (performance.now() - t), cpuUs: (cpu.user + cpu.system) / 1000 };
+}
+
+/**
+ * Writes back what earlier runs left dirty (sync), before a measured run starts its clock. A run's 10,000 label
+ * files are written back by the kernel ~30 s later (vm.dirty_expire_centisecs), on the cores of whichever run
+ * is going on then: each run is measured without the one before it, client and ship alike.
+ */
+function quiesce() {
+  if (!args['no-sync']) spawnSync('sync');
 }
 
 const fmt = (n, d = 1) => n.toFixed(d);
