@@ -9,6 +9,8 @@ export const ExitCode = {
   Auth: 4,
   NotFound: 5,
   Interrupted: 130,
+  /** Stopped by SIGTERM (kill, a cron or systemd timeout) after a clean stop: 128 + 15, as shells report it. */
+  Terminated: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -190,8 +192,8 @@ export class TimedOut extends ShipError {
 export class Interrupted extends ShipError {
   /** The signal that stopped the command, when one did (main.ts aborts ctx.signal with it). */
   readonly signal?: NodeJS.Signals;
-  constructor(message = 'interrupted', signal?: NodeJS.Signals) {
-    super(message, ExitCode.Interrupted);
+  constructor(message = 'interrupted', signal?: NodeJS.Signals, options?: { hint?: string }) {
+    super(message, signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted, options);
     this.signal = signal;
   }
 }

@@ -29,12 +29,16 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
   const handleSignals = opts.handleSignals ?? !opts.io;
 
   let interrupts = 0;
+  // The first signal that stopped the command: a SIGTERM ends it with 143 rather than Ctrl-C's 130.
+  let stoppedBy: NodeJS.Signals | undefined;
   const onSignal = (sig: NodeJS.Signals) => {
     interrupts++;
+    stoppedBy ??= sig;
     if (interrupts === 1 && ctx.interruptHolders > 0) {
       // On a terminal the line under the cursor is the progress line (with the ^C the terminal echoed): cleared,
       // not left behind with stale counts; the progress line goes on below the message until the summary.
-      const text = `${sig === 'SIGINT' ? 'Interrupted' : 'Stopping'}: finishing requests in flight (Ctrl-C again to abort)…`;
+      const text =
+        sig === 'SIGINT' ? 'Interrupted: finishing requests in flight (Ctrl-C again to abort)…' : `Stopping (${sig}): finishing requests in flight (a second signal aborts)…`;
       // Under --json stderr is JSON lines (Output.info writes this one so); a command under way has its mode.
       if (ctx.mode.json) ctx.out.info(text);
       else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
@@ -43,7 +47,7 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     }
     // A spinner's line would otherwise stay on the terminal after the process is gone.
     ctx.out.wait.close();
-    process.exit(ExitCode.Interrupted);
+    process.exit(stoppedBy === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted);
   };
   if (handleSignals) {
     // `ship … | head` closes the pipe early; that is not an error worth a stack trace.
@@ -95,8 +99,10 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       } else if (printerAte) io.stderr.write(`hint: ${hint}\n`);
       return ExitCode.Usage;
     }
-    await reportError(ctx, err);
-    return exitCodeOf(err);
+    // A command stopped by SIGTERM says so in its exit code (143), whichever part of it noticed the signal.
+    const stopped = err instanceof Interrupted && err.signal === undefined && stoppedBy === 'SIGTERM' ? new Interrupted(err.message, 'SIGTERM', { hint: err.hint }) : err;
+    await reportError(ctx, stopped);
+    return exitCodeOf(stopped);
   } finally {
     // No spinner outlives the command (its timer would keep the process alive).
     ctx.out.wait.close();

@@ -15,7 +15,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   3    a bulk command finished but some rows or shipments failed (all of them for the service or the network: 1)
   4    not authenticated or not allowed (no credentials, 401, 403)
   5    not found (404)
-  130  interrupted (Ctrl-C) after a clean stop`;
+  130  interrupted (Ctrl-C) after a clean stop
+  143  stopped by SIGTERM (kill, a cron or systemd timeout) after the same clean stop`;
 
 export const ENVIRONMENT_HELP = `Environment:
   SHIP_PROFILE      profile name (default "default")

@@ -241,6 +241,34 @@ describe('Ctrl-C and the journal lock', () => {
     }
   }, 60_000);
 
+  it('SIGTERM (kill, a cron timeout) stops as Ctrl-C does, and exits 143; the rerun finishes, each shipment once', async () => {
+    await sb.control('faults', { latency_ms: 25 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-sigterm-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'TERM', 80);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
+    try {
+      const first = ship(args, { env });
+      const until = Date.now() + 15_000;
+      while (p.posts < 10 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      first.kill('SIGTERM');
+      const r = await first;
+      expect(r.exitCode, String(r.stderr)).toBe(143);
+      const errLines = String(r.stderr).trim().split('\n').map((l) => JSON.parse(l) as Record<string, { message?: string }>);
+      expect(errLines.at(-1)!.error).toMatchObject({ exit_code: 143, type: 'Interrupted' });
+      expect(errLines.some((l) => /^Stopping \(SIGTERM\): finishing requests in flight \(a second signal aborts\)/.test(l.info?.message ?? ''))).toBe(true);
+      expect(await journalReadable(outDir)).toBe(0);
+      const rerun = await ship(args, { env });
+      expect(rerun.exitCode, String(rerun.stderr)).toBe(0);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'TERM', 80);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+
   it('a run stopped by Ctrl-C keeps what earlier runs recorded: FILE.failed.csv and --results of the rows it never reached', async () => {
     await sb.control('faults', { latency_ms: 25 });
     const dir = mkdtempSync(join(tmpdir(), 'ship-keep-'));

@@ -34,7 +34,7 @@ With --quiet, each parcel's "TRACKING_REF<tab>STATUS" is printed again whenever 
 With --json, one JSON document:
 {"shipments":[{"reference","shipment_reference","parcels":[{"tracking_reference","status","events":[…]}]}]}
 (shipment_reference as the API names it; not with --parcel). With --watch, it is printed once at the end,
-also when stopped by --max-wait, Ctrl-C or a signal (then exit 130).
+also when stopped by --max-wait, Ctrl-C (then exit 130) or SIGTERM (143).
 A reference no shipment has is tracked as a parcel's tracking reference (a scanned label), as with --parcel.
 
 Examples:
