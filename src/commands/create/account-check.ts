@@ -84,12 +84,15 @@ function accountHint(onlyFields: boolean): string {
  * account's used to come only once the file's own were fixed, a second round on a 10,000-row file. The account
  * is read as a dry run reads it (a short wait; what cannot be read is left out, the file's own problems said).
  */
-export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>): Promise<T> {
+export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>, opts: { skipped?: () => Promise<Set<string>> } = {}): Promise<T> {
   try {
     return await load();
   } catch (e) {
     if (!(e instanceof FileProblems)) throw e;
-    const found = await accountProblems(ctx, e.valid.shipments, e.valid, { dryRun: true, quiet: true }).catch((err: unknown) => {
+    // What a rerun will skip (created by an earlier run) is not checked, as the run itself does not check it.
+    const skipped = (await opts.skipped?.().catch(() => undefined)) ?? new Set<string>();
+    const shipments = skipped.size ? () => notSkipped(e.valid.shipments(), skipped) : e.valid.shipments;
+    const found = await accountProblems(ctx, shipments, e.valid, { dryRun: true, quiet: true }).catch((err: unknown) => {
       if (ctx.signal.aborted) throw err;
       return undefined;
     });
@@ -100,6 +103,10 @@ export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>): Pro
     const hint = [e.hint, accountHint(found.onlyFields)].filter((h) => h !== undefined).join('; ');
     throw new InputError(`${e.valid.name}: ${problemCount(problems.length, rows)}; nothing was sent`, problems, { hint });
   }
+}
+
+async function* notSkipped<S extends { reference: string }>(all: Iterable<S> | AsyncIterable<S>, skipped: Set<string>): AsyncGenerator<S> {
+  for await (const s of all) if (!skipped.has(s.reference)) yield s;
 }
 
 /** The problems `shipments` have against the account's settings, or undefined for none (or none readable). */

@@ -87,7 +87,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const csvPath = o.csv!;
   // Validated whole first; the bodies are kept as JSON text (compact) until each is sent (10,000+ rows).
   // (The account is checked too when the file has problems of its own, so that they come all at once.)
-  const loaded = await loadReportingAll(ctx, () => loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' }));
+  // The run's journal: per file (or stdin), API and account.
+  const journalOf = async () => {
+    const settings = await ctx.settings();
+    return journalPathFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value });
+  };
+  const loaded = await loadReportingAll(ctx, () => loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' }), {
+    skipped: o.dryRun ? undefined : async () => createdEarlier(await journalOf()),
+  });
   const extra = extraFields(o);
   const withExtras = (body: ShipmentBody) => {
     for (const e of extra) setPath(body, e.path, e.value);
@@ -128,7 +135,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   const api = await ctx.api();
   const settings = await ctx.settings();
-  const journalPath = journalPathFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value });
+  const journalPath = await journalOf();
   // What earlier runs created is skipped, not sent: neither checked again nor counted in the question.
   const created = createdEarlier(journalPath);
   const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;

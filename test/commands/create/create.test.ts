@@ -687,6 +687,13 @@ describe('ship create --csv', () => {
     expect(JSON.parse(third.stderr.trim().split('\n').at(-1)!).error.problems).toEqual([
       { row: 3, column: 'custom_fields.dock_note', message: '21 characters; custom field dock_note takes at most 20' },
     ]);
+    // With a problem of the file's own as well, the list has both, and still not CFX-1's note (created earlier).
+    writeFileSync(csv, readFileSync(csv, 'utf8').replace('LS1 1AA', ''));
+    const fourth = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(fourth.code).toBe(2);
+    expect(JSON.parse(fourth.stderr.trim().split('\n').at(-1)!).error.problems.map((p: { row: number; column: string }) => [p.row, p.column])).toEqual([
+      [3, 'to_postcode'],
+    ]);
   });
 
   it.skipIf(!existsSync('/dev/full'))('stops at a full disk for the labels instead of creating shipments without them; a rerun finishes, each once', async () => {
