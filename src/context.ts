@@ -84,9 +84,14 @@ export interface Ctx {
    * Declares that the running command handles Ctrl-C itself via `signal` (finish in-flight work,
    * then throw Interrupted). Without it, the first Ctrl-C exits 130 at once. Returns a release function.
    */
-  holdInterrupts(): () => void;
+  holdInterrupts(opts?: { quiet?: boolean }): () => void;
   /** How many holders are active (read by main.ts). */
   readonly interruptHolders: number;
+  /**
+   * Every active holder said `quiet`: the first Ctrl-C then stops the command without main's "finishing
+   * requests in flight" notice (track --watch, whose screen the command redraws itself).
+   */
+  readonly interruptsQuiet: boolean;
   /**
    * Every secret met during the run: the resolved settings' (added when they are resolved), a login's
    * --api-key, password and new token. Masked in errors, traces and warnings.
@@ -125,6 +130,7 @@ export function createContext(init: CtxInit): Ctx {
   let settingsP: Promise<Settings> | undefined;
   const apis = new Map<string, Promise<Api>>();
   let holders = 0;
+  let quietHolders = 0;
 
   const ctx: Ctx = {
     io,
@@ -133,16 +139,23 @@ export function createContext(init: CtxInit): Ctx {
     signal,
     globals: {},
     secrets: new Set<string>(),
-    holdInterrupts() {
+    holdInterrupts(opts) {
       holders++;
+      if (opts?.quiet) quietHolders++;
       let released = false;
       return () => {
-        if (!released) holders--;
+        if (!released) {
+          holders--;
+          if (opts?.quiet) quietHolders--;
+        }
         released = true;
       };
     },
     get interruptHolders() {
       return holders;
+    },
+    get interruptsQuiet() {
+      return holders > 0 && quietHolders === holders;
     },
     get mode(): OutputMode {
       if (!mode) {

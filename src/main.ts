@@ -40,7 +40,9 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       const text =
         sig === 'SIGINT' ? 'Interrupted: finishing requests in flight (Ctrl-C again to abort)…' : `Stopping (${sig}): finishing requests in flight (a second signal aborts)…`;
       // Under --json stderr is JSON lines (Output.info writes this one so); a command under way has its mode.
-      if (ctx.mode.json) ctx.out.info(text);
+      if (ctx.interruptsQuiet) {
+        // The command says how it stopped itself (track --watch redraws its screen).
+      } else if (ctx.mode.json) ctx.out.info(text);
       else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
       abort.abort(new Interrupted(undefined, sig));
       return;

@@ -280,6 +280,25 @@ describe.skipIf(!hasTmux)(title, () => {
     }
   });
 
+  it('Ctrl-C in track --watch ends the watch: the timeline stays, without its "watching" line, and says it stopped', async () => {
+    const ref = `TTYW${Date.now().toString(36).toUpperCase()}`;
+    const made = await apiCall(auth, 'POST', '/shipments', {
+      shipment_reference: ref,
+      to_address: { name: 'Ada', line_1: '1 High St', city: 'London', postcode: 'SW1Y 4JH', country: 'GB' },
+      parcels: [{ weight: 650, length: 20, width: 15, depth: 10 }],
+    });
+    expect(made.status).toBe(201);
+    const name = start(['track', ref, '--watch', '--interval', '1'], { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) });
+    await waitFor(name, /watching · every 1s/);
+    tmux('send-keys', '-t', name, 'C-c');
+    const done = await waitFor(name, /EXIT=\d+/);
+    expect(exitCode(done), done).toBe(130);
+    expect(done).toMatch(/Label created/);
+    expect(done, done).not.toMatch(/watching · every/);
+    expect(done).toMatch(/stopped watching/);
+    expect(done).not.toMatch(/finishing requests in flight/);
+  });
+
   it('ship containers close REF answered "n" leaves the container open', async () => {
     const made = await apiCall(auth, 'POST', '/containers', {
       delivery_service_key: 'DPD_CONSOLIDATED_EU',

@@ -107,8 +107,9 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   };
   show();
   // With --json the document comes at the end: a script that stops the watch (Ctrl-C, `timeout`) still gets
-  // the last known state, so the first signal ends the loop instead of the process.
-  const release = ctx.mode.json ? ctx.holdInterrupts() : undefined;
+  // the last known state, so the first signal ends the loop instead of the process. So on a terminal too: the
+  // last drawing stays, without its "watching · Ctrl-C to stop" line, and it says it stopped.
+  const release = ctx.mode.json || redraw ? ctx.holdInterrupts({ quiet: !ctx.mode.json }) : undefined;
   const deadline = opts.maxWaitMs !== undefined ? startedAt + opts.maxWaitMs : undefined;
   let timedOut = false;
   try {
