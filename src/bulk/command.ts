@@ -79,6 +79,11 @@ export interface BulkCommandOptions<I, R> {
   rowFiles?: (s: BulkSummary) => Promise<{ failedPath?: string; resultsPath?: string }>;
   /** Extra lines for the closing summary (e.g. "labels in ./labels"). */
   summaryNotes?: (s: BulkSummary) => string[];
+  /**
+   * Work of the run left undone outside its tasks, said instead of "nothing is left to do" when every task was
+   * handled before an interruption (create --printer: labels not sent to the printer, which a rerun does not send).
+   */
+  leftOver?: () => string | undefined;
   /** Counts of the input that were never tasks, for the JSON summary (e.g. orders a preset left out). */
   summaryCounts?: Record<string, number>;
   /** When exactly one task ran and it failed, throw its own error (its own exit code) instead of exit 3. */
@@ -205,7 +210,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   if (summary.interrupted) {
     // The text summary has just said to rerun (with why it is safe); said here again only where it has not.
     // Ctrl-C after the last task had started (during a last label's printing, say): all done, nothing to rerun.
-    const rerun = nothingLeft(summary, opts.total) ? '; nothing is left to do' : summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
+    const left = opts.leftOver?.();
+    const rerun = nothingLeft(summary, opts.total) ? (left ? `; ${left}` : '; nothing is left to do') : summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
     throw new Interrupted(`interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled${rerun}`);
   }
   if (summary.failed > 0) {
@@ -347,7 +353,14 @@ function printSummary<I, R>(
     lines.push(c.bold(`Stopped: ${localStop.message}.`));
     lines.push(c.bold(files.journalPath ? 'Fix that, then rerun the same command to continue: nothing is created twice.' : 'Fix that, then run the command again for the ones not done.'));
   } else if (s.interrupted) {
-    lines.push(c.bold(nothingLeft(s, opts.total) ? `Interrupted after the last of the ${opts.noun} was handled: nothing is left to do.` : 'Rerun the same command to continue: nothing is created twice.'));
+    const left = opts.leftOver?.();
+    lines.push(
+      c.bold(
+        nothingLeft(s, opts.total)
+          ? `Interrupted after the last of the ${opts.noun} was handled: ${left ?? 'nothing is left to do'}.`
+          : 'Rerun the same command to continue: nothing is created twice.',
+      ),
+    );
   }
   io.stderr.write(lines.join('\n') + '\n');
 }

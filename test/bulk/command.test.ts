@@ -172,6 +172,15 @@ describe('runBulkCommand', () => {
     }
   });
 
+  it('every task done but work left outside them (labels not sent to the printer): said instead of "nothing is left to do"', async () => {
+    for (const json of [false, true]) {
+      const { err, io } = await interruptedRun({ count: 3, abortAt: 2, concurrency: 1, json, leftOver: 'the labels of 2 shipments were not sent to the printer (listed below)' });
+      expect(err.message).toBe('interrupted: 3 of 3 shipments handled; the labels of 2 shipments were not sent to the printer (listed below)');
+      if (!json) expect(io.err()).toContain('Interrupted after the last of the shipments was handled: the labels of 2 shipments were not sent to the printer (listed below).');
+      expect(io.err()).not.toContain('nothing is left to do');
+    }
+  });
+
   it('in colour, what to do next is bold, not yellow (faint on a light background)', async () => {
     const { err, io } = await interruptedRun({ count: 20, abortAt: 3, concurrency: 1, env: { FORCE_COLOR: '1' } });
     expect(err.exitCode).toBe(130);
@@ -184,7 +193,7 @@ describe('runBulkCommand', () => {
  * runBulkCommand over `count` tasks (inputs 0, 1, …), Ctrl-C pressed while task `abortAt` runs (each taking
  * `delayMs`); resolves to the error it threw, its output and its context.
  */
-async function interruptedRun(opts: { count: number; abortAt: number; concurrency: number; json?: boolean; env?: Record<string, string>; delayMs?: number }) {
+async function interruptedRun(opts: { count: number; abortAt: number; concurrency: number; json?: boolean; env?: Record<string, string>; delayMs?: number; leftOver?: string }) {
   const io = bufferIO();
   const ac = new AbortController();
   const ctx = createContext({ io, env: opts.env ?? {}, signal: ac.signal });
@@ -203,6 +212,7 @@ async function interruptedRun(opts: { count: number; abortAt: number; concurrenc
       },
     },
     jsonLine: () => ({}),
+    leftOver: opts.leftOver === undefined ? undefined : () => opts.leftOver,
   }).catch((e) => e);
   return { err, io, ctx };
 }

@@ -1,7 +1,7 @@
 // Raw-socket printing, the built binary against the in-process sandbox and a loopback fake ZPL printer whose
 // ~HS answer and pace are set per test: status answers it cannot read, Ctrl-C during a batch.
 import { createServer } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -211,6 +211,11 @@ describe('Ctrl-C while labels are being sent', () => {
       expect(created.slice(n).map((l) => l.shipment_reference)).toEqual(notSent);
       expect(String(r.stderr)).toContain(`interrupted: the labels of ${notSent.length} created shipment${notSent.length === 1 ? '' : 's'} were not sent to printer ${printer.url}: ${notSent[0]}`);
       expect(String(r.stderr)).not.toMatch(/printer \S+ failed/);
+      // All of them in a file beside the CSV (the message names five), with how to send them all.
+      const list = join(dir, 'orders.unprinted.txt');
+      expect(readFileSync(list, 'utf8')).toBe(notSent.map((ref) => `${ref}\n`).join(''));
+      expect(String(r.stderr)).toContain(`xargs -n1 ship print --printer ${printer.url} < ${list}`);
+      expect(String(r.stderr)).not.toMatch(/nothing is left to do/);
       await new Promise((res) => setTimeout(res, 400));
       expect(printer.jobs).toHaveLength(n);
       // The rerun creates what was not created and sends only those labels; the created ones are not printed twice.

@@ -20,7 +20,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { basename } from 'node:path';
 import { errorMessage, isUnreachable, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
-import { LabelBatchWriter, LabelNamer, mergePdfs } from '../../labels/index.js';
+import { LabelBatchWriter, LabelNamer, mergePdfs, writeFileAtomic } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, journalPathFor, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
@@ -320,6 +320,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
         return { failedPath: files.failed, resultsPath: files.results };
       },
+      // Every shipment handled, but labels left unsent by an interrupted printing: not "nothing is left to do".
+      leftOver: () => (notSent.size ? `the labels of ${notSent.size} shipment${notSent.size === 1 ? ' were' : 's were'} not sent to the printer (listed below)` : undefined),
       summaryNotes: (s) => {
         const notes: string[] = [];
         if (loaded.excluded.length) notes.push(`Left out ${loaded.excluded.length} order${loaded.excluded.length === 1 ? '' : 's'} that cannot be shipped (listed above)`);
@@ -347,7 +349,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
   if (existedBefore.length) out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   if (printer && printerFailure !== undefined) {
-    const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments);
+    // Shipments none (or only some) of whose labels went out, all of them, in a file a person or a script can
+    // print them from (the error names five; a run without --json has no JSON lines to find the others in).
+    const whole = [...notSent.keys()].filter((ref) => !cutShipments.has(ref));
+    const listPath = whole.length ? writeUnprintedList(unprintedListPathFor(csvPath), whole) : undefined;
+    const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments, listPath);
     // The run's own error (rows that failed, Ctrl-C) keeps its exit code; the printer's is said beside it.
     if (thrown === undefined) thrown = notSentError;
     else out.warn(`${notSentError.message}; ${notSentError.hint}`);
@@ -372,6 +378,21 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   if (thrown !== undefined) throw thrown;
 }
 
+/** Where the references of shipments whose labels were not sent go: beside the CSV, as FILE.failed.csv. */
+function unprintedListPathFor(csvPath: string): string {
+  return failedCsvPathFor(csvPath).replace(/\.failed(\.[^./\\]*)?$/, '.unprinted.txt');
+}
+
+/** Writes the references one a line; the path, or undefined when it cannot be written (the error names five). */
+function writeUnprintedList(path: string, refs: readonly string[]): string | undefined {
+  try {
+    writeFileAtomic(path, refs.join('\n') + '\n');
+    return path;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Up to five references joined by `sep`, then how many more (with `note`). */
 function firstFew(refs: readonly string[], sep: string, note = ''): string {
   return refs.slice(0, 5).join(sep) + (refs.length > 5 ? `${sep}… (${refs.length - 5} more${note})` : '');
@@ -382,9 +403,10 @@ function firstFew(refs: readonly string[], sep: string, note = ''): string {
  * written), but the labels of some never reached the printer, and a rerun skips those shipments; so say which,
  * and how to send them.
  */
-function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string, cut: ReadonlyMap<string, readonly string[]>): ShipError {
+function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string, cut: ReadonlyMap<string, readonly string[]>, listPath?: string): ShipError {
   const name = printer.name ?? printer.url;
-  const shown = firstFew(refs, ' ', ': "labels_not_sent" in the JSON lines');
+  const shown = firstFew(refs, ' ', listPath ? `: all in ${listPath}` : ': "labels_not_sent" in the JSON lines');
+  const sendAll = listPath ? `; all of them with \`xargs -n1 ship print --printer ${name} < ${listPath}\`` : '';
   // `ship print REF` sends every label of REF: for a shipment some of whose labels went out, name the parcels
   // still to send (ship label sends one parcel's), so no label comes out twice.
   const cutNotes = [...cut].map(([ref, parcels]) => `of ${ref} only ${parcels.length === 1 ? 'parcel' : 'parcels'} ${parcels.join(', ')} (\`ship label ${parcels[0]} --printer ${name}\`${parcels.length > 1 ? ' for each' : ''})`);
@@ -392,7 +414,7 @@ function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string
   const what = cause instanceof Interrupted ? `interrupted: the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent to printer ${name}` : `printer ${name} failed (${cause instanceof Error ? cause.message : String(cause)}): the labels of ${refs.length} created shipment${refs.length === 1 ? '' : 's'} were not sent`;
   return new ShipError(`${what}: ${shown}`, ExitCode.Failure, {
     hint:
-      `their label files are in ${dir}; ${cause instanceof Interrupted ? 'send them' : 'when the printer is back, send them'} with \`ship print REF --printer ${name}\`` +
+      `their label files are in ${dir}; ${cause instanceof Interrupted ? 'send them' : 'when the printer is back, send them'} with \`ship print REF --printer ${name}\`${sendAll}` +
       (cutNotes.length ? ` — but ${cutNotes.join('; ')}, the others went out` : '') +
       ' (a rerun of this command skips created shipments and prints nothing)',
     cause,
