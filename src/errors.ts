@@ -11,6 +11,8 @@ export const ExitCode = {
   Interrupted: 130,
   /** Stopped by SIGTERM (kill, a cron or systemd timeout) after a clean stop: 128 + 15, as shells report it. */
   Terminated: 143,
+  /** A bulk run stopped because its stdout was closed (`| head`): 128 + 13, SIGPIPE's, as shells report it. */
+  BrokenPipe: 141,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -192,8 +194,8 @@ export class TimedOut extends ShipError {
 export class Interrupted extends ShipError {
   /** The signal that stopped the command, when one did (main.ts aborts ctx.signal with it). */
   readonly signal?: NodeJS.Signals;
-  constructor(message = 'interrupted', signal?: NodeJS.Signals, options?: { hint?: string }) {
-    super(message, signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted, options);
+  constructor(message = 'interrupted', signal?: NodeJS.Signals, options?: { hint?: string; exitCode?: number }) {
+    super(message, options?.exitCode ?? (signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted), options);
     this.signal = signal;
   }
 }

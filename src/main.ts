@@ -29,36 +29,54 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
   const handleSignals = opts.handleSignals ?? !opts.io;
 
   let interrupts = 0;
-  // The first signal that stopped the command: a SIGTERM ends it with 143 rather than Ctrl-C's 130.
-  let stoppedBy: NodeJS.Signals | undefined;
+  // What first stopped the command from outside, and its exit code: Ctrl-C 130, SIGTERM 143, a closed stdout
+  // 141, stdout failing otherwise (a full disk) 1.
+  let stop: { signal?: NodeJS.Signals; exitCode: number } | undefined;
+  /** Stops a command that holds interrupts (a bulk run) cleanly: requests in flight finish, the journal is written. */
+  const stopHeld = (text: string, signal?: NodeJS.Signals) => {
+    // On a terminal the line under the cursor is the progress line (with the ^C the terminal echoed): cleared,
+    // not left behind with stale counts; the progress line goes on below the message until the summary.
+    // Under --json stderr is JSON lines (Output.info writes this one so); a command under way has its mode.
+    if (ctx.interruptsQuiet) {
+      // The command says how it stopped itself (track --watch redraws its screen).
+    } else if (ctx.mode.json) ctx.out.info(text);
+    else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
+    abort.abort(new Interrupted(undefined, signal));
+  };
   const onSignal = (sig: NodeJS.Signals) => {
     interrupts++;
-    stoppedBy ??= sig;
+    stop ??= { signal: sig, exitCode: sig === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted };
     if (interrupts === 1 && ctx.interruptHolders > 0) {
-      // On a terminal the line under the cursor is the progress line (with the ^C the terminal echoed): cleared,
-      // not left behind with stale counts; the progress line goes on below the message until the summary.
-      const text =
-        sig === 'SIGINT' ? 'Interrupted: finishing requests in flight (Ctrl-C again to abort)…' : `Stopping (${sig}): finishing requests in flight (a second signal aborts)…`;
-      // Under --json stderr is JSON lines (Output.info writes this one so); a command under way has its mode.
-      if (ctx.interruptsQuiet) {
-        // The command says how it stopped itself (track --watch redraws its screen).
-      } else if (ctx.mode.json) ctx.out.info(text);
-      else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
-      abort.abort(new Interrupted(undefined, sig));
+      stopHeld(sig === 'SIGINT' ? 'Interrupted: finishing requests in flight (Ctrl-C again to abort)…' : `Stopping (${sig}): finishing requests in flight (a second signal aborts)…`, sig);
       return;
     }
     // A spinner's line would otherwise stay on the terminal after the process is gone.
     ctx.out.wait.close();
-    process.exit(stoppedBy === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted);
+    process.exit(stop.exitCode);
   };
   if (handleSignals) {
-    // `ship … | head` closes the pipe early; that is not an error worth a stack trace.
-    for (const stream of [process.stdout, process.stderr]) {
-      stream.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-        throw e;
-      });
-    }
+    let stdoutFailed = false;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+      // Later writes of the same broken stream fail too: the first failure decides.
+      if (stdoutFailed) return;
+      stdoutFailed = true;
+      const closed = e.code === 'EPIPE';
+      if (ctx.interruptHolders > 0 && interrupts === 0) {
+        // A bulk run whose reader went away (`| head`) or whose output file filled up: stopped as Ctrl-C stops
+        // it, not cut off with requests in flight, so its summary says where it got and a rerun continues.
+        interrupts++;
+        stop = closed ? { signal: 'SIGPIPE', exitCode: ExitCode.BrokenPipe } : { exitCode: ExitCode.Failure };
+        stopHeld(`Stopping: ${closed ? 'stdout was closed (its reader went away)' : `stdout cannot be written (${e.message})`}; finishing requests in flight…`);
+        return;
+      }
+      // `ship services | head -1` closes the pipe early: the reader had what it wanted, not an error.
+      if (closed) process.exit(process.exitCode ?? 0);
+      const message = `could not write to stdout: ${e.message}`;
+      io.stderr.write(ctx.mode.json ? `${JSON.stringify({ error: { message, exit_code: ExitCode.Failure, type: 'Error' } })}\n` : `error: ${message}\n`);
+      process.exit(ExitCode.Failure);
+    });
+    // Nothing can be said once stderr is gone: the exit code says it.
+    process.stderr.on('error', (e: NodeJS.ErrnoException) => process.exit(e.code === 'EPIPE' ? (process.exitCode ?? 0) : ExitCode.Failure));
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
   }
@@ -101,8 +119,12 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       } else if (printerAte) io.stderr.write(`hint: ${hint}\n`);
       return ExitCode.Usage;
     }
-    // A command stopped by SIGTERM says so in its exit code (143), whichever part of it noticed the signal.
-    const stopped = err instanceof Interrupted && err.signal === undefined && stoppedBy === 'SIGTERM' ? new Interrupted(err.message, 'SIGTERM', { hint: err.hint }) : err;
+    // A command stopped by SIGTERM or a broken stdout says so in its exit code (143, 141, 1), whichever part of
+    // it noticed the stop.
+    const stopped =
+      err instanceof Interrupted && stop !== undefined && err.exitCode !== stop.exitCode && err.signal !== 'SIGINT'
+        ? new Interrupted(err.message, stop.signal, { hint: err.hint, exitCode: stop.exitCode })
+        : err;
     await reportError(ctx, stopped);
     return exitCodeOf(stopped);
   } finally {

@@ -16,6 +16,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   4    not authenticated or not allowed (no credentials, 401, 403)
   5    not found (404)
   130  interrupted (Ctrl-C) after a clean stop
+  141  a bulk run whose stdout was closed by its reader (| head), after the same clean stop
   143  stopped by SIGTERM (kill, a cron or systemd timeout) after the same clean stop`;
 
 export const ENVIRONMENT_HELP = `Environment:

@@ -446,3 +446,50 @@ describe('a rerun with other label options', () => {
     }
   }, 60_000);
 });
+
+describe('stdout that goes away or cannot be written', () => {
+  it('a reader that closes early (| head): the run stops as for Ctrl-C, exit 141 with its summary; the rerun finishes, each once', async () => {
+    await sb.control('faults', { latency_ms: 10 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-epipe-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'PIPE', 150);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = binEnv({ SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN });
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
+    try {
+      // `ship … | head -n 3`, with pipefail: the pipeline's status is ship's.
+      const first = await execa('bash', ['-c', 'set -o pipefail; "$0" "$@" | head -n 3 > /dev/null', process.execPath, BIN, ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+      expect(first.exitCode, String(first.stderr)).toBe(141);
+      const errLines = String(first.stderr).trim().split('\n').map((l) => JSON.parse(l) as Record<string, { message?: string; interrupted?: boolean }>);
+      expect(errLines.some((l) => /^Stopping: stdout was closed/.test(l.info?.message ?? ''))).toBe(true);
+      expect(errLines.find((l) => l.summary)!.summary).toMatchObject({ interrupted: true });
+      expect(errLines.at(-1)!.error).toMatchObject({ exit_code: 141, type: 'Interrupted' });
+      expect(await journalReadable(outDir)).toBe(0);
+      const r = await ship(args, { env });
+      expect(r.exitCode, String(r.stderr)).toBe(0);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'PIPE', 150);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+
+  it.skipIf(process.platform !== 'linux')('stdout on a full disk (/dev/full): one error line, exit 1, no stack trace; a bulk run stops cleanly and resumes', async () => {
+    const env = binEnv({ SHIP_BASE_URL: `${sb.url}/v1.2`, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN });
+    const one = await execa('bash', ['-c', '"$0" "$@" > /dev/full', process.execPath, BIN, 'services', '--json'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(one.exitCode).toBe(1);
+    expect(JSON.parse(String(one.stderr).trim())).toEqual({ error: { message: expect.stringMatching(/^could not write to stdout: ENOSPC/), exit_code: 1, type: 'Error' } });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-devfull-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'FULL', 40);
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json'];
+    const bulk = await execa('bash', ['-c', '"$0" "$@" > /dev/full', process.execPath, BIN, ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    expect(bulk.exitCode, String(bulk.stderr)).toBe(1);
+    expect(String(bulk.stderr)).not.toMatch(/at .*\.js:\d+/);
+    expect(String(bulk.stderr)).toMatch(/stdout cannot be written \(ENOSPC/);
+    expect(await journalReadable(outDir)).toBe(0);
+    const r = await ship(args, { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(finalLines(r.stdout)).toHaveLength(40);
+  }, 60_000);
+});
