@@ -41,6 +41,8 @@ export interface ExcludedShipment {
   row: number;
   rows: number[];
   reason: string;
+  /** Left out for want of data the user can give (customs details), not by design (Finalized.excludeNeedsData). */
+  needsData?: boolean;
 }
 
 /**
@@ -265,7 +267,11 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
   }
   const fin = layout.finalize?.(draft) ?? {};
   const warnings = fin.warnings ? [...fin.warnings] : [];
-  if (fin.exclude) return { kind: 'excluded', excluded: { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude }, warnings };
+  if (fin.exclude) {
+    const excluded: ExcludedShipment = { reference: draft.reference, row: draft.firstRow ?? 0, rows: draft.rows, reason: fin.exclude };
+    if (fin.excludeNeedsData) excluded.needsData = true;
+    return { kind: 'excluded', excluded, warnings };
+  }
   const built = buildShipment(draft, { labelFor: layout.labelFor, defaults: opts.defaults, decimalComma: opts.decimalComma });
   const problems = built.problems;
   let normalised: ShipmentBody | undefined;

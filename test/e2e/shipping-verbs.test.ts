@@ -92,6 +92,19 @@ describe('ship create (one shipment)', () => {
 });
 
 describe('ship cancel', () => {
+  it('an empty list (--from FILE, or - on stdin) is nothing to cancel: said, exit 0, nothing on stdout; no list at all is exit 2', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-cancel-empty-'));
+    const file = join(dir, 'today.txt');
+    writeFileSync(file, '# no cancellations today\n\n');
+    const r = await ship(['cancel', '--from', file, '--json'], { env });
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(String(r.stdout)).toBe('');
+    expect(JSON.parse(String(r.stderr).trim()).info.message).toBe(`nothing to cancel: ${file} holds no references (blank lines and comments do not count)`);
+    const piped = await ship(['cancel', '-'], { env, input: '\n', stdin: undefined });
+    expect([piped.exitCode, String(piped.stderr).trim()]).toEqual([0, 'nothing to cancel: stdin holds no references (blank lines and comments do not count)']);
+    expect((await ship(['cancel'], { env })).exitCode).toBe(2);
+  });
+
   it('cancels several references, from args and stdin, one JSON line each; exit 3 when one is unknown', async () => {
     await createShipment('CAN-1');
     await createShipment('CAN-2');

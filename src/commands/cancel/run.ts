@@ -4,7 +4,7 @@ import type { Ctx } from '../../context.js';
 import { ApiError, NotFoundError, UsageError, ValidationError } from '../../errors.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { errorMessage, type BulkResult } from '../../bulk/runner.js';
-import { collectRefs } from '../shared/read-lines.js';
+import { collectRefs, listGiven } from '../shared/read-lines.js';
 
 /** Options of `ship cancel`. */
 export interface CancelOptions {
@@ -22,7 +22,13 @@ interface Cancelled {
 /** Cancels each shipment; one result per reference; exit 3 if some failed (a single reference: its own code). */
 export async function run(ctx: Ctx, opts: CancelOptions): Promise<void> {
   const refs = await collectRefs(ctx, opts.refs, opts.from, 'cancel');
-  if (refs.length === 0) throw new UsageError('give at least one shipment reference, --from FILE, or - for stdin');
+  if (refs.length === 0) {
+    // A list given but empty (a quiet day's file of cancellations) is nothing to do; no list at all is a usage error.
+    const list = listGiven(opts.refs, opts.from);
+    if (list === undefined) throw new UsageError('give at least one shipment reference, --from FILE, or - for stdin');
+    ctx.out.info(`nothing to cancel: ${list} holds no references (blank lines and comments do not count)`);
+    return;
+  }
   const api = await ctx.api();
   const seen = new Set<string>();
   const unique = refs.filter((r) => (seen.has(r) ? false : (seen.add(r), true)));

@@ -113,13 +113,22 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   const { shipments: count, parcels } = loaded.counts;
   if (count === 0) {
-    if (loaded.excluded.length) {
-      // On a terminal or in a log, the orders were just listed (reportExcluded); a script reading the JSON error
-      // gets each of them in it.
+    const needData = loaded.excluded.filter((e) => e.needsData);
+    if (needData.length) {
+      // Orders that would ship given data the user can add (customs details): nothing shipped is an input error
+      // (exit 2) naming what to add. On a terminal or in a log, the orders were just listed (reportExcluded); a
+      // script reading the JSON error gets each of them in it.
       throw new InputError(
-        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out${mode.json ? '' : ', as listed above'}`,
+        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out, ${needData.length} of them for want of data you can give${mode.json ? '' : ', as listed above'}`,
         mode.json ? loaded.excluded.map((e) => ({ row: e.row, message: `${e.reference}: ${e.reason}` })) : [],
       );
+    }
+    if (loaded.excluded.length) {
+      // Orders a preset leaves out by design (fulfilled already, nothing to ship, no shipping address) are no
+      // problem of the file: a day whose export holds nothing new is a quiet day for the cron job, not an error.
+      // They were just listed (reportExcluded: on stderr, or as "skipped" JSON lines with their reasons).
+      out.info(`nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out${mode.json ? ' (the "skipped" lines say why)' : ', as listed above'}`);
+      return;
     }
     out.info(`${csvPath} has no shipments (only a header): nothing to do`);
     return;

@@ -51,3 +51,9 @@ export async function collectRefs(ctx: Ctx, args: readonly string[], from: strin
   }
   return refs;
 }
+
+/** The list a command was given to read references from (--from FILE, or - for stdin), named for messages. */
+export function listGiven(args: readonly string[], from: string | undefined): string | undefined {
+  if (from !== undefined) return from === '-' ? 'stdin' : from;
+  return args.includes('-') ? 'stdin' : undefined;
+}

@@ -216,7 +216,6 @@ export async function validateSkuFile(
     // Its custom field cells can still be checked against the account (importFile), unless the list is full.
     throw more ? error : new SkuFileProblems(error, header, bindings);
   }
-  if (rows === 0) throw new InputError(`${shown} has no SKU rows`, [{ row: 2, message: 'the file needs at least one SKU row under the header' }]);
   return { header, bindings, rows, decimalComma };
 }
 
@@ -399,6 +398,12 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   const { encoding, warning } = await csvEncodingFor(path, opts.encoding, opts.file === '-' ? 'stdin' : opts.file);
   if (warning) ctx.out.warn(warning);
   const { header, bindings, rows, decimalComma } = await validateReportingAll(ctx, path, mapping, opts.file, encoding);
+  if (rows === 0) {
+    // Only a header (a quiet day's export): nothing to do, as for create --csv.
+    if (ctx.mode.json && opts.dryRun) ctx.out.json({ dry_run: true, file: opts.file, rows: 0, valid: true });
+    ctx.out.info(`${opts.file} has no SKU rows (only a header): nothing to do`);
+    return;
+  }
 
   if (opts.dryRun) {
     // The account's custom fields too, when they can be read.

@@ -7,7 +7,7 @@ import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure, TimedO
 import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage, isUnreachable } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
-import { collectRefs } from '../shared/read-lines.js';
+import { collectRefs, listGiven } from '../shared/read-lines.js';
 import { inert } from '../../output/inert.js';
 
 /** Options of `ship track`. */
@@ -38,7 +38,14 @@ export interface TrackedShipment {
 export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   const startedAt = ctx.clock.now().getTime();
   const refs = [...new Set(await collectRefs(ctx, opts.refs, opts.from, 'track'))];
-  if (refs.length === 0) throw new UsageError('no references to track: give at least one (blank lines and comments do not count)');
+  if (refs.length === 0) {
+    // A list given but empty is nothing to track (a script gets its one JSON document, empty); none at all is a usage error.
+    const list = listGiven(opts.refs, opts.from);
+    if (list === undefined) throw new UsageError('no references to track: give at least one (blank lines and comments do not count)');
+    if (ctx.mode.json) ctx.out.json(toJson([]));
+    ctx.out.info(`nothing to track: ${list} holds no references (blank lines and comments do not count)`);
+    return;
+  }
   const api = await ctx.api();
   let state = await fetchAll(api, refs.map((reference) => ({ reference, parcels: [] })), opts.parcel);
 

@@ -10,6 +10,8 @@ import type { CsvRecord } from '../reader.js';
 export interface Finalized {
   /** Why the shipment is left out (reported to the user, never sent). */
   exclude?: string;
+  /** Left out for want of data the user can give (customs details), not by design (fulfilled already). */
+  excludeNeedsData?: boolean;
   warnings?: InputProblem[];
 }
 

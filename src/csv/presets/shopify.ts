@@ -167,6 +167,7 @@ function finalizeOrder(draft: ShipmentDraft, includeFulfilled: boolean): Finaliz
       const names = [...new Set(lacking.map((i) => i.cells.get('item_short_description')?.value ?? '(no name)'))].map((n) => `"${n}"`).join(', ');
       return {
         exclude: `ships outside mainland UK and ${lacking.length === 1 ? 'a line item has' : 'line items have'} no SKU: customs needs the origin, tariff code and weight of ${names}, which an orders export does not carry (${table ? `add ${lacking.length === 1 ? 'it' : 'them'} to --customs ${table}` : 'give them with --customs FILE.csv'})`,
+        excludeNeedsData: true,
       };
     }
   }

@@ -388,6 +388,19 @@ describe('skus import', () => {
     expect(l2[0].previous).toBe('created');
   });
 
+  it('a file of only a header (a quiet day\'s export) is nothing to do: said, exit 0, nothing sent', async () => {
+    const before = await allSkus(env);
+    const f = file('header-only.csv', 'sku,product_name,gross_weight\n');
+    for (const extra of [[], ['--dry-run']]) {
+      const r = await ship(['skus', 'import', f, ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`${f} has no SKU rows (only a header): nothing to do`);
+    }
+    const dry = await ship(['skus', 'import', f, '--dry-run', '--json']);
+    expect(JSON.parse(dry.stdout)).toEqual({ dry_run: true, file: f, rows: 0, valid: true });
+    expect(await allSkus(env)).toEqual(before);
+  });
+
   it('imports its own FILE.failed.csv once fixed, as it is: the error column is ignored', async () => {
     const f = file('fix.csv', 'sku,product_name,location\nFIX-1,ok,WH1\nFIX-2,bad location,NOPE\n');
     const r = await ship(['skus', 'import', f]);

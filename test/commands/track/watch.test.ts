@@ -287,7 +287,7 @@ describe('track --watch: a reference the API stops finding', () => {
 });
 
 describe('track: references from stdin and --from', () => {
-  it('"-" reads them from stdin; blank input is a usage error, not silence', async () => {
+  it('"-" reads them from stdin; a blank list is nothing to track (said, exit 0), no list at all a usage error', async () => {
     await createShipment('STDIN-1');
     await createShipment('STDIN-2');
     const r = await runShip(['track', '-', '--quiet'], { env, stdin: 'STDIN-1\n# a comment\n\nSTDIN-2\r\nSTDIN-1\n' });
@@ -297,9 +297,13 @@ describe('track: references from stdin and --from', () => {
     writeFileSync(join(dir, 'refs.txt'), 'STDIN-2\n');
     const j = await runShip(['track', 'STDIN-1', '--from', join(dir, 'refs.txt'), '--json'], { env });
     expect(JSON.parse(j.stdout).shipments.map((s: { reference: string }) => s.reference)).toEqual(['STDIN-1', 'STDIN-2']);
+    // A quiet day's empty list: not an error for the cron job reading it, and said; --json gives its one document.
     const none = await runShip(['track', '-'], { env, stdin: '\n# nothing\n' });
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('no references to track');
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain('nothing to track: stdin holds no references');
+    writeFileSync(join(dir, 'empty.txt'), '# none today\n');
+    const noneJson = await runShip(['track', '--from', join(dir, 'empty.txt'), '--json'], { env });
+    expect([noneJson.code, JSON.parse(noneJson.stdout)]).toEqual([0, { shipments: [] }]);
     const blank = await runShip(['track', ''], { env });
     expect(blank.code).toBe(2);
     const missing = await runShip(['track'], { env });
