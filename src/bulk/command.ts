@@ -84,6 +84,8 @@ export interface BulkCommandOptions<I, R> {
    * handled before an interruption (create --printer: labels not sent to the printer, which a rerun does not send).
    */
   leftOver?: () => string | undefined;
+  /** Warnings of the run as a whole, said before its summary (which under --json is the closing line). */
+  beforeSummary?: () => void;
   /** Counts of the input that were never tasks, for the JSON summary (e.g. orders a preset left out). */
   summaryCounts?: Record<string, number>;
   /** When exactly one task ran and it failed, throw its own error (its own exit code) instead of exit 3. */
@@ -195,6 +197,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   const resultsPath = results?.finish() ?? own.resultsPath;
   // A run stopped after its first task still had more to do: it gets a summary too.
   const summaryShown = opts.summary ?? (opts.total ?? summary.total) !== 1;
+  opts.beforeSummary?.();
   if (summaryShown) {
     // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
     const renew = summary.authStop ? renewCredentials(await ctx.settings(), summary.authStop.http?.apiMessage) : '';

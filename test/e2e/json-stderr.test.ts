@@ -80,14 +80,16 @@ describe('--json: talk on stderr is JSON lines (built binary)', () => {
     expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(JSON.parse(String(r.stdout))).toMatchObject({ shipment_reference: 'JSONDUP-1', status: 'skipped', reason: 'already exists' });
     const lines = jsonLines(r.stderr);
-    expect(lines.find((l) => l.summary)).toMatchObject({ summary: { total: 1, skipped: 1 } });
+    // The summary closes stderr (`tail -n1 | jq .summary`): the warning comes before it.
+    expect(lines.at(-1)).toMatchObject({ summary: { total: 1, skipped: 1 } });
     const warning = lines.find((l) => l.warning)?.warning.message;
     expect(warning).toMatch(/^1 shipment reference was already on the service, not created by this run's journal: JSONDUP-1\. /);
     expect(warning).toContain('give the row a new reference');
 
     const text = await ship(['create', '--csv', csv, '-o', join(work, 'c')], { env });
     expect(text.exitCode, String(text.stderr)).toBe(0);
-    expect(String(text.stderr)).toContain("\nwarning: 1 shipment reference was already on the service, not created by this run's journal: JSONDUP-1. ");
+    expect(String(text.stderr)).toMatch(/^warning: 1 shipment reference was already on the service, not created by this run's journal: JSONDUP-1\. /m);
+    expect(String(text.stderr).indexOf('warning: 1 shipment reference')).toBeLessThan(String(text.stderr).indexOf('Done:'));
   });
 
   it("ship login: the ✓ line is an info line, and stdout keeps the one JSON document", async () => {

@@ -252,6 +252,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
 
+  let existedSaid = false;
+  const sayExisted = () => {
+    if (existedSaid || !existedBefore.length) return;
+    existedSaid = true;
+    out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
+  };
   let thrown: unknown;
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
@@ -329,6 +335,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
         return { failedPath: files.failed, resultsPath: files.results };
       },
+      // Said before the summary, which is the closing line under --json.
+      beforeSummary: sayExisted,
       // Every shipment handled, but labels left unsent by an interrupted printing: not "nothing is left to do".
       leftOver: () => (notSent.size ? `the labels of ${notSent.size} shipment${notSent.size === 1 ? ' were' : 's were'} not sent to the printer (listed below)` : undefined),
       summaryNotes: (s) => {
@@ -356,7 +364,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // The row files were written (rowFiles, before the summary named them) when the run got that far.
   const finished =
     thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
-  if (existedBefore.length) out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
+  // (A run that stopped before its summary has not said it yet.)
+  sayExisted();
   if (printer && printerFailure !== undefined) {
     // Shipments none (or only some) of whose labels went out, all of them, in a file a person or a script can
     // print them from (the error names five; a run without --json has no JSON lines to find the others in).
