@@ -2,6 +2,7 @@
 import type { InputProblem } from '../errors.js';
 import { COLUMN_NAMES, columnDef, PARCEL_CUSTOM_PREFIX, SHIPMENT_CUSTOM_PREFIX } from './columns.js';
 import { columnName, type CsvRecord } from './reader.js';
+import { nearWord } from '../util/near.js';
 
 /**
  * A header as the contract matches it: trimmed, lower-case, spaces and hyphens as underscores. In
@@ -277,7 +278,11 @@ function nearHeader(name: string, headers: readonly string[]): string | undefine
   if (same.length) return only(same);
   // A header of one or two characters (L, W, D, ID) is inside many names by chance: not a near miss.
   const inside = (short: string, long: string) => short.length >= 3 && long.includes(short);
-  return only(headers.filter((h) => inside(k, key(h)) || inside(key(h), k)));
+  const within = headers.filter((h) => inside(k, key(h)) || inside(key(h), k));
+  if (within.length) return only(within);
+  // A typo (a letter or two wrong, missing or swapped: "Gift Nte", "Caton ID"), in names long enough that two
+  // letters do not make another word.
+  return k.length >= 5 ? only(headers.filter((h) => key(h).length >= 5 && nearWord(k, key(h)))) : undefined;
 }
 
 /**

@@ -84,6 +84,18 @@ describe('--map entries that match no header', () => {
     expect(mapProblems(taken)).toEqual(['"Name" matches no column of the file (did you mean "Recipient Name"?)']);
   });
 
+  it('take a header one or two letters from the entry for a near miss (a typo), in names of five letters or more', () => {
+    const mapping = parseMapping({ columns: { 'Gift Nte': 'custom_fields.gift_message', 'Caton ID': 'parcel_reference', 'HS Cde': 'item_harmonised_code', Zp: 'to_postcode' }, ignore_unknown: true });
+    const r = resolveHeader(['Order', 'Gift Note', 'Carton ID', 'HS Code', 'Zip'], { mapping });
+    expect(r.problems.filter((p) => p.column === '--map').map((p) => p.message)).toEqual([
+      '"Gift Nte" matches no column of the file (did you mean "Gift Note"?)',
+      '"Caton ID" matches no column of the file (did you mean "Carton ID"?)',
+      '"HS Cde" matches no column of the file (did you mean "HS Code"?)',
+    ]);
+    // Two letters are too few to tell a typo from another name.
+    expect(r.warnings.filter((w) => w.column === '--map').map((w) => w.message)).toEqual(['"Zp" matches no column of the file (left unused)']);
+  });
+
   it('do not take a one- or two-letter header inside the entry for a near miss (L, W, D are in many names)', () => {
     const mapping = parseMapping({ 'Order Number': 'shipment_reference', 'Ship To Email': 'to_email_address', 'Carton ID': 'parcel_reference', 'Qty Shipped': 'item_quantity' });
     const r = resolveHeader(['Order Number', 'L', 'W', 'D', 'Qty'], { mapping, allowUnknown: true });
