@@ -179,7 +179,8 @@ function missingCommandMessage(program: Command, argv: readonly string[]): strin
     group = sub;
     path.push(sub.name());
   }
-  const names = group.commands.map((c) => c.name()).filter((n) => n !== 'help');
+  // (Not the internal ones: `__man`, hidden from the help, generates the man page.)
+  const names = group.commands.map((c) => c.name()).filter((n) => n !== 'help' && !n.startsWith('__'));
   return `missing command: ${path.join(' ')} takes one of ${names.join(', ')}`;
 }
 

@@ -138,6 +138,9 @@ describe('main', () => {
       expect(error).toMatchObject({ exit_code: 2, type: 'UsageError', hint: 'run with --help for usage' });
       expect(error.message).toContain(message);
       expect(error.message).not.toContain('help');
+      // Nor the hidden internal command (`__man`).
+      expect(error.message).not.toContain('__');
+      if (args.length === 1) expect(error.message).toMatch(/, completion$/);
     }
     // Help asked for under --json is still help, on stdout.
     const asked = await runShip(['containers', '--help', '--json']);

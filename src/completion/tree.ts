@@ -113,6 +113,8 @@ function examplesOf(help: string): string[] {
     .filter(Boolean);
 }
 
+const HELP_OPTION: OptionSpec = { flags: '-h, --help', long: '--help', short: '-h', description: 'show help (for any command)', takesValue: false, path: false };
+
 /** Walks the program and returns the tree of visible commands and options. */
 export function describe(cmd: Command, parentPath: string[] = []): CommandSpec {
   const path = cmd.parent ? [...parentPath, cmd.name()] : [];
@@ -124,7 +126,9 @@ export function describe(cmd: Command, parentPath: string[] = []): CommandSpec {
     aliases: cmd.aliases(),
     usage: cmd.usage(),
     description: cmd.description(),
-    options: visibleOptions.map(optionSpec),
+    // commander keeps -h/--help apart from the options; every command takes it (offered with the root's, which
+    // the shells offer everywhere, and listed once in the man page).
+    options: [...visibleOptions.map(optionSpec), ...(cmd.parent ? [] : [HELP_OPTION])],
     args: (cmd.registeredArguments as Argument[]).map(argumentSpec),
     subcommands: (cmd.commands as Command[])
       .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help')

@@ -53,6 +53,8 @@ suite('bash completion', () => {
     expect(bashComplete(script, ['ship', 'comp'])).toEqual(['completion']);
     expect(bashComplete(script, ['ship', '--js'])).toEqual(['--json']);
     expect(bashComplete(script, ['ship', 'completion', '--verb'])).toEqual(['--verbose']);
+    // -h/--help, which commander keeps apart from the options, on every command.
+    expect(bashComplete(script, ['ship', 'create', '--he'])).toEqual(['--help']);
     const top = bashComplete(script, ['ship', '']);
     expect(top).toContain('completion');
     for (const c of tree().subcommands) expect(top).toContain(c.name);
@@ -82,6 +84,8 @@ suite('positional arguments', () => {
 
   it('bash offers the values of the argument at the cursor: config keys, event kinds, shells; files for a FILE', () => {
     expect(bashComplete(script, ['ship', 'config', 'set', 'label'])).toEqual(['label_format']);
+    // A named printer's key starts with printers. (the name is the user's own).
+    expect(bashComplete(script, ['ship', 'config', 'set', 'printers'])).toEqual(['printers.']);
     expect(bashComplete(script, ['ship', 'config', 'unset', 't']).sort()).toEqual(['test_base_url', 'timeout', 'token']);
     // The value after the key is not a key again.
     expect(bashComplete(script, ['ship', 'config', 'set', 'timeout', 'ti'])).toEqual([]);

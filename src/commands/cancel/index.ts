@@ -27,7 +27,7 @@ Examples:
   ship cancel ORDER-1001
   ship cancel ORDER-1001 ORDER-1002 --yes
   ship cancel ORDER-1001 ORDER-1002 --json
-  cut -d, -f1 today.csv | ship cancel -`,
+  tail -n +2 today.csv | cut -d, -f1 | ship cancel -    # the references of a CSV, its header row aside`,
     )
     .action(async (refs: string[], flags: { from?: string; concurrency: string; yes?: boolean }) => {
       const concurrency = Number(flags.concurrency);

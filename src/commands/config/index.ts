@@ -5,8 +5,8 @@ import { completeWith } from '../../completion/values.js';
 import { SETTABLE_KEYS } from '../../config/keys.js';
 import type { Ctx } from '../../context.js';
 
-/** The keys shells offer after `config get|set|unset` (printers.NAME is the user's own name). */
-const KEY_WORDS = Object.keys(SETTABLE_KEYS).filter((k) => k !== 'printers.NAME');
+/** The keys shells offer after `config get|set|unset` (printers.NAME as `printers.`: NAME is the user's own). */
+const KEY_WORDS = Object.keys(SETTABLE_KEYS).map((k) => (k === 'printers.NAME' ? 'printers.' : k));
 const keyArgument = (description = 'a key of `ship config set --help`') => completeWith(new Argument('<key>', description), KEY_WORDS);
 
 const KEYS_HELP = `
