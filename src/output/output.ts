@@ -40,11 +40,6 @@ export interface Column<T> {
   value: (row: T) => string | number | boolean | null | undefined;
   /** Right-align (numbers, money). */
   align?: 'left' | 'right';
-  /**
-   * An identifier a person copies (a service key, a tracking reference): on a narrow terminal it is the last
-   * column split inside a word, after the others (a key cut in two reads as two values).
-   */
-  keep?: boolean;
 }
 
 /** Renderer bound to the injected streams. */
@@ -204,23 +199,18 @@ export class Output {
       columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
       terminalWidth,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
-      {
-        dataWords: columns.map((_, i) => Math.max(0, ...cells.map((row) => longestWord(row[i])))),
-        keep: columns.map((col) => Boolean(col.keep)),
-      },
     );
-    // Too many columns for the terminal even at their narrowest: a boxed table would be wider than the screen,
-    // and the terminal would wrap each of its lines, borders and all. One block of "Header  value" lines per
-    // row instead (like psql's expanded display), which any width can show.
+    // Wider than the terminal even with every column wrapped between words: a boxed table would either be
+    // wrapped by the terminal line by line, borders and all, or cut words in two (a tracking reference, a
+    // service key, "create/d"), which then read as two values. One block of "Header  value" lines per row
+    // instead (like psql's expanded display), which any width shows whole.
     if (widths && widths.reduce((a, b) => a + b, 0) + widths.length + 1 > terminalWidth) {
       this.records(cells, columns.map((col) => col.header));
       return;
     }
     const { default: Table } = await import('cli-table3');
-    // A header word longer than its column (squeezed to its data) is split too: cli-table3 would cut it with "…".
-    const head = columns.map((col, i) => (widths && longestWord(col.header) > widths[i] - 2 ? splitLongWords(col.header, widths[i] - 2) : col.header));
     const table = new Table({
-      head: head.map((h) => this.c.bold(h)),
+      head: columns.map((col) => this.c.bold(col.header)),
       colAligns: columns.map((col) => col.align ?? 'left'),
       style: {
         head: [],
@@ -232,14 +222,6 @@ export class Output {
       wrapOnWordBoundary: true,
       ...(widths ? { colWidths: widths } : {}),
     });
-    // A column fitColumns made narrower than its longest word: those words are split to its width here (the
-    // other columns still wrap between words only).
-    if (widths) {
-      for (let i = 0; i < columns.length; i++) {
-        const inner = widths[i] - 2;
-        for (const row of cells) if (longestWord(row[i]) > inner) row[i] = splitLongWords(row[i], inner);
-      }
-    }
     for (const row of cells) table.push(row);
     this.line(table.toString());
   }
@@ -291,14 +273,6 @@ function longestLine(text: string): number {
   return Math.max(0, ...text.split('\n').map((l) => l.length));
 }
 
-/** The text with every word longer than `width` cut into lines of `width` characters (nothing dropped). */
-function splitLongWords(text: string, width: number): string {
-  return text
-    .split(/(\s+)/)
-    .map((part) => (part.length > width && !/\s/.test(part) ? (part.match(new RegExp(`.{1,${Math.max(1, width)}}`, 'gu')) ?? [part]).join('\n') : part))
-    .join('');
-}
-
 /** Length of the longest whitespace-separated word: a column narrower than that would truncate data. */
 function longestWord(text: string): number {
   return Math.max(0, ...text.split(/\s+/).map((w) => w.length));
@@ -306,39 +280,20 @@ function longestWord(text: string): number {
 
 /**
  * Column widths (including 2 cells of padding) that fit the terminal, or undefined when the natural widths
- * already fit. Wide columns give up space first, by wrapping between words, down to their longest word
- * (identifiers stay on one line); if that still does not fit, the widest columns go on shrinking (to 6) and
- * their long words wrap inside (see table(): nothing is cut, and a table wider than the terminal, which the
- * terminal itself would wrap line by line, is unreadable).
+ * already fit. Wide columns give up space first, by wrapping between words, down to their longest word (a word
+ * is never cut): widths that still add up to more than the terminal mean the table cannot be shown whole.
  */
-export function fitColumns(
-  natural: number[],
-  terminalWidth: number,
-  longestWords: number[] = [],
-  opts: {
-    /** Longest word of each column's cells alone: a header word may be split before a value is. */
-    dataWords?: number[];
-    /** Columns whose words are split only when no other column can give room (Column.keep). */
-    keep?: boolean[];
-  } = {},
-): number[] | undefined {
+export function fitColumns(natural: number[], terminalWidth: number, longestWords: number[] = []): number[] | undefined {
   const borders = natural.length + 1;
   const want = natural.map((w) => w + 2);
+  const floor = natural.map((w, i) => Math.min(w, longestWords[i] ?? 0) + 2);
   const total = () => want.reduce((a, b) => a + b, 0) + borders;
   if (total() <= terminalWidth) return undefined;
-  const shrink = (floor: number[]) => {
-    while (total() > terminalWidth) {
-      let widest = -1;
-      for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
-      if (widest < 0) return;
-      want[widest]--;
-    }
-  };
-  const wordFloor = (words: number[] | undefined) => natural.map((w, i) => Math.min(w, Math.max(words?.[i] ?? longestWords[i] ?? 0, 6)) + 2);
-  shrink(wordFloor(longestWords));
-  // Then headers' long words (a split header is only untidy), then values' (not in columns to keep), then any.
-  if (opts.dataWords) shrink(wordFloor(opts.dataWords));
-  if (opts.keep) shrink(natural.map((w, i) => (opts.keep![i] ? Math.min(w, Math.max(opts.dataWords?.[i] ?? longestWords[i] ?? 0, 6)) : Math.min(w, 6)) + 2));
-  shrink(natural.map((w) => Math.min(w, 6) + 2));
+  while (total() > terminalWidth) {
+    let widest = -1;
+    for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
+    if (widest < 0) break;
+    want[widest]--;
+  }
   return want;
 }

@@ -58,7 +58,7 @@ describe('Output.table rows', () => {
 });
 
 describe('Output.table on a narrow terminal', () => {
-  it('wraps a word longer than its column inside the cell: every line fits, nothing is cut', async () => {
+  it('a table that fits only by cutting a word in two is shown as blocks of "Header  value" lines instead: every word whole', async () => {
     const io = { ...bufferIO({ tty: true }), columns: 60 };
     const ref = 'REF-' + 'X'.repeat(76);
     const path = '/var/lib/ship/labels/' + 'Y'.repeat(70) + '_1.zpl';
@@ -66,29 +66,29 @@ describe('Output.table on a narrow terminal', () => {
       { header: 'Shipment', value: (r: { ref: string; path: string }) => r.ref },
       { header: 'Labels', value: (r: { ref: string; path: string }) => r.path },
     ]);
-    const lines = io.out().trimEnd().split('\n');
-    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(60);
-    const inside = lines.map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
-    expect(inside.map((c) => c[0] ?? '').join('')).toContain(ref);
-    expect(inside.map((c) => c[1] ?? '').join('')).toContain(path);
+    expect(io.out()).toBe(`Shipment  ${ref}\nLabels    ${path}\n`);
   });
 
-  it('splits only the squeezed column\'s long words: prose in another column still wraps between words', async () => {
+  it('prose wraps between words in its column while the identifiers beside it fit whole', async () => {
     const io = { ...bufferIO({ tty: true }), columns: 50 };
     type R = { ref: string; note: string };
-    await new Output(io, mode).table([{ ref: 'REF-' + 'Z'.repeat(60), note: 'Leave with reception please, ring twice' }], [
+    const ref = 'REF-' + 'Z'.repeat(20);
+    await new Output(io, mode).table([{ ref, note: 'Leave with reception please, ring twice, then wait at the gate' }], [
       { header: 'Shipment', value: (r: R) => r.ref },
       { header: 'Note', value: (r: R) => r.note },
     ]);
     const lines = io.out().trimEnd().split('\n');
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(50);
+    expect(lines.some((l) => l.includes('│'))).toBe(true);
+    expect(io.out()).toContain(ref);
     const notes = lines.map((l) => (l.split('│')[2] ?? '').trim()).filter(Boolean);
-    for (const word of ['Leave', 'with', 'reception', 'please,', 'ring', 'twice']) expect(notes.some((n) => n.split(' ').includes(word)), word).toBe(true);
+    expect(notes.length).toBeGreaterThan(1);
+    for (const word of ['Leave', 'with', 'reception', 'please,', 'ring', 'twice,', 'gate']) expect(notes.some((n) => n.split(' ').includes(word)), word).toBe(true);
   });
 });
 
-describe('Output.table: identifiers kept whole', () => {
-  it('splits a header word, then other columns\' words, before a column marked keep (a quote table cut service keys in two)', async () => {
+describe('Output.table: words kept whole', () => {
+  it('a quote table: boxed while every word fits its column, else blocks, never a key or header cut in two', async () => {
     type Q = { key: string; service: string; surcharges: string; date: string };
     const rows: Q[] = [
       { key: 'RM_SPECIAL_1PM', service: 'Special Delivery Guaranteed by 1pm', surcharges: '0.00', date: '2026-11-23 23:59' },
@@ -97,44 +97,28 @@ describe('Output.table: identifiers kept whole', () => {
     const render = async (width: number) => {
       const io = { ...bufferIO({ tty: true }), columns: width };
       await new Output(io, mode).table(rows, [
-        { header: 'Service key', value: (r: Q) => r.key, keep: true },
+        { header: 'Service key', value: (r: Q) => r.key },
         { header: 'Service', value: (r: Q) => r.service },
         { header: 'Surcharges', value: (r: Q) => r.surcharges, align: 'right' },
         { header: 'Estimated delivery', value: (r: Q) => r.date },
       ]);
       return io.out();
     };
-    // 54 columns: the header "Surcharges" gives way (its values are short), split rather than cut with "…".
+    // 64 columns: the service names and the date wrap between words; the table stays boxed.
+    const at64 = await render(64);
+    for (const l of at64.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(64);
+    expect(at64).toContain('│');
+    for (const word of ['RM_SPECIAL_1PM', 'DPD_SATURDAY', 'Surcharges', 'Guaranteed', '2026-11-23']) expect(at64).toContain(word);
+    // 54: only by cutting "Surcharges" or a key: blocks instead, every word whole.
     const at54 = await render(54);
-    for (const l of at54.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(54);
-    expect(at54).toContain('RM_SPECIAL_1PM');
-    expect(at54).toContain('2026-11-23');
-    expect(at54).not.toContain('Surcharges');
-    expect(at54).toMatch(/Surchar/);
+    expect(at54).not.toContain('│');
+    expect(at54).toContain('Service key         RM_SPECIAL_1PM\n');
+    expect(at54).toContain('Surcharges          2.00\n');
     expect(at54).not.toContain('…');
-    // 46: the other columns' words are split before the key column's.
-    const at46 = await render(46);
-    for (const l of at46.trimEnd().split('\n')) expect(l.length, l).toBeLessThanOrEqual(46);
-    expect(at46).toContain('RM_SPECIAL_1PM');
-    expect(at46).toContain('DPD_SATURDAY');
   });
 });
 
 describe('fitColumns', () => {
-  it('with dataWords and keep: header words first, then unkept columns, kept ones last', () => {
-    // Natural widths, longest words (headers included), and the cells' own longest words.
-    const natural = [14, 34, 10, 16];
-    const words = [14, 10, 10, 10];
-    const opts = { dataWords: [14, 10, 4, 10], keep: [true, false, false, false] };
-    // Longest words fit: as before.
-    expect(fitColumns(natural, 58, words, opts)).toEqual([16, 12, 12, 13]);
-    // Not quite: the third column's header word gives way (its values are 4 wide).
-    expect(fitColumns(natural, 54, words, opts)).toEqual([16, 12, 9, 12]);
-    // Less still: the unkept columns' words are split, the kept column stays whole...
-    expect(fitColumns(natural, 46, words, opts)).toEqual([16, 8, 8, 9]);
-    // ...which, unmarked, it would not.
-    expect(fitColumns(natural, 46, words, { dataWords: opts.dataWords })![0]).toBeLessThan(16);
-  });
   it('leaves natural widths alone when they fit', () => {
     expect(fitColumns([5, 10], 80)).toBeUndefined();
   });
@@ -147,10 +131,10 @@ describe('fitColumns', () => {
     const w = fitColumns([19, 80], 40, [19, 7])!;
     expect(w).toEqual([21, 16]);
   });
-  it('when the longest words do not fit either, shrinks further (down to 6) rather than overflow the terminal', () => {
+  it('never below a column\'s longest word: widths wider than the terminal say the table cannot be shown whole', () => {
     const w = fitColumns([80, 80, 3], 60, [80, 80, 3])!;
-    expect(w.reduce((a, b) => a + b, 0) + 4).toBeLessThanOrEqual(60);
-    expect(w[2]).toBe(5);
+    expect(w).toEqual([82, 82, 5]);
+    expect(w.reduce((a, b) => a + b, 0) + 4).toBeGreaterThan(60);
   });
 });
 

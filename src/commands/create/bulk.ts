@@ -757,10 +757,10 @@ function textLine(ctx: Ctx, r: Result, labelFor: (column: string) => string): st
 async function printTable(ctx: Ctx, rows: Result[]): Promise<void> {
   await ctx.out.table(rows, [
     { header: 'Row', value: (r) => r.task.rows[0], align: 'right' },
-    { header: 'Shipment', value: (r) => r.task.key, keep: true },
+    { header: 'Shipment', value: (r) => r.task.key },
     { header: 'Status', value: (r) => r.status },
     { header: 'Parcels', value: (r) => r.task.input.parcels, align: 'right' },
-    { header: 'Tracking', value: (r) => (r.result?.tracking_references ?? createdDespiteFailure(r)).join('\n'), keep: true },
+    { header: 'Tracking', value: (r) => (r.result?.tracking_references ?? createdDespiteFailure(r)).join('\n') },
     { header: 'Labels / error', value: (r) => (r.status === 'failed' ? errorMessage(r.error) : (r.result?.labels ?? []).map((l) => basename(l)).join('\n')) },
   ]);
 }

@@ -187,7 +187,7 @@ async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, r
   await ctx.out.table(rows, [
     { header: '#', value: (r) => r.n, align: 'right' },
     { header: 'Parcel', value: (r) => r.parcel },
-    { header: 'Tracking', value: (r) => r.tracking, keep: true },
+    { header: 'Tracking', value: (r) => r.tracking },
     { header: 'Carrier', value: (r) => r.carrier },
     { header: 'Service', value: (r) => r.service },
     { header: 'Label', value: (r) => r.label },

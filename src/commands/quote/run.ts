@@ -92,7 +92,7 @@ export async function run(ctx: Ctx, o: ShipmentInputOptions): Promise<void> {
   const tty = ctx.io.stdoutIsTTY;
   await ctx.out.table(rows, [
     { header: '', value: (r) => (r.recommended ? (tty ? '★' : 'recommended') : '') },
-    { header: 'Service key', value: (r) => r.service_key, keep: true },
+    { header: 'Service key', value: (r) => r.service_key },
     { header: 'Carrier', value: (r) => r.carrier },
     { header: 'Service', value: (r) => r.service_name ?? r.full_service_name },
     { header: 'Base', value: (r) => r.base_price, align: 'right' },
