@@ -275,16 +275,10 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
  */
 async function wrapperFor(ctx: Ctx): Promise<(line: string, indent: string) => string> {
   const width = ctx.io.stderrIsTTY ? ctx.io.columns : undefined;
-  if (!width || width < 40) return (line) => line;
-  const { Help } = await import('commander');
-  const help = new Help();
-  return (line, indent) => {
-    if (help.displayWidth(line) <= width) return line;
-    const [first, ...rest] = help.boxWrap(line, width).split('\n');
-    // The lines after the first get the indent: wrap them again within what is left.
-    const more = rest.length ? help.boxWrap(rest.join(' '), width - indent.length).split('\n') : [];
-    return [first, ...more.map((l) => indent + l)].join('\n');
-  };
+  // (A terminal narrower than 20 cells: as it is, the terminal wraps it.)
+  if (!width || width < 20) return (line) => line;
+  const { wrapMessageLine } = await import('./output/wrap.js');
+  return (line, indent) => wrapMessageLine(line, width, indent);
 }
 
 /** Plain words for the file-system errors a path given by the user can cause. */

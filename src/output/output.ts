@@ -5,6 +5,7 @@ import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { WaitIndicator } from './wait.js';
 import { inert } from './inert.js';
+import { wrapMessageLine } from './wrap.js';
 
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
 export interface OutputMode {
@@ -168,7 +169,12 @@ export class Output {
    */
   warn(text: string): void {
     if (this.mode.json) this.talkLine('warning', redact(text, this.secrets));
-    else this.toStderr(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}\n`);
+    else {
+      const line = `${this.c.yellow('warning:')} ${redact(text, this.secrets)}`;
+      // Broken between words on a terminal (the terminal itself breaks a long warning mid-word at its edge).
+      const width = this.io.stderrIsTTY ? this.io.columns : undefined;
+      this.toStderr(`${width && width >= 20 ? line.split('\n').map((l) => wrapMessageLine(l, width, '  ')).join('\n') : line}\n`);
+    }
   }
 
   /**

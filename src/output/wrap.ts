@@ -1,5 +1,6 @@
 // Help text fitted to the terminal: the epilogues are written for about 110 columns, and a terminal narrower
 // than that would cut their lines mid-word back at the margin.
+import { stripVTControlCharacters } from 'node:util';
 import { displayWidth } from './width.js';
 
 const LABELLED = /^(\s*\S+(?: \S+)?\s{2,})\S/;
@@ -78,4 +79,27 @@ export function fillWords(words: readonly string[], width: number, first = width
   }
   if (line) lines.push(line);
   return lines;
+}
+
+/**
+ * One line of a message fitted to a terminal `width`: broken between words, its first line keeping its own
+ * leading spaces, the others starting with `indent`. A word longer than a line keeps a line of its own (the
+ * terminal wraps it); colour codes take no cells. Unchanged when it fits.
+ */
+export function wrapMessageLine(line: string, width: number, indent: string): string {
+  const cells = (s: string) => displayWidth(stripVTControlCharacters(s));
+  if (cells(line) <= width) return line;
+  const lead = /^ */.exec(line)![0];
+  const words = line.slice(lead.length).split(/ +/).filter(Boolean);
+  const lines: string[] = [];
+  let current = '';
+  for (const word of words) {
+    const room = width - (lines.length ? indent.length : lead.length);
+    if (current && cells(current) + 1 + cells(word) > room) {
+      lines.push(current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  if (current) lines.push(current);
+  return lines.map((l, k) => (k === 0 ? lead : indent) + l).join('\n');
 }

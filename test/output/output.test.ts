@@ -311,6 +311,15 @@ describe('text from the API on a terminal (inert)', () => {
     expect(all).not.toContain('\x07');
   });
 
+  it('warnings on a terminal are broken between words to its width (a long one broke mid-word at the edge)', () => {
+    const io = { ...bufferIO({ tty: true }), columns: 40 };
+    new Output(io, mode).warn('column Inner Barcode, rows 2, 3: "5.01235E+12" is a number a spreadsheet wrote in scientific notation');
+    const lines = (io as ReturnType<typeof bufferIO>).err().trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(2);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
+    expect(lines.join(' ').replace(/ +/g, ' ')).toContain('in scientific notation');
+  });
+
   it('leaves text to a pipe or file as it is (data)', () => {
     const io = bufferIO();
     new Output(io, mode).line(hostile);

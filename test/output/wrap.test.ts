@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wrapHelpText } from '../../src/output/wrap.js';
+import { wrapHelpText, wrapMessageLine } from '../../src/output/wrap.js';
 
 describe('wrapHelpText (help at a terminal narrower than the text)', () => {
   const fits = (text: string, columns: number) => {
@@ -54,5 +54,22 @@ describe('ship … --help at an 80-column terminal', () => {
       expect(text).toContain('Examples:');
       for (const l of text.split('\n')) if (l.length >= 80) expect(l.trim(), `${args.join(' ')}: ${l}`).not.toContain(' ');
     }
+  });
+});
+
+describe('wrapMessageLine (errors and warnings on a terminal)', () => {
+  it('breaks between words at any width, the first line keeping its lead, the others the indent; colour takes no cells', () => {
+    const line = '  row 3, column delivery_service_key: "RM_TRAKED_48" is not a delivery service of the account (did you mean RM_TRACKED_48?)';
+    const out = wrapMessageLine(line, 40, '    ');
+    const lines = out.split('\n');
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(40);
+    expect(lines[0].startsWith('  row 3,')).toBe(true);
+    for (const l of lines.slice(1)) expect(l.startsWith('    ') && !l.startsWith('     ')).toBe(true);
+    // Every word whole, the suggested fix among them.
+    expect(out.replace(/\n +/g, ' ')).toBe(line);
+    expect(out).toContain('RM_TRACKED_48?)');
+    const coloured = '\x1b[33mwarning:\x1b[39m ' + 'word '.repeat(12).trim();
+    expect(wrapMessageLine(coloured, 30, '  ').split('\n')[0]).toBe('\x1b[33mwarning:\x1b[39m word word word word');
+    expect(wrapMessageLine('short', 30, '  ')).toBe('short');
   });
 });
