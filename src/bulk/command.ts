@@ -324,8 +324,15 @@ function printSummary<I, R>(
     if (s.failed > s.firstFailures.length) lines.push(`  … and ${s.failed - s.firstFailures.length} more`);
   }
   if (files.failedPath) {
-    // The service down: nothing in those rows to fix.
-    lines.push(`Failed rows written to ${files.failedPath} (${serviceDown(s) ? 'the rows are fine: the service failed for each; run it again once the service is back' : 'fix them and run it again'})`);
+    // Rows the service failed for (5xx after the retries, timeouts) have nothing to fix: only those the API refused do.
+    const advice = serviceDown(s)
+      ? 'the rows are fine: the service failed for each; run it again once the service is back'
+      : s.serviceFailed === s.failed
+        ? 'the rows are fine: the service failed for each; rerun the same command to send them again'
+        : s.serviceFailed > 0
+          ? `fix the rows the API refused, then run it again (the ${s.serviceFailed} the service failed for need no fix)`
+          : 'fix them and run it again';
+    lines.push(`Failed rows written to ${files.failedPath} (${advice})`);
   }
   if (files.resultsPath) lines.push(`Results written to ${files.resultsPath}`);
   lines.push(...(opts.summaryNotes?.(s) ?? []));
