@@ -320,6 +320,19 @@ describe.skipIf(!hasTmux)(title, () => {
     const shown = await apiCall(auth, 'GET', `/containers/${ref}`);
     expect(shown.status).toBe(200);
     expect(shown.body.data?.status ?? shown.body.status).toBe('Open');
+
+    // Closed meanwhile: closing it again asks nothing (it would change nothing), and deleting it is refused at once.
+    expect((await apiCall(auth, 'PATCH', `/containers/${ref}/close`)).status).toBeLessThan(300);
+    const again = start(['containers', 'close', ref], { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) });
+    const againText = await waitFor(again, /EXIT=\d+/);
+    expect(exitCode(againText), againText).toBe(0);
+    expect(againText).toContain(`Container ${ref} was already closed`);
+    expect(againText).not.toContain('(y/N)');
+    const del = start(['containers', 'delete', ref], { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) });
+    const delText = await waitFor(del, /EXIT=\d+/);
+    expect(exitCode(delText), delText).toBe(2);
+    expect(delText).toContain('the container is closed (handed to the carrier), so it cannot be deleted');
+    expect(delText).not.toContain('(y/N)');
   });
 
   it('ship cancel asks once at a terminal: "n" cancels nothing, "y" cancels them; --yes is not asked', async () => {

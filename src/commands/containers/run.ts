@@ -233,19 +233,21 @@ export async function closeContainer(
   opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
   // The close cannot be undone, so the printer is found and checked (~HS) before anything changes.
   const target = opts.print && !opts.output ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
-  const ok = await confirmOrRefuse(ctx, {
+  // A person is not asked to confirm what would change nothing: a container closed already is said at once.
+  const closedAlready = !opts.yes && (await isClosedNow(ctx, opts.ref));
+  const ok = closedAlready || (await confirmOrRefuse(ctx, {
     yes: opts.yes,
     question: `Close container ${opts.ref}? The carrier generates its documents and no more shipments can be added.`,
     needs: `closing container ${opts.ref}`,
-  });
+  }));
   if (!ok) {
     ctx.out.info(`Container ${opts.ref} left open.`);
     return;
   }
   const api = await ctx.api();
-  let message: string;
+  let message: string = ALREADY_CLOSED;
   try {
-    message = (await api.containers.close(opts.ref, { signal: ctx.signal })).message;
+    if (!closedAlready) message = (await api.containers.close(opts.ref, { signal: ctx.signal })).message;
   } catch (err) {
     // Closed is what was asked: a container closed before (by an earlier run of the same script, or in the
     // portal) is no failure, as cancel treats a cancelled shipment. The API refuses the transition (400; the
@@ -292,9 +294,28 @@ async function isClosedRefusal(api: Api, ref: string, err: unknown, signal: Abor
   }
 }
 
+/**
+ * Whether the container is Closed, read before a person is asked to close or delete it (undefined reads as
+ * not: the question is asked, and the API has the last word).
+ */
+async function isClosedNow(ctx: Ctx, ref: string): Promise<boolean> {
+  if (!ctx.mode.interactive) return false;
+  try {
+    const api = await ctx.api();
+    return /^closed$/i.test(String((await api.containers.get(ref, { signal: ctx.signal })).status ?? ''));
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+    return false;
+  }
+}
+
 /** `containers delete REF`: explains a refusal with the shipments still in the container. */
 export async function deleteContainer(ctx: Ctx, opts: { ref: string; yes: boolean }): Promise<void> {
   opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
+  // Not asked for what the API would refuse anyway: a closed container is handed to the carrier.
+  if (!opts.yes && (await isClosedNow(ctx, opts.ref))) {
+    throw new UsageError(`container ${opts.ref} cannot be deleted`, { hint: 'the container is closed (handed to the carrier), so it cannot be deleted' });
+  }
   const ok = await confirmOrRefuse(ctx, { yes: opts.yes, question: `Delete container ${opts.ref}?`, needs: `deleting container ${opts.ref}` });
   if (!ok) {
     ctx.out.info(`Container ${opts.ref} kept.`);
