@@ -52,6 +52,12 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     }
     // A spinner's line would otherwise stay on the terminal after the process is gone.
     ctx.out.wait.close();
+    if (interrupts > 1 && ctx.interruptHolders > 0 && !ctx.interruptsQuiet) {
+      // A second signal while a bulk run was finishing its requests: what happens to them is settled next time.
+      const text = 'aborted: the requests in flight were not waited for; rerun the same command to continue (it finds out first what they did)';
+      if (ctx.mode.json) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stop.exitCode, type: 'Interrupted' } })}\n`);
+      else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : ''}${text}\n`);
+    }
     process.exit(stop.exitCode);
   };
   if (handleSignals) {

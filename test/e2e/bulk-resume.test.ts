@@ -269,6 +269,36 @@ describe('Ctrl-C and the journal lock', () => {
     }
   }, 60_000);
 
+  it('a second Ctrl-C aborts at once and says what to do; the rerun settles what was in flight, each shipment once', async () => {
+    await sb.control('faults', { latency_ms: 300 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-sigint2-'));
+    const outDir = join(dir, 'labels');
+    const csv = csvFile(dir, 'TWICE', 40);
+    const p = await proxy(sb.url + '/v1.2');
+    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--concurrency', '4'];
+    try {
+      const first = ship(args, { env });
+      const until = Date.now() + 15_000;
+      while (p.posts < 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      first.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 50));
+      first.kill('SIGINT');
+      const r = await first;
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      expect(String(r.stderr)).toMatch(/^aborted: the requests in flight were not waited for; rerun the same command to continue/m);
+    } finally {
+      await sb.control('faults', {});
+    }
+    try {
+      const rerun = await ship(args, { env });
+      expect(rerun.exitCode, String(rerun.stderr)).toBe(0);
+      assertExactlyOnce(p.created, p.resentAfterCreated, 'TWICE', 40);
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
+
   it('a run stopped by Ctrl-C keeps what earlier runs recorded: FILE.failed.csv and --results of the rows it never reached', async () => {
     await sb.control('faults', { latency_ms: 25 });
     const dir = mkdtempSync(join(tmpdir(), 'ship-keep-'));
