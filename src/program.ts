@@ -97,7 +97,8 @@ ${EXIT_CODES_HELP}`,
       if (!opts.jsonErrors) ctx.io.stderr.write(str);
     },
     outputError: (str, write) => {
-      if (!opts.jsonErrors) write(str);
+      // Commander's usage errors look like ship's own: "error:" in red where colour is on.
+      if (!opts.jsonErrors) write(str.startsWith('error: ') ? `${ctx.out.c.red('error:')}${str.slice('error:'.length)}` : str);
     },
   });
 
