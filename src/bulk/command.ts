@@ -151,8 +151,9 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
         }
         if (mode.json) {
           const line = opts.jsonLine(r);
-          // Counted as `refused`, not `failed`, in the summary (the row itself is fine; sent again on a rerun).
-          if (r.status === 'failed' && r.error instanceof AuthError) line.refused = true;
+          // Counted as `refused`, not `failed`, in the summary (the row itself is fine; sent again on a rerun):
+          // credentials refused, or the API unreachable (the request never left).
+          if (r.status === 'failed' && (r.error instanceof AuthError || isUnreachable(r.error))) line.refused = true;
           out.jsonLine(line);
         }
         else if (mode.quiet) {
@@ -290,7 +291,7 @@ function printSummary<I, R>(
         not_started: opts.total !== undefined ? s.notStarted : null,
       });
     } else if (unreachable) {
-      Object.assign(line.summary as Record<string, unknown>, { stopped: 'unreachable', not_started: opts.total !== undefined ? s.notStarted : null });
+      Object.assign(line.summary as Record<string, unknown>, { stopped: 'unreachable', refused: s.rejected, not_started: opts.total !== undefined ? s.notStarted : null });
     } else if (localStop) {
       Object.assign(line.summary as Record<string, unknown>, { stopped: 'local_error', not_started: opts.total !== undefined ? s.notStarted : null });
     } else if (s.interrupted) {

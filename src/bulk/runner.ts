@@ -21,7 +21,8 @@
 // API unreachable (a NetworkError saying the connection was refused or the host name does not resolve, after
 // the task's retries): every other task would wait out the same retries only to fail the same way (a
 // 10,000-row run against a wrong base URL would take half an hour), so the run stops the same way. Such a
-// request never left, so the task's record is a known failure and a rerun simply sends it (`unreachable`).
+// request never left, so the task's record is a known failure and a rerun simply sends it (`unreachable`);
+// counted as `rejected`, as a refused task is (its row is fine).
 //
 // A local failure every later task would meet too (hooks.stopsRun: the disk holding the labels is full): the
 // run stops the same way rather than go on creating shipments whose labels cannot be kept (`localStop`).
@@ -354,9 +355,12 @@ export async function runBulk<I, R>(
     if (r.status === 'failed' && r.error instanceof AuthError) {
       summary.rejected++;
       summary.authStop ??= r.error;
+    } else if (r.status === 'failed' && isUnreachable(r.error)) {
+      // As for refused credentials: the request never left, and the row itself is fine.
+      summary.rejected++;
+      summary.unreachable ??= r.error;
     } else summary[r.status]++;
-    if (r.status === 'failed' && isServiceFailure(r.error)) summary.serviceFailed++;
-    if (r.status === 'failed' && isUnreachable(r.error)) summary.unreachable ??= r.error;
+    if (r.status === 'failed' && isServiceFailure(r.error) && !isUnreachable(r.error)) summary.serviceFailed++;
     if (r.status === 'failed' && hooks.stopsRun && summary.localStop === undefined) summary.localStop = hooks.stopsRun(r.error);
     if (r.status === 'created') {
       const st = r.result !== undefined && hooks.statusOf ? hooks.statusOf(r.result) : 'created';
