@@ -465,7 +465,7 @@ complete -c ship -n '__ship_is '\''skus import'\''' -l yes -s y -d 'do not ask b
 complete -c ship -n '__ship_arg '\''skus import'\'' 0' -F
 complete -c ship -n '__ship_is '\''skus list'\''' -l page -r -d 'page number (default 1)'
 complete -c ship -n '__ship_is '\''skus list'\''' -l all -d 'every page, streamed as it arrives'
-complete -c ship -n '__ship_is '\''skus list'\''' -l ndjson -d 'one JSON object per line instead of a table (implies machine output)'
+complete -c ship -n '__ship_is '\''skus list'\''' -l ndjson -d 'one JSON object per line instead of a table (machine output: errors and warnings are JSON lines on stderr, as with --json)'
 complete -c ship -n '__ship_is '\''skus list'\''' -l concurrency -r -d 'pages requested at once, ahead of the one being written (default 8; 1: one after another)'
 complete -c ship -n '__ship_is '\''skus create'\''' -l sku -r -d 'SKU number (the key matched on other systems)'
 complete -c ship -n '__ship_is '\''skus create'\''' -l product-name -r -d 'product name'

@@ -197,7 +197,8 @@ const VALUE_OPTIONS = new Set(['--profile', '--base-url', '--timeout']);
 function asksJson(argv: readonly string[]): boolean {
   for (const a of argv) {
     if (a === '--') return false;
-    if (a === '--json') return true;
+    // (--ndjson, skus list's, is machine output too.)
+    if (a === '--json' || a === '--ndjson') return true;
   }
   return false;
 }

@@ -147,6 +147,11 @@ describe('ship skus (built binary)', () => {
       expect(cut.exitCode).toBe(1);
       expect(String(cut.stdout)).toBe('');
       expect(String(cut.stderr)).toMatch(/500/);
+      // --ndjson is machine output too: the pages before are on stdout, each line whole, and the error is a JSON line.
+      const streamed = await shipVia(['skus', 'list', '--all', '--ndjson']);
+      expect(streamed.exitCode).toBe(1);
+      expect(String(streamed.stdout).trim().split('\n').map((l) => JSON.parse(l).sku)).toEqual(expected.slice(0, 60));
+      expect(JSON.parse(String(streamed.stderr).trim().split('\n').at(-1)!).error).toMatchObject({ exit_code: 1, message: expect.stringMatching(/500/) });
     } finally {
       failWhen = undefined;
     }

@@ -116,7 +116,7 @@ Examples:
     .description('List SKUs, one page of 30 (--page N) or every page (--all)')
     .option('--page <n>', 'page number (default 1)')
     .option('--all', 'every page, streamed as it arrives')
-    .option('--ndjson', 'one JSON object per line instead of a table (implies machine output)')
+    .option('--ndjson', 'one JSON object per line instead of a table (machine output: errors and warnings are JSON lines on stderr, as with --json)')
     .option('--concurrency <n>', PAGES_AT_ONCE)
     .addHelpText(
       'after',
@@ -134,6 +134,8 @@ Examples:
   ship skus list --all --ndjson | jq -r 'select(.in_stock == false) | .sku'`,
     )
     .action(async (flags: { page?: string; all?: boolean; ndjson?: boolean; concurrency?: string }) => {
+      // Machine output: its errors and warnings are JSON lines on stderr too, as under --json.
+      if (flags.ndjson) ctx.globals = { ...ctx.globals, json: true };
       if (flags.all && flags.page !== undefined) throw new UsageError('give either --page or --all, not both');
       if (!flags.all && flags.concurrency !== undefined) throw new UsageError('--concurrency applies to --all');
       const page = positiveInt('--page', flags.page, 1, Number.MAX_SAFE_INTEGER);
