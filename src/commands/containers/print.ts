@@ -22,10 +22,9 @@ export async function readyPrinter(ctx: Ctx, printer: string | undefined, talk: 
   return target;
 }
 
-/** Sends ZPL bytes unchanged to a ready printer; returns the printer's name or address for messages. */
-export async function sendZpl(ctx: Ctx, target: PrinterTarget, bytes: Uint8Array, talk: PrinterTalk = {}): Promise<{ target: string }> {
-  const { printerName, sendRaw } = await import('../../printer/index.js');
+/** Sends ZPL bytes unchanged to a ready printer. */
+export async function sendZpl(ctx: Ctx, target: PrinterTarget, bytes: Uint8Array, talk: PrinterTalk = {}): Promise<void> {
+  const { sendRaw } = await import('../../printer/index.js');
   await sendRaw(target, bytes, { timeoutMs: talk.timeoutMs });
   ctx.out.debug(`sent ${bytes.length} bytes to ${target.url}`);
-  return { target: printerName(target) };
 }

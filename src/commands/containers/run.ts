@@ -166,8 +166,9 @@ async function deliverLabel(ctx: Ctx, ref: string, t: Delivery): Promise<Record<
   const doc = await api.containers.label(ref, { format }, { signal: ctx.signal });
   const bytes = bytesOf(doc, format, `container ${ref} label`);
   if (t.target) {
-    const printed = await sendZpl(ctx, t.target, bytes, { timeoutMs: t.printerTimeoutMs });
-    return { format, printer: printed.target, bytes: bytes.length };
+    await sendZpl(ctx, t.target, bytes, { timeoutMs: t.printerTimeoutMs });
+    // The printer as `print` and `label` give it under --json.
+    return { format, printer: { url: t.target.url, name: t.target.name ?? null }, bytes: bytes.length };
   }
   if (t.output === '-') {
     ctx.io.stdout.write(bytes);
@@ -217,7 +218,7 @@ export async function containerLabel(ctx: Ctx, opts: { ref: string } & LabelTarg
     if (done.path) ctx.out.line(String(done.path));
     return;
   }
-  if (done.printer) ctx.out.success(`Container ${opts.ref} label sent to ${done.printer}`);
+  if (done.printer) ctx.out.success(`Container ${opts.ref} label sent to ${printerShown(done.printer)}`);
   else ctx.out.success(`Container ${opts.ref} label (${done.format}) written to ${done.path}`);
 }
 
@@ -272,7 +273,7 @@ export async function closeContainer(
     }
     const label = result.label as Record<string, unknown>;
     if (!ctx.mode.json && label.path !== '-') {
-      if (label.printer) ctx.out.success(`Label sent to ${label.printer}`);
+      if (label.printer) ctx.out.success(`Label sent to ${printerShown(label.printer)}`);
       else ctx.out.success(`Label (${label.format}) written to ${label.path}`);
     }
   }
@@ -439,4 +440,10 @@ export async function containerInvoice(ctx: Ctx, opts: { ref: string; output?: s
   if (ctx.mode.json) return ctx.out.json({ reference: opts.ref, path, bytes: bytes.length });
   if (ctx.mode.quiet) return ctx.out.line(path);
   ctx.out.success(`Commercial invoice of container ${opts.ref} written to ${path}`);
+}
+
+/** A printer of deliverLabel's result, for a person: its name, else its address. */
+function printerShown(p: unknown): string {
+  const { url, name } = p as { url: string; name: string | null };
+  return name ?? url;
 }

@@ -147,7 +147,8 @@ describe('containers close / label / documents / invoice / delete', () => {
     try {
       const r = await ship(['containers', 'close', 'CT-PRINT', '--yes', '--print', '--printer', printer.url, '--json']);
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ reference: 'CT-PRINT', status: 'Closed', label: { format: 'ZPL' } });
+      // The printer as `print --printer --json` and `label --printer --json` give it: {url, name}.
+      expect(JSON.parse(r.stdout)).toMatchObject({ reference: 'CT-PRINT', status: 'Closed', label: { format: 'ZPL', printer: { url: printer.url, name: null } } });
       expect((await api('GET', '/containers/CT-PRINT')).body.data.status).toBe('Closed');
       await new Promise((res) => setTimeout(res, 50));
       expect(printer.jobs).toHaveLength(1);
