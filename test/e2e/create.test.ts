@@ -386,7 +386,8 @@ describe('ship create --csv (binary)', () => {
     const one = await ship(['create', '--reference', 'LW-3', '--to-name', 'Cy', '--to-line1', '3 St', '--to-city', 'York', '--to-postcode', 'YO1 1AA', '--to-country', 'GB', '--weight', '300', '-o', labels, '--json'], { env });
     expect(one.exitCode).toBe(1);
     const [parcel] = JSON.parse(String(one.stdout));
-    expect(parcel).toMatchObject({ shipment_reference: 'LW-3', label_path: null });
+    // The API's answer whole, as when the label is written (id, carrier, price…), only without a label path.
+    expect(parcel).toMatchObject({ shipment_reference: 'LW-3', label_path: null, id: expect.any(String), carrier: expect.any(String) });
     const err = JSON.parse(String(one.stderr).trim().split('\n').at(-1)!).error;
     expect(err.message).toContain(`shipment LW-3 was created (${parcel.tracking_reference}), but its label could not be written`);
     // -o DIR/: into the directory, made if missing (-o DIR would name a file when DIR is not there).

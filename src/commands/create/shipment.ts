@@ -94,6 +94,8 @@ export function summarize(ref: string, res: ShipmentResponse[], labels: string[]
  * next run of the same command finds the shipment and writes its labels instead of creating it again.
  */
 export class LabelsNotWritten extends Error {
+  /** The API's answer, when the shipment was created by this command (one element per parcel). */
+  response?: ShipmentResponse[];
   constructor(
     readonly created: Created,
     cause: unknown,
@@ -150,7 +152,13 @@ export async function createShipment(
   const ref = String(body.shipment_reference);
   const response = await api.shipments.create(body as Parameters<Api['shipments']['create']>[0], { signal, prevalidated: opts.prevalidated, callerRetries: opts.callerRetries });
   opts.release?.();
-  return { created: await keepLabelsOfCreated(ref, response, policy), response };
+  try {
+    return { created: await keepLabelsOfCreated(ref, response, policy), response };
+  } catch (e) {
+    // The shipment exists: its answer goes with the error, so it can still be shown whole.
+    if (e instanceof LabelsNotWritten) e.response = response;
+    throw e;
+  }
 }
 
 /**

@@ -54,6 +54,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
     locateApiProblems(e, input);
     if (e instanceof LabelsNotWritten) {
       created = e.created;
+      response = e.response;
       labelsFailed = e;
     } else if (isDuplicateReference(e)) {
       const err = e as ValidationError;
