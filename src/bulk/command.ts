@@ -84,6 +84,8 @@ export interface BulkCommandOptions<I, R> {
    * handled before an interruption (create --printer: labels not sent to the printer, which a rerun does not send).
    */
   leftOver?: () => string | undefined;
+  /** Work beyond the tasks, shown on the progress line after the counts (see ProgressOptions.note). */
+  progressNote?: () => string | undefined;
   /** Warnings of the run as a whole, said before its summary (which under --json is the closing line). */
   beforeSummary?: () => void;
   /** Counts of the input that were never tasks, for the JSON summary (e.g. orders a preset left out). */
@@ -125,6 +127,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     label: opts.noun,
     createdWord: opts.createdWord,
     columns: () => io.columns,
+    note: opts.progressNote,
   });
   // With a progress line on the terminal, per-task text would tear it; failures still show as they happen.
   const perTaskText = !mode.json && !mode.quiet && !(progress.enabled && io.stdoutIsTTY);

@@ -40,6 +40,11 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Clock, injectable for tests. */
   now?: () => number;
+  /**
+   * Work of the run beyond its tasks, shown after the counts (create --printer: the labels sent, which go on
+   * after the last shipment is created); asked at every redraw.
+   */
+  note?: () => string | undefined;
 }
 
 /** A reporter that draws nothing (not a TTY, --json, --quiet). */
@@ -64,10 +69,13 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
   let drawn = false;
   let timer: NodeJS.Timeout | undefined;
 
+  // When the last task was done: the rate is of the tasks, not of what comes after them (see note).
+  let finished: number | undefined;
   const draw = () => {
     lastDraw = now();
     const done = counts.created + counts.skipped + counts.failed;
-    const elapsed = Math.max(0.001, (lastDraw - started) / 1000);
+    if (total !== undefined && done >= total) finished ??= lastDraw;
+    const elapsed = Math.max(0.001, ((finished ?? lastDraw) - started) / 1000);
     // Rate over work actually done in this run; skipped tasks cost nothing and would inflate it.
     const worked = counts.created + counts.failed;
     const rate = worked / elapsed;
@@ -91,7 +99,11 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
     ] as const;
     const nonZero = breakdown.filter(([, n]) => n > 0).map(([w, n]) => `${w} ${n}`).join(' ');
     const bare = total !== undefined && total > 0 ? `${done}/${total}` : `${done}`;
+    const note = opts.note?.() ?? '';
     const candidates = [
+      [bar + of, counts_, note, ...tail],
+      [of, counts_, note, ...tail],
+      [of, nonZero, note, ...tail],
       [bar + of, counts_, ...tail],
       [of, counts_, ...tail],
       [of, nonZero, ...tail],

@@ -249,6 +249,26 @@ describe('progress', () => {
     expect(out.endsWith('\r\x1b[K')).toBe(true);
   });
 
+  it('shows work beyond the tasks (labels sent to the printer) after the counts, and the rate of the tasks stays once they are done', () => {
+    const s = new PassThrough();
+    let out = '';
+    s.on('data', (d) => (out += d));
+    let t = 0;
+    let sent = 0;
+    const p = createProgress({ stream: s, enabled: true, label: 'shipments', now: () => t, intervalMs: 100, columns: 120, note: () => `${sent} labels sent to printer` });
+    p.start(10);
+    t = 2000;
+    sent = 3;
+    p.update({ created: 10, skipped: 0, failed: 0 });
+    t = 6000;
+    sent = 9;
+    p.update({ created: 10, skipped: 0, failed: 0 });
+    p.stop();
+    const frames = out.split('\r').filter((f) => f.includes('10/10'));
+    expect(frames.at(-1)).toContain('10/10 shipments · created 10 skipped 0 failed 0 · 9 labels sent to printer · 5.0/s');
+    expect(frames[0]).toContain('3 labels sent to printer · 5.0/s');
+  });
+
   it('follows a resized terminal: each redraw fits the width the terminal has now, not the one it had at the start', () => {
     const s = new PassThrough();
     let out = '';

@@ -337,6 +337,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       },
       // Said before the summary, which is the closing line under --json.
       beforeSummary: sayExisted,
+      // Printing goes on after the last shipment is created (labels go out one after another): said, so a full
+      // bar with nothing moving does not read as done.
+      progressNote: printer ? () => `${labelsSent} label${labelsSent === 1 ? '' : 's'} sent to printer` : undefined,
       // Every shipment handled, but labels left unsent by an interrupted printing: not "nothing is left to do".
       leftOver: () => (notSent.size ? `the labels of ${notSent.size} shipment${notSent.size === 1 ? ' were' : 's were'} not sent to the printer (listed below)` : undefined),
       summaryNotes: (s) => {
