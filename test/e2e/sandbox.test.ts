@@ -199,14 +199,14 @@ describe('ship sandbox (cli-contract: `ship sandbox`)', () => {
     expect((await s.exited).code).toBe(0);
   });
 
-  it('track --watch --json stopped by a signal (Ctrl-C, `timeout`) still prints the last known state, then exits 130', async () => {
+  it('track --watch --json stopped by a signal (Ctrl-C, `timeout`) still prints the last known state, then exits 130 (143 for SIGTERM)', async () => {
     const { s, env } = await sandboxWithShipment('0', 'W-2');
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const watching = ship(['track', 'W-2', '--watch', '--interval', '0.2', '--json'], { env });
       await new Promise((r) => setTimeout(r, 1500));
       watching.kill(signal);
       const watched = await watching;
-      expect(watched.exitCode, String(watched.stderr)).toBe(130);
+      expect(watched.exitCode, String(watched.stderr)).toBe(signal === 'SIGINT' ? 130 : 143);
       expect(JSON.parse(String(watched.stdout)).shipments[0].parcels[0].events.map((e: { type: string }) => e.type)).toEqual(['LABEL_CREATED']);
     }
     s.child.kill('SIGTERM');
