@@ -116,6 +116,52 @@ describe('LabelBatchWriter', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  describe('on a thread of its own (offThread, as a bulk create writes them)', () => {
+    it('until the thread runs, writes on the main thread (a short run is over before it has started)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ship-batch-early-'));
+      const batch = new LabelBatchWriter({ maxFiles: 1, delayMs: 1 }, true);
+      expect(await batch.write([ZPL], { dir, shipmentRef: 'EARLY', format: 'ZPL' })).toEqual([join(dir, 'EARLY_1.zpl')]);
+      expect(batch.jobsOffThread).toBe(0);
+      await batch.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('writes the same names and bytes as writeLabels; a failing file fails its shipment only; close() ends the thread', async () => {
+      const a = mkdtempSync(join(tmpdir(), 'ship-batch-ta-'));
+      const b = mkdtempSync(join(tmpdir(), 'ship-batch-tb-'));
+      const namerA = new LabelNamer();
+      const namerB = new LabelNamer();
+      const batch = new LabelBatchWriter({ maxFiles: 3, delayMs: 5 }, true);
+      await batch.threadStarted();
+      const expected = [
+        writeLabels([ZPL, `${ZPL}^FDtwo`], { dir: a, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerA }),
+        writeLabels(['^XA^CI28^FDZoë ☃ 😀^FS^XZ'], { dir: a, shipmentRef: 'ord/1', format: 'ZPL', namer: namerA }),
+        writeLabels([pdf], { dir: a, shipmentRef: 'P-1', format: 'PDF', namer: namerA }),
+      ];
+      mkdirSync(join(b, 'BAD_2.zpl'));
+      const written = [
+        batch.write([ZPL, `${ZPL}^FDtwo`], { dir: b, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerB }),
+        batch.write(['^XA^CI28^FDZoë ☃ 😀^FS^XZ'], { dir: b, shipmentRef: 'ord/1', format: 'ZPL', namer: namerB }),
+        batch.write([pdf], { dir: b, shipmentRef: 'P-1', format: 'PDF', namer: namerB }),
+      ];
+      const bad = batch.write([ZPL, ZPL, ZPL], { dir: b, shipmentRef: 'BAD', format: 'ZPL' });
+      const paths = await Promise.all(written);
+      expect(paths.flat().map((p) => p.slice(b.length))).toEqual(expected.flat().map((p) => p.slice(a.length)));
+      for (const [i, p] of paths.flat().entries()) expect(readFileSync(p)).toEqual(readFileSync(expected.flat()[i]));
+      // An error from the thread keeps its code (a full disk stops the run by it: labelDiskStop).
+      await expect(bad).rejects.toMatchObject({ code: 'EISDIR' });
+      expect(readdirSync(b).filter((f) => f.startsWith('BAD')).sort()).toEqual(['BAD_1.zpl', 'BAD_2.zpl']);
+      // The directory removed meanwhile is made again, once.
+      rmSync(b, { recursive: true, force: true });
+      expect(await batch.write([ZPL], { dir: b, shipmentRef: 'AGAIN', format: 'ZPL' })).toEqual([join(b, 'AGAIN_1.zpl')]);
+      // All of them went through the thread.
+      expect(batch.jobsOffThread).toBe(5);
+      await batch.close();
+      rmSync(a, { recursive: true, force: true });
+      rmSync(b, { recursive: true, force: true });
+    });
+  });
+
   it('a label that is not its format rejects at once and writes nothing of that shipment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-batch-'));
     const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 });

@@ -196,7 +196,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // settles it first, writing its labels again (or removing them if they cannot be fetched) before it
   // reports anything. A label file of a shipment not journaled `done` is never trusted. They are written in
   // batches (LabelBatchWriter) after the request's slot is given back; the same holds of a batch.
-  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true, batch: new LabelBatchWriter() };
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true, batch: new LabelBatchWriter(undefined, true) };
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();
@@ -360,6 +360,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     });
   } catch (e) {
     thrown = e;
+  } finally {
+    await policy.batch?.close();
   }
 
   // AuthError here means the API refused the credentials mid-run and the run stopped; an unreachable API
