@@ -109,6 +109,28 @@ function finalLines(stdout: unknown): Array<{ shipment_reference: string; status
   return String(stdout).trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
+/**
+ * A run to be stopped part way: the sandbox slowed by `latencyMs`, a CSV of `n` shipments `PREFIX-0001…`, a
+ * recording proxy in front of the sandbox, and the command's env and arguments (labels in DIR/labels).
+ */
+async function stoppableRun(prefix: string, n: number, latencyMs: number, extra: string[] = ['--json']) {
+  await sb.control('faults', { latency_ms: latencyMs });
+  const dir = mkdtempSync(join(tmpdir(), `ship-${prefix.toLowerCase()}-`));
+  const outDir = join(dir, 'labels');
+  const csv = csvFile(dir, prefix, n);
+  const p = await proxy(sb.url + '/v1.2');
+  const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
+  const args = ['create', '--csv', csv, '--output-dir', outDir, ...extra, '--concurrency', '4'];
+  return { dir, outDir, csv, p, env, args };
+}
+
+/** Waits (15 s at most) until the proxy has seen `n` POSTs; false if it never did. */
+async function postsSeen(p: { posts: number }, n: number): Promise<boolean> {
+  const until = Date.now() + 15_000;
+  while (p.posts < n && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return p.posts >= n;
+}
+
 describe('resume after SIGKILL', () => {
   it('kills a 200-shipment run at several points; reruns create every shipment exactly once', async () => {
     await sb.control('faults', { latency_ms: 15 });
@@ -194,19 +216,11 @@ describe('runs through faults', () => {
 
 describe('Ctrl-C and the journal lock', () => {
   it('SIGINT stops sending, lets in-flight finish, exits 130 with a clean journal; a second run meanwhile is refused', async () => {
-    await sb.control('faults', { latency_ms: 25 });
-    const dir = mkdtempSync(join(tmpdir(), 'ship-sigint-'));
-    const outDir = join(dir, 'labels');
-    const csv = csvFile(dir, 'INT', 120);
-    const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
-    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
+    const { outDir, p, env, args } = await stoppableRun('INT', 120, 25);
     try {
       const first = ship(args, { env });
       // Wait until it is well under way.
-      const until = Date.now() + 15_000;
-      while (p.posts < 20 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-      if (p.posts < 20) {
+      if (!(await postsSeen(p, 20))) {
         first.kill('SIGKILL');
         const dead = await first;
         throw new Error(`first run did not get going: posts=${p.posts} created=${p.created.size} ${String(dead.stderr)}`);
@@ -242,17 +256,10 @@ describe('Ctrl-C and the journal lock', () => {
   }, 60_000);
 
   it('SIGTERM (kill, a cron timeout) stops as Ctrl-C does, and exits 143; the rerun finishes, each shipment once', async () => {
-    await sb.control('faults', { latency_ms: 25 });
-    const dir = mkdtempSync(join(tmpdir(), 'ship-sigterm-'));
-    const outDir = join(dir, 'labels');
-    const csv = csvFile(dir, 'TERM', 80);
-    const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
-    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
+    const { outDir, p, env, args } = await stoppableRun('TERM', 80, 25);
     try {
       const first = ship(args, { env });
-      const until = Date.now() + 15_000;
-      while (p.posts < 10 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await postsSeen(p, 10);
       first.kill('SIGTERM');
       const r = await first;
       expect(r.exitCode, String(r.stderr)).toBe(143);
@@ -270,17 +277,10 @@ describe('Ctrl-C and the journal lock', () => {
   }, 60_000);
 
   it('a second Ctrl-C aborts at once and says what to do; the rerun settles what was in flight, each shipment once', async () => {
-    await sb.control('faults', { latency_ms: 300 });
-    const dir = mkdtempSync(join(tmpdir(), 'ship-sigint2-'));
-    const outDir = join(dir, 'labels');
-    const csv = csvFile(dir, 'TWICE', 40);
-    const p = await proxy(sb.url + '/v1.2');
-    const env = { SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN };
-    const args = ['create', '--csv', csv, '--output-dir', outDir, '--concurrency', '4'];
+    const { p, env, args } = await stoppableRun('TWICE', 40, 300, []);
     try {
       const first = ship(args, { env });
-      const until = Date.now() + 15_000;
-      while (p.posts < 6 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      await postsSeen(p, 6);
       first.kill('SIGINT');
       await new Promise((r) => setTimeout(r, 50));
       first.kill('SIGINT');
@@ -482,13 +482,8 @@ describe('a rerun with other label options', () => {
 
 describe('stdout that goes away or cannot be written', () => {
   it('a reader that closes early (| head): the run stops as for Ctrl-C, exit 141 with its summary; the rerun finishes, each once', async () => {
-    await sb.control('faults', { latency_ms: 10 });
-    const dir = mkdtempSync(join(tmpdir(), 'ship-epipe-'));
-    const outDir = join(dir, 'labels');
-    const csv = csvFile(dir, 'PIPE', 150);
-    const p = await proxy(sb.url + '/v1.2');
-    const env = binEnv({ SHIP_BASE_URL: p.baseUrl, SHIP_API_KEY: sb.apiKey, SHIP_TOKEN: auth.SHIP_TOKEN });
-    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4'];
+    const { outDir, p, env: runEnv, args } = await stoppableRun('PIPE', 150, 10);
+    const env = binEnv(runEnv);
     try {
       // `ship … | head -n 3`, with pipefail: the pipeline's status is ship's.
       const first = await execa('bash', ['-c', 'set -o pipefail; "$0" "$@" | head -n 3 > /dev/null', process.execPath, BIN, ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
