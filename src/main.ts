@@ -98,7 +98,9 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
 
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return ExitCode.Ok;
+    // The command did all it had to, but its stdout was closed or failed on the way (a bulk run's last lines
+    // lost): not a success for whoever reads them.
+    return stop !== undefined && stop.signal !== 'SIGINT' && stop.signal !== 'SIGTERM' ? stop.exitCode : ExitCode.Ok;
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return ExitCode.Ok;

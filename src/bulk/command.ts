@@ -34,13 +34,13 @@
 //     quietLine: (r) => r.result?.tracking_reference,
 //   });
 import type { Ctx } from '../context.js';
-import { AuthError, Interrupted, PartialFailure, ServiceFailure } from '../errors.js';
+import { Interrupted, PartialFailure, ServiceFailure } from '../errors.js';
 import { renewCredentials } from '../config/settings.js';
 import { animationsAllowed } from '../output/output.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
-import { errorMessage, isUnreachable, runBulk, stoppedEarly, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
+import { errorMessage, refusedBeforeSending, runBulk, stoppedEarly, type BulkHooks, type BulkResult, type BulkSummary, type BulkTask } from './runner.js';
 
 /** Everything runBulkCommand needs; the hooks do the work, the rest is output. */
 export interface BulkCommandOptions<I, R> {
@@ -145,7 +145,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
       onResult: async (r) => {
         await opts.hooks.onResult?.(r);
         // A task refused for its credentials is not a problem of its row (see the header comment).
-        const rowFailed = r.status === 'failed' && !(r.error instanceof AuthError) && !isUnreachable(r.error);
+        const rowFailed = r.status === 'failed' && !refusedBeforeSending(r);
         if (r.status === 'failed') lastError = r.error;
         if (rowFailed && failed && r.task.records) failed.add(r.task.records, r.task.rows, errorText(r));
         if (results && r.task.records && opts.resultsCsv) {
@@ -156,7 +156,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
           const line = opts.jsonLine(r);
           // Counted as `refused`, not `failed`, in the summary (the row itself is fine; sent again on a rerun):
           // credentials refused, or the API unreachable (the request never left).
-          if (r.status === 'failed' && (r.error instanceof AuthError || isUnreachable(r.error))) line.refused = true;
+          if (refusedBeforeSending(r)) line.refused = true;
           out.jsonLine(line);
         }
         else if (mode.quiet) {
@@ -188,24 +188,37 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
   } catch (e) {
     progress.stop();
     results?.abort();
+    release();
     throw e;
   } finally {
     unbatch();
-    await journal?.close();
-    release();
     resumeWait();
+    try {
+      await journal?.close();
+    } catch (e) {
+      release();
+      throw e;
+    }
   }
 
-  const own = opts.rowFiles ? await opts.rowFiles(summary) : {};
-  const failedPath = failed?.finish() ?? own.failedPath;
-  const resultsPath = results?.finish() ?? own.resultsPath;
-  // A run stopped after its first task still had more to do: it gets a summary too.
-  const summaryShown = opts.summary ?? (opts.total ?? summary.total) !== 1;
-  opts.beforeSummary?.();
-  if (summaryShown) {
-    // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
-    const renew = summary.authStop ? renewCredentials(await ctx.settings(), summary.authStop.http?.apiMessage) : '';
-    printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path }, renew);
+  // Interrupts are still held while the row files and the summary are written: a signal, or stdout closing,
+  // once the last task is done must not cut them off (the row files half written, the summary unsaid).
+  let summaryShown: boolean;
+  let failedPath: string | undefined;
+  try {
+    const own = opts.rowFiles ? await opts.rowFiles(summary) : {};
+    failedPath = failed?.finish() ?? own.failedPath;
+    const resultsPath = results?.finish() ?? own.resultsPath;
+    // A run stopped after its first task still had more to do: it gets a summary too.
+    summaryShown = opts.summary ?? (opts.total ?? summary.total) !== 1;
+    opts.beforeSummary?.();
+    if (summaryShown) {
+      // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
+      const renew = summary.authStop ? renewCredentials(await ctx.settings(), summary.authStop.http?.apiMessage) : '';
+      printSummary(ctx, opts, summary, { failedPath, resultsPath, journalPath: journal?.path }, renew);
+    }
+  } finally {
+    release();
   }
 
   // Exit 4 with the API's own message and hint ("run `ship login`"), whatever else happened.

@@ -227,6 +227,15 @@ function classifyOnce(err: unknown): FailureClass {
 }
 
 /**
+ * A failed task whose request never reached the service, for no fault of its row: its credentials refused, or
+ * the API unreachable before anything was sent (not while settling a request that did leave, whose outcome is
+ * unknown). Counted as `rejected`, kept out of FILE.failed.csv, sent as new on a rerun.
+ */
+export function refusedBeforeSending(r: Pick<BulkResult<unknown, unknown>, 'status' | 'error' | 'unknownOutcome'>): boolean {
+  return r.status === 'failed' && (r.error instanceof AuthError || (isUnreachable(r.error) && !r.unknownOutcome));
+}
+
+/**
  * The API could not be reached at all (connection refused, host name unknown): the request never left, and
  * the next one would fare no better. Not a problem of the task's own rows.
  */
@@ -355,12 +364,13 @@ export async function runBulk<I, R>(
     if (r.status === 'failed' && r.error instanceof AuthError) {
       summary.rejected++;
       summary.authStop ??= r.error;
-    } else if (r.status === 'failed' && isUnreachable(r.error)) {
+    } else if (refusedBeforeSending(r)) {
       // As for refused credentials: the request never left, and the row itself is fine.
       summary.rejected++;
-      summary.unreachable ??= r.error;
     } else summary[r.status]++;
-    if (r.status === 'failed' && isServiceFailure(r.error) && !isUnreachable(r.error)) summary.serviceFailed++;
+    // (Unreachable while settling a request that did leave: the run stops too, the task failed with its outcome unknown.)
+    if (r.status === 'failed' && isUnreachable(r.error)) summary.unreachable ??= r.error;
+    if (r.status === 'failed' && isServiceFailure(r.error) && !refusedBeforeSending(r)) summary.serviceFailed++;
     if (r.status === 'failed' && hooks.stopsRun && summary.localStop === undefined) summary.localStop = hooks.stopsRun(r.error);
     if (r.status === 'created') {
       const st = r.result !== undefined && hooks.statusOf ? hooks.statusOf(r.result) : 'created';

@@ -232,6 +232,16 @@ export function writeFileInPlace(path: string, data: Uint8Array | string, dir = 
   }
 }
 
+/** Whether the jobs' directories exist (made if missing); when one cannot be made, the jobs are written here, each failing on its own. */
+function dirsReady(jobs: ReadonlyArray<{ dir: string }>): boolean {
+  try {
+    for (const job of jobs) ensureDirSync(job.dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 // Directories known to exist: a bulk run writes thousands of labels into one directory.
 const knownDirs = new Set<string>();
 
@@ -367,8 +377,7 @@ export class LabelBatchWriter {
     this.fileCount = 0;
     // On the thread once it runs; until then here (a short run is over before a thread has started, and its
     // first failing write, a full disk, stops it as early as ever).
-    if (this.offThread && batch.length && this.worker?.ready) {
-      for (const job of batch) ensureDirSync(job.dir);
+    if (this.offThread && batch.length && this.worker?.ready && dirsReady(batch)) {
       this.worker.write(batch);
       this.jobsOffThread += batch.length;
       return;

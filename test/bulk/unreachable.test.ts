@@ -43,6 +43,30 @@ describe('runBulk: API unreachable', () => {
   });
 });
 
+describe('runBulk: unreachable while settling a request that did leave', () => {
+  it('is a failure with its outcome unknown (the shipment may exist), not refused; the run still stops', async () => {
+    let tries = 0;
+    const s = await runBulk(
+      tasks(10),
+      {
+        async execute(t) {
+          // The first task's POST goes out and its connection drops: it may have been created.
+          if (t.input === 0 && tries++ === 0) throw new NetworkError('reset', 'reset');
+          return t.input;
+        },
+        // Asking the service whether it exists: the API is gone by then.
+        async settle() {
+          throw refused();
+        },
+      },
+      { concurrency: 1, signal: never, total: 10, retries: 1, sleep: async () => {} },
+    );
+    expect(s.unreachable).toBeInstanceOf(NetworkError);
+    expect(s.failed).toBe(1);
+    expect(s.rejected).toBe(0);
+  });
+});
+
 describe('runBulkCommand: API unreachable', () => {
   it('prints the summary, leaves the refused row out of FILE.failed.csv and throws the network error (exit 1)', async () => {
     const dir = tmp();

@@ -1,5 +1,5 @@
 // The built binary: `ship create --csv` against the sandbox, behind a proxy that records what was sent.
-import { mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -369,6 +369,12 @@ describe('ship create --csv (binary)', () => {
     // --results gives its id and tracking reference too (for the shop), but no label path.
     const row = readFileSync(results, 'utf8').trim().split('\n')[2].split(',');
     expect(row.slice(7, 11)).toEqual(['failed', expect.stringMatching(/^[0-9a-f-]{36}$/), blocked.tracking_reference, '']);
+    // Not in blocked.failed.csv: that row sent again from it would be a second shipment (or refused as a
+    // duplicate); the summary says to rerun the same command instead.
+    expect(existsSync(join(work, 'blocked.failed.csv'))).toBe(false);
+    const summaryLine = JSON.parse(String(r.stderr).trim().split('\n').find((l) => l.startsWith('{"summary"'))!);
+    expect(summaryLine.summary).toMatchObject({ failed: 1 });
+    expect(summaryLine.summary.failed_csv).toBeUndefined();
 
     rmdirSync(join(labels, 'LW-2_1.zpl'));
     const again = await ship(['create', '--csv', csv, '-o', labels, '--json'], { env });

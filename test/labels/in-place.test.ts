@@ -117,6 +117,16 @@ describe('LabelBatchWriter', () => {
   });
 
   describe('on a thread of its own (offThread, as a bulk create writes them)', () => {
+    it('a directory that cannot be made fails those shipments (their promise), never the process', async () => {
+      const base = mkdtempSync(join(tmpdir(), 'ship-batch-nodir-'));
+      writeFileSync(join(base, 'file'), 'x');
+      const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 }, true);
+      await batch.threadStarted();
+      await expect(batch.write([ZPL], { dir: join(base, 'file', 'labels'), shipmentRef: 'NODIR', format: 'ZPL' })).rejects.toMatchObject({ code: 'ENOTDIR' });
+      await batch.close();
+      rmSync(base, { recursive: true, force: true });
+    });
+
     it('until the thread runs, writes on the main thread (a short run is over before it has started)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ship-batch-early-'));
       const batch = new LabelBatchWriter({ maxFiles: 1, delayMs: 1 }, true);

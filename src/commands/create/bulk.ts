@@ -19,7 +19,7 @@ import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns, 
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { basename } from 'node:path';
-import { errorMessage, isUnreachable, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
+import { errorMessage, isUnreachable, refusedBeforeSending, stoppedEarly, type BulkResult, type BulkTask } from '../../bulk/runner.js';
 import { LabelBatchWriter, LabelNamer, mergePdfs, writeFileAtomic } from '../../labels/index.js';
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, journalPathFor, type JournalEntry } from '../../bulk/journal.js';
@@ -252,6 +252,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
 
+  // Shipments created whose label files could not be written (kept out of FILE.failed.csv: see notARowFailure).
+  let labelsUnwritten = 0;
   let existedSaid = false;
   const sayExisted = () => {
     if (existedSaid || !existedBefore.length) return;
@@ -293,6 +295,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         stopsRun: (err) => labelDiskStop(err, o.outputDir),
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
         onResult: async (r) => {
+          if (r.error instanceof LabelsNotWritten) labelsUnwritten++;
           if (r.status === 'skipped' && r.skipReason === 'exists') existedBefore.push(r.task.key);
           // A rerun of this command never resends it (the journal holds it as done, cancelled or not), so the way
           // to apply the change is a run of its own.
@@ -307,7 +310,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
               result: r.result ?? (r.error instanceof LabelsNotWritten ? r.error.created : undefined),
               error: r.status === 'failed' ? failureText(r, loaded.labelFor) : r.skipReason === 'exists' ? 'already existed' : r.status === 'skipped' ? 'created by an earlier run' : undefined,
               rowParcels: r.task.input.rowParcels,
-              rejected: r.status === 'failed' && (r.error instanceof AuthError || isUnreachable(r.error)) ? true : undefined,
+              rejected: refusedBeforeSending(r) ? true : undefined,
+              labelsOnly: r.error instanceof LabelsNotWritten ? true : undefined,
             });
           }
           if (tableAtEnd) {
@@ -346,6 +350,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         const notes: string[] = [];
         if (loaded.excluded.length) notes.push(`Left out ${loaded.excluded.length} order${loaded.excluded.length === 1 ? '' : 's'} that cannot be shipped (listed above)`);
         if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);
+        if (labelsUnwritten) {
+          notes.push(
+            `${labelsUnwritten} shipment${labelsUnwritten === 1 ? ' was' : 's were'} created but ${labelsUnwritten === 1 ? 'its labels' : 'their labels'} could not be written (not in ${failedCsvPathFor(csvPath)}): rerun the same command once the cause is fixed; it writes them without creating anything again`,
+          );
+        }
         if (printer) {
           notes.push(
             printerFailure === undefined
@@ -589,7 +598,15 @@ interface Outcome {
   rowParcels: number[];
   /** Failed because the API refused the credentials or could not be reached: not a problem of its rows, so not in FILE.failed.csv. */
   rejected?: boolean;
+  /**
+   * Created, only its label files not written: not in FILE.failed.csv either (the same command's rerun writes
+   * them; the row sent again from the failed file would be a second shipment, or refused as a duplicate).
+   */
+  labelsOnly?: boolean;
 }
+
+/** Whether a shipment's rows go to FILE.failed.csv. */
+const rowsFailed = (oc: Outcome | undefined): boolean => oc?.status === 'failed' && !oc.rejected && !oc.labelsOnly;
 
 /**
  * Writes FILE.failed.csv (rows of failed shipments, unchanged, plus `error`; a stale one from an earlier run is
@@ -602,7 +619,7 @@ async function writeRowFiles(
   outcomes: Map<string, Outcome>,
   paths: { failedPath: string; resultsPath?: string },
 ): Promise<{ failed?: string; results?: string }> {
-  const anyFailed = [...outcomes.values()].some((x) => x.status === 'failed' && !x.rejected);
+  const anyFailed = [...outcomes.values()].some(rowsFailed);
   // Laid out as the input was (its delimiter, its sep= line), so the spreadsheet that wrote it reads them.
   const layout: WriteBackLayout = { bom: writeBackWithBom(loaded.encoding), ...loaded.rowLayout };
   const failed = new FailedRowsWriter(paths.failedPath, loaded.header, layout);
@@ -614,7 +631,7 @@ async function writeRowFiles(
       const oc = ref === undefined ? undefined : outcomes.get(ref);
       const i = ref === undefined ? 0 : (seen.get(ref) ?? 0);
       if (ref !== undefined) seen.set(ref, i + 1);
-      if (oc?.status === 'failed' && !oc.rejected) failed.add([rec.values], [rec.row], oc.error ?? 'failed');
+      if (rowsFailed(oc)) failed.add([rec.values], [rec.row], oc!.error ?? 'failed');
       results?.add([rec.values], rowColumns(oc, i));
     });
   } catch (e) {

@@ -221,7 +221,7 @@ export async function findShipment(
 }
 
 /** Fetches the labels of a shipment's parcels (GET /parcels/:ref/label) in the policy's format and writes them. */
-async function fetchLabels(api: Api, ref: string, tracking: readonly string[], policy: LabelPolicy, signal?: AbortSignal): Promise<string[]> {
+async function fetchLabels(api: Api, ref: string, tracking: readonly string[], policy: LabelPolicy, signal?: AbortSignal, opts: { atomic?: boolean } = {}): Promise<string[]> {
   const contents: string[] = [];
   let format = policy.format;
   for (const t of tracking) {
@@ -230,7 +230,7 @@ async function fetchLabels(api: Api, ref: string, tracking: readonly string[], p
     format = got.format;
     contents.push(...got.contents);
   }
-  return contents.length ? writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: policy.inPlace }) : [];
+  return contents.length ? writeLabels(contents, { dir: policy.dir, shipmentRef: ref, format, namer: policy.namer, inPlace: opts.atomic ? false : policy.inPlace }) : [];
 }
 
 /**
@@ -246,7 +246,9 @@ export async function refreshLabels(api: Api, ref: string, stored: Created, poli
   const rest: Created = { ...stored };
   delete rest.label_error;
   try {
-    return { ...rest, labels: await fetchLabels(api, ref, stored.tracking_references, policy, signal) };
+    // Written whole or not at all (temp file, rename): the journal already says done, so a later run trusts
+    // any file it finds, and a process killed mid-write would leave it torn for good.
+    return { ...rest, labels: await fetchLabels(api, ref, stored.tracking_references, policy, signal, { atomic: true }) };
   } catch (e) {
     // Fails the shipment in this run (its labels are what the run was asked for); the journal keeps it created.
     throw new LabelsNotWritten({ ...rest, labels: [] }, e);
