@@ -67,7 +67,9 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       if (stdoutFailed) return;
       stdoutFailed = true;
       const closed = e.code === 'EPIPE';
-      if (ctx.interruptHolders > 0 && interrupts === 0) {
+      if (ctx.interruptHolders > 0) {
+        // Already stopping (Ctrl-C reached the whole pipeline, the reader died with it): that stop goes on.
+        if (interrupts > 0) return;
         // A bulk run whose reader went away (`| head`) or whose output file filled up: stopped as Ctrl-C stops
         // it, not cut off with requests in flight, so its summary says where it got and a rerun continues.
         interrupts++;
@@ -266,13 +268,13 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   stderr.write(wrap(`${c.red('error:')} ${clean(err.message)}`, '  ') + '\n');
   if (err instanceof ValidationError && !err.located?.length) {
     for (const [field, messages] of Object.entries(err.fields)) {
-      for (const m of messages) stderr.write(wrap(`  ${c.bold(field)}: ${clean(m)}`, '    ') + '\n');
+      for (const m of messages) stderr.write(wrap(`  ${c.bold(clean(field))}: ${clean(m)}`, '    ') + '\n');
     }
   }
   const problems = err instanceof InputError ? err.problems : err instanceof ValidationError ? (err.located ?? []) : [];
   for (const p of problems) {
     const where = problemLocation(p);
-    stderr.write(wrap(`  ${where ? c.bold(where) + ': ' : ''}${clean(p.message)}`, '    ') + '\n');
+    stderr.write(wrap(`  ${where ? c.bold(clean(where)) + ': ' : ''}${clean(p.message)}`, '    ') + '\n');
   }
   if (err.hint) stderr.write(wrap(`${c.dim('hint:')} ${clean(err.hint)}`, '  ') + '\n');
   if (mode?.verbose && err.cause instanceof Error) stderr.write(c.dim(`cause: ${clean(err.cause.message)}`) + '\n');

@@ -400,7 +400,7 @@ export class LabelBatchWriter {
  * does not hold the event loop while answers wait to be read and the next requests to be sent. Each job's
  * files are written in order as writeFileInPlace writes them (a file whose write fails is removed, and the
  * job's later files are not written); its `done` is called once they are all whole on disk, or with the error.
- * The thread is unref'd: it never keeps the process alive, and pending jobs are the caller's to await.
+ * Its message port keeps the process alive while the thread runs: close() ends it once the run is over.
  */
 class LabelWorker {
   private readonly thread: import('node:worker_threads').Worker;
@@ -441,7 +441,6 @@ class LabelWorker {
       });`;
     const { Worker } = process.getBuiltinModule('node:worker_threads');
     this.thread = new Worker(code, { eval: true });
-    this.thread.unref();
     this.started = new Promise((resolve) =>
       this.thread.once('online', () => {
         this.ready = true;

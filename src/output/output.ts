@@ -5,6 +5,7 @@ import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { WaitIndicator } from './wait.js';
 import { inert } from './inert.js';
+import { displayWidth } from './width.js';
 import { wrapMessageLine } from './wrap.js';
 
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
@@ -195,14 +196,15 @@ export class Output {
    * headers otherwise, so `cut` and `awk` work on it.
    */
   async table<T>(rows: readonly T[], columns: readonly Column<T>[]): Promise<void> {
-    const cells = rows.map((r) => columns.map((col) => cellText(col.value(r))));
     if (!this.io.stdoutIsTTY) {
-      for (const row of cells) this.line(row.map(tsvCell).join('\t'));
+      for (const r of rows) this.line(columns.map((col) => tsvCell(cellText(col.value(r)))).join('\t'));
       return;
     }
+    // Control characters shown as escapes before the cells are measured (see inert), so the borders line up.
+    const cells = rows.map((r) => columns.map((col) => inert(cellText(col.value(r)))));
     const terminalWidth = this.io.columns || 80;
     const widths = fitColumns(
-      columns.map((col, i) => Math.max(col.header.length, ...cells.map((row) => longestLine(row[i])))),
+      columns.map((col, i) => Math.max(cellsOf(col.header), ...cells.map((row) => longestLine(row[i])))),
       terminalWidth,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
     );
@@ -252,7 +254,7 @@ export class Output {
   keyValues(pairs: ReadonlyArray<readonly [string, unknown]>): void {
     const width = Math.max(0, ...pairs.map(([k]) => k.length));
     for (const [k, v] of pairs) {
-      if (this.io.stdoutIsTTY) this.line(`${this.c.bold(k.padEnd(width))}  ${cellText(v)}`);
+      if (this.io.stdoutIsTTY) this.line(`${this.c.bold(k.padEnd(width))}  ${inert(cellText(v))}`);
       // One line per pair, as a table's rows are: a multi-line value (a description) escaped, not split.
       else this.line(`${k}\t${tsvCell(cellText(v))}`);
     }
@@ -275,13 +277,16 @@ export function cellText(v: unknown): string {
   return String(v);
 }
 
+/** Terminal cells of the widest line (a CJK character takes two, colour codes none). */
 function longestLine(text: string): number {
-  return Math.max(0, ...text.split('\n').map((l) => l.length));
+  return Math.max(0, ...text.split('\n').map(cellsOf));
 }
+
+const cellsOf = (s: string): number => displayWidth(stripVTControlCharacters(s));
 
 /** Length of the longest whitespace-separated word: a column narrower than that would truncate data. */
 function longestWord(text: string): number {
-  return Math.max(0, ...text.split(/\s+/).map((w) => w.length));
+  return Math.max(0, ...text.split(/\s+/).map(cellsOf));
 }
 
 /**

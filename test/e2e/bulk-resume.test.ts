@@ -2,6 +2,7 @@
 // points (always with requests in flight) and rerun until done; another run goes through sandbox faults
 // (503s, resets, latency) plus a proxy that loses responses AFTER the sandbox created the shipment.
 // Every reference must be created exactly once, and the journal must stay readable after every kill.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -496,6 +497,27 @@ describe('stdout that goes away or cannot be written', () => {
       const r = await ship(args, { env });
       expect(r.exitCode, String(r.stderr)).toBe(0);
       assertExactlyOnce(p.created, p.resentAfterCreated, 'PIPE', 150);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+
+  it('Ctrl-C to the whole pipeline (the reader dies with it): the stop goes on to its summary and exits 130, not 0', async () => {
+    const { outDir, p, env: runEnv, args } = await stoppableRun('PIPEINT', 150, 25);
+    try {
+      const child = spawn(process.execPath, [BIN, ...args], { env: binEnv(runEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.stdout.on('data', () => undefined);
+      await postsSeen(p, 10);
+      child.kill('SIGINT');
+      // The reader goes too, while ship still finishes its requests: its next line meets a closed pipe.
+      child.stdout.destroy();
+      const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+      expect(code, stderr).toBe(130);
+      expect(stderr).toMatch(/"summary"/);
+      expect(await journalReadable(outDir)).toBe(0);
     } finally {
       await sb.control('faults', {});
       await p.close();

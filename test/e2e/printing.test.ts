@@ -1,7 +1,7 @@
 // Raw-socket printing, the built binary against the in-process sandbox and a loopback fake ZPL printer whose
 // ~HS answer and pace are set per test: status answers it cannot read, Ctrl-C during a batch.
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -223,6 +223,8 @@ describe('Ctrl-C while labels are being sent', () => {
       expect(again.exitCode, String(again.stderr)).toBe(0);
       const rerunCreated = String(again.stdout).trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.status === 'created');
       expect(printer.jobs).toHaveLength(n + rerunCreated.length);
+      // This run left no label unsent: the earlier list goes (a script following it would print them again).
+      expect(existsSync(list)).toBe(false);
     } finally {
       await printer.close();
     }

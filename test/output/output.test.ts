@@ -320,6 +320,26 @@ describe('text from the API on a terminal (inert)', () => {
     expect(lines.join(' ').replace(/ +/g, ' ')).toContain('in scientific notation');
   });
 
+  it('a table whose cells hold control characters keeps its borders aligned (escaped before measuring)', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 80 };
+    await new Output(io, mode).table([{ name: 'Bell\x07\x07\x07\x07 widget' }, { name: 'Plain widget' }], [{ header: 'Product', value: (r: { name: string }) => r.name }]);
+    const lines = (io as ReturnType<typeof bufferIO>).out().trimEnd().split('\n');
+    expect(new Set(lines.map((l) => l.length)).size).toBe(1);
+    expect(lines.some((l) => l.includes('Bell\\x07'))).toBe(true);
+  });
+
+  it('measures wide characters (CJK) in terminal cells: a table they would overflow is shown as blocks, nothing cut', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 40 };
+    const word = '商品名称测试用的长单词'.repeat(2); // 22 characters, 44 cells
+    await new Output(io, mode).table([{ sku: 'CJK-1', name: word }], [
+      { header: 'SKU', value: (r: { sku: string; name: string }) => r.sku },
+      { header: 'Name', value: (r: { sku: string; name: string }) => r.name },
+    ]);
+    const out = (io as ReturnType<typeof bufferIO>).out();
+    expect(out).toContain(word);
+    expect(out).not.toContain('…');
+  });
+
   it('leaves text to a pipe or file as it is (data)', () => {
     const io = bufferIO();
     new Output(io, mode).line(hostile);

@@ -9,6 +9,7 @@
 // are part of the name so that a run against the test API, or in another account, never makes a later run skip
 // anything. A shipment whose rows changed since it was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
 // label files are gone, is skipped with its labels fetched again in this run's format.
+import { rmSync } from 'node:fs';
 import type { Ctx } from '../../context.js';
 import { animationsAllowed } from '../../output/output.js';
 import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError } from '../../errors.js';
@@ -196,7 +197,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // settles it first, writing its labels again (or removing them if they cannot be fetched) before it
   // reports anything. A label file of a shipment not journaled `done` is never trusted. They are written in
   // batches (LabelBatchWriter) after the request's slot is given back; the same holds of a batch.
-  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true, batch: new LabelBatchWriter(undefined, true) };
+  // (Its batch writer, and the thread that writes the files, come with the run itself: below.)
+  const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true };
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();
@@ -261,6 +263,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   };
   let thrown: unknown;
+  // Label files written in batches on a thread of their own (LabelBatchWriter): made here, so that the
+  // `finally` below always ends that thread (it would keep the process alive).
+  if (o.labels) policy.batch = new LabelBatchWriter(undefined, true);
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
       noun: 'shipments',
@@ -380,11 +385,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
   // (A run that stopped before its summary has not said it yet.)
   sayExisted();
+  // An earlier run's list of unsent labels goes when this run left none unsent (as FILE.failed.csv does when
+  // nothing failed): a nightly file under the same name must not send yesterday's labels again.
+  if (!(printer && printerFailure !== undefined)) removeUnprintedList(csvPath);
   if (printer && printerFailure !== undefined) {
     // Shipments none (or only some) of whose labels went out, all of them, in a file a person or a script can
     // print them from (the error names five; a run without --json has no JSON lines to find the others in).
     const whole = [...notSent.keys()].filter((ref) => !cutShipments.has(ref));
-    const listPath = whole.length ? writeUnprintedList(unprintedListPathFor(csvPath), whole) : undefined;
+    const listPath = whole.length ? writeUnprintedList(unprintedListPathFor(csvPath), whole) : removeUnprintedList(csvPath);
     const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments, listPath);
     // The run's own error (rows that failed, Ctrl-C) keeps its exit code; the printer's is said beside it.
     if (thrown === undefined) thrown = notSentError;
@@ -413,6 +421,16 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 /** Where the references of shipments whose labels were not sent go: beside the CSV, as FILE.failed.csv. */
 function unprintedListPathFor(csvPath: string): string {
   return failedCsvPathFor(csvPath).replace(/\.failed(\.[^./\\]*)?$/, '.unprinted.txt');
+}
+
+/** Removes an earlier run's FILE.unprinted.txt (best effort); undefined, for the caller's "no list". */
+function removeUnprintedList(csvPath: string): undefined {
+  try {
+    rmSync(unprintedListPathFor(csvPath), { force: true });
+  } catch {
+    // a list that cannot be removed is at worst stale; this run's messages do not name it
+  }
+  return undefined;
 }
 
 /** Writes the references one a line; the path, or undefined when it cannot be written (the error names five). */

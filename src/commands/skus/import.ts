@@ -205,7 +205,7 @@ export async function validateSkuFile(
     }
   }
   for (const w of scientificWarnings(scientific)) ctx.out.warn(w);
-  if (!header) throw new InputError(`${shown} is empty`, [{ row: 1, message: 'the file needs a header row and at least one SKU row' }]);
+  if (!header) throw new InputError(`${shown} is empty`, [{ row: 1, message: 'the file needs a header row (and a row per SKU under it)' }]);
   if (problems.length) {
     sortFileProblems(problems, header);
     if (more) problems.push({ message: `… and ${more} more problems` });
@@ -401,7 +401,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   if (rows === 0) {
     // Only a header (a quiet day's export): nothing to do, as for create --csv.
     if (ctx.mode.json && opts.dryRun) ctx.out.json({ dry_run: true, file: opts.file, rows: 0, valid: true });
-    ctx.out.info(`${opts.file} has no SKU rows (only a header): nothing to do`);
+    ctx.out.info(`${opts.file === '-' ? 'stdin' : opts.file} has no SKU rows (only a header): nothing to do`);
     return;
   }
 

@@ -4,6 +4,7 @@ import { cellText } from '../../output/output.js';
 import type { SkuRecord } from '../../skus/columns.js';
 import { pageNumberOf, walkSkuPages, type SkuListPage, type SkuPageSource } from '../../skus/pages.js';
 import { fit, SKU_TABLE, writeOut } from './render.js';
+import { inert } from '../../output/inert.js';
 
 /** Options of `skus list`. */
 export interface ListOptions {
@@ -81,7 +82,8 @@ export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
     for await (const page of pages) {
       last = page;
       count += page.data.length;
-      const lines = page.data.map((s: SkuRecord) => SKU_TABLE.map((c, i) => fit(cellText(c.value(s)), widths[i], c.align)).join('  '));
+      // (Shown, not obeyed: a product name from the API may hold control characters; see output/inert.ts.)
+      const lines = page.data.map((s: SkuRecord) => SKU_TABLE.map((c, i) => fit(inert(cellText(c.value(s))), widths[i], c.align)).join('  '));
       if (lines.length) await writeOut(ctx, lines.join('\n') + '\n');
     }
   }
