@@ -24,11 +24,12 @@
 //   - a single pass instead of two: ~20 ms (6% of loadCsv), not worth a second code path;
 //   - V8 flags (--always-sparkplug, --interrupt-budget, --no-lazy-feedback-allocation, --max-semi-space-size).
 //
-// Kept (2026-11-27): ship writes label files on a thread of its own (src/labels/index.ts LabelWorker). Creating a
-// file costs ~25 µs of kernel time on a quiet ext4 directory and 10–20 times that after many deletions; 64 of
-// them at a time on the main thread held the event loop while answers waited and the next requests were not
-// sent. Paired runs, labels on ext4: 2.7–5.6 s against 4.1–7.7 s in a slow phase of the disk, about the same
-// on a quiet one.
+// Kept (2026-11-27): ship writes label files on a thread of its own once creating them proves slow (over 100 µs
+// each on average; src/labels/index.ts LabelWorker). A file costs ~25 µs of kernel time on a quiet ext4
+// directory and 10–20 times that after many deletions; 64 of them at a time on the main thread then held the
+// event loop while answers waited and the next requests were not sent. Paired runs in a slow phase of the
+// disk: 2.7–5.6 s against 4.1–7.7 s. On a quiet disk the thread gained nothing and its isolate cost ~28 MB of
+// peak memory (Node 24: 145–149 MB against the 150 MB target), hence only when slow.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)

@@ -321,15 +321,18 @@ export class LabelBatchWriter {
   constructor(
     private readonly limits: { maxFiles: number; delayMs: number } = { maxFiles: 64, delayMs: 3 },
     /**
-   * Write the files on a thread of their own (LabelWorker): the event loop goes on reading answers and sending
-   * requests meanwhile. Where creating files is slow (an ext4 directory after many deletions: 10–20 times the
-   * usual ~25 µs), a 10,000-shipment run took 2.7–5.6 s this way against 4.1–7.7 s on the main thread (paired
-   * runs, bench/create-csv.mjs's CSV); where it is fast, about the same.
-   */
-    private readonly offThread = false,
+     * When to write the files on a thread of their own (LabelWorker), the event loop going on reading answers
+     * and sending requests meanwhile: 'never'; 'always' (started at once: a thread takes ~30 ms to start); or
+     * 'when-slow', once the files written here took more than `slowFileUs` each on average (over `minFiles` at
+     * least: a single slow batch is a passing stall). Creating files is slow on an
+     * ext4 directory after many deletions (10–20 times the usual ~25 µs), on network file systems, under
+     * virus scanners: a 10,000-shipment run then took 2.7–5.6 s with the thread against 4.1–7.7 s without
+     * (paired runs, bench/create-csv.mjs's CSV). Where it is fast, the thread gains nothing and its own
+     * isolate costs ~28 MB of memory: so not started.
+     */
+    private readonly thread: { use: 'never' | 'always' | 'when-slow'; slowFileUs?: number; minFiles?: number } = { use: 'never' },
   ) {
-    // Started at once, so that it is ready by the first answer (a thread takes ~30 ms to start).
-    if (offThread) this.worker = new LabelWorker();
+    if (thread.use === 'always') this.worker = new LabelWorker();
   }
 
   /**
@@ -355,8 +358,16 @@ export class LabelBatchWriter {
     });
   }
 
+  /** Files written on the main thread, and the time they took (µs). */
+  private mainFiles = 0;
+  private mainUs = 0;
   /** Jobs handed to the thread so far (the others were written on the main thread). */
   jobsOffThread = 0;
+
+  /** Whether the writer has its thread (started, or starting). */
+  get threaded(): boolean {
+    return this.worker !== undefined;
+  }
 
   /** Resolves once the writer's thread runs (at once without one). */
   threadStarted(): Promise<void> {
@@ -377,23 +388,40 @@ export class LabelBatchWriter {
     this.fileCount = 0;
     // On the thread once it runs; until then here (a short run is over before a thread has started, and its
     // first failing write, a full disk, stops it as early as ever).
-    if (this.offThread && batch.length && this.worker?.ready && dirsReady(batch)) {
+    if (batch.length && this.worker?.ready && dirsReady(batch)) {
       this.worker.write(batch);
       this.jobsOffThread += batch.length;
       return;
     }
+    const started = performance.now();
+    let files = 0;
     for (const job of batch) {
       try {
         // (writeFileInPlace makes the directory when it is missing.)
-        for (const f of job.files) writeFileInPlace(f.path, f.data, job.dir);
+        for (const f of job.files) {
+          writeFileInPlace(f.path, f.data, job.dir);
+          files++;
+        }
       } catch (e) {
         job.done(e);
         continue;
       }
       job.done();
     }
+    // Slow to create here, on average over the files so far (one slow batch is a passing stall of the disk):
+    // the next batches go to a thread, started now.
+    this.mainFiles += files;
+    this.mainUs += (performance.now() - started) * 1000;
+    if (this.thread.use === 'when-slow' && !this.worker && this.mainFiles >= (this.thread.minFiles ?? SLOW_AFTER_FILES) && this.mainUs / this.mainFiles > (this.thread.slowFileUs ?? SLOW_FILE_US)) {
+      this.worker = new LabelWorker();
+    }
   }
 }
+
+/** Creating label files slower than this (µs each, on average) moves the writing to a thread… */
+const SLOW_FILE_US = 100;
+/** …judged over this many files at least. */
+const SLOW_AFTER_FILES = 256;
 
 /**
  * A thread that writes label files, so that creating them (~25 µs of kernel time each on ext4, 64 at a time)
@@ -440,7 +468,8 @@ class LabelWorker {
         parentPort.postMessage({ id, results });
       });`;
     const { Worker } = process.getBuiltinModule('node:worker_threads');
-    this.thread = new Worker(code, { eval: true });
+    // A small heap: it holds one batch of label texts at a time (the default young generation alone is 16 MB+ of RSS).
+    this.thread = new Worker(code, { eval: true, resourceLimits: { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 16, codeRangeSizeMb: 2 } });
     this.started = new Promise((resolve) =>
       this.thread.once('online', () => {
         this.ready = true;

@@ -120,16 +120,36 @@ describe('LabelBatchWriter', () => {
     it('a directory that cannot be made fails those shipments (their promise), never the process', async () => {
       const base = mkdtempSync(join(tmpdir(), 'ship-batch-nodir-'));
       writeFileSync(join(base, 'file'), 'x');
-      const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 }, true);
+      const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 }, { use: 'always' });
       await batch.threadStarted();
       await expect(batch.write([ZPL], { dir: join(base, 'file', 'labels'), shipmentRef: 'NODIR', format: 'ZPL' })).rejects.toMatchObject({ code: 'ENOTDIR' });
       await batch.close();
       rmSync(base, { recursive: true, force: true });
     });
 
+    it("'when-slow' starts the thread only once a batch written here was slow per file, then writes there", async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ship-batch-slow-'));
+      const fast = new LabelBatchWriter({ maxFiles: 8, delayMs: 1 }, { use: 'when-slow', slowFileUs: 1e9, minFiles: 8 });
+      await Promise.all(Array.from({ length: 8 }, (_, i) => fast.write([ZPL], { dir, shipmentRef: `F${i}`, format: 'ZPL' })));
+      // A fast disk: no thread (its isolate would cost ~28 MB for nothing).
+      expect(fast.threaded).toBe(false);
+      expect(fast.jobsOffThread).toBe(0);
+      const slow = new LabelBatchWriter({ maxFiles: 8, delayMs: 1 }, { use: 'when-slow', slowFileUs: 0, minFiles: 8 });
+      await Promise.all(Array.from({ length: 8 }, (_, i) => slow.write([ZPL], { dir, shipmentRef: `S${i}`, format: 'ZPL' })));
+      expect(slow.jobsOffThread).toBe(0);
+      expect(slow.threaded).toBe(true);
+      await slow.threadStarted();
+      await Promise.all(Array.from({ length: 8 }, (_, i) => slow.write([ZPL], { dir, shipmentRef: `T${i}`, format: 'ZPL' })));
+      expect(slow.jobsOffThread).toBe(8);
+      expect(readdirSync(dir)).toHaveLength(24);
+      await slow.close();
+      await fast.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
     it('until the thread runs, writes on the main thread (a short run is over before it has started)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ship-batch-early-'));
-      const batch = new LabelBatchWriter({ maxFiles: 1, delayMs: 1 }, true);
+      const batch = new LabelBatchWriter({ maxFiles: 1, delayMs: 1 }, { use: 'always' });
       expect(await batch.write([ZPL], { dir, shipmentRef: 'EARLY', format: 'ZPL' })).toEqual([join(dir, 'EARLY_1.zpl')]);
       expect(batch.jobsOffThread).toBe(0);
       await batch.close();
@@ -141,7 +161,7 @@ describe('LabelBatchWriter', () => {
       const b = mkdtempSync(join(tmpdir(), 'ship-batch-tb-'));
       const namerA = new LabelNamer();
       const namerB = new LabelNamer();
-      const batch = new LabelBatchWriter({ maxFiles: 3, delayMs: 5 }, true);
+      const batch = new LabelBatchWriter({ maxFiles: 3, delayMs: 5 }, { use: 'always' });
       await batch.threadStarted();
       const expected = [
         writeLabels([ZPL, `${ZPL}^FDtwo`], { dir: a, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerA }),

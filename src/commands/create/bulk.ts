@@ -263,9 +263,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   };
   let thrown: unknown;
-  // Label files written in batches on a thread of their own (LabelBatchWriter): made here, so that the
-  // `finally` below always ends that thread (it would keep the process alive).
-  if (o.labels) policy.batch = new LabelBatchWriter(undefined, true);
+  // Label files written in batches, on a thread of their own once creating them proves slow (LabelBatchWriter):
+  // made here, so that the `finally` below always ends that thread (it would keep the process alive).
+  if (o.labels) policy.batch = new LabelBatchWriter(undefined, { use: 'when-slow' });
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
       noun: 'shipments',
