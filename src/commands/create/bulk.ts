@@ -546,20 +546,28 @@ export function fingerprint(text: string): string {
 /** A shipment's reference, its rows, and which parcel and item each row made (to place its errors). */
 type ShipmentRows = Pick<CompactShipment, 'reference' | 'rows' | 'rowParcels' | 'itemRows'>;
 
-/** Errors of the disk itself, which every later label would meet too. */
-const DISK_ERRORS: Record<string, string> = { ENOSPC: 'is full', EDQUOT: 'is over its quota', EROFS: 'is read-only' };
+/** Errors of the disk or the directory itself, which every later label would meet too. */
+const DISK_ERRORS: Record<string, { what: (dir: string) => string; fix: string }> = {
+  ENOSPC: { what: (dir) => `the disk of ${dir} is full`, fix: 'make room' },
+  EDQUOT: { what: (dir) => `the disk of ${dir} is over its quota`, fix: 'make room' },
+  EROFS: { what: (dir) => `the disk of ${dir} is read-only`, fix: 'make it writable' },
+  // The directory made read-only (or taken from this user) meanwhile: every later label file is refused too.
+  EACCES: { what: (dir) => `${dir} cannot be written to`, fix: 'make it writable' },
+  EPERM: { what: (dir) => `${dir} cannot be written to`, fix: 'make it writable' },
+};
 
 /**
  * The error to stop a bulk run with when a created shipment's labels could not be written because of the disk
- * (full, over quota, read-only), or undefined (any other label error stays that shipment's own).
+ * or the directory (full, over quota, read-only, not writable), or undefined (any other label error stays that
+ * shipment's own).
  */
 export function labelDiskStop(err: unknown, outputDir: string): ShipError | undefined {
   if (!(err instanceof LabelsNotWritten)) return undefined;
   const code = (err.cause as NodeJS.ErrnoException | undefined)?.code;
-  const what = code ? DISK_ERRORS[code] : undefined;
-  if (!what) return undefined;
-  return new ShipError(`the disk of ${outputDir} ${what} (${code}): labels cannot be written, so no more shipments are created`, ExitCode.Failure, {
-    hint: 'make room (or pick another --output-dir for a new run), then rerun the same command: the labels of the shipments already created are fetched again, and nothing is created twice',
+  const stop = code ? DISK_ERRORS[code] : undefined;
+  if (!stop) return undefined;
+  return new ShipError(`${stop.what(outputDir)} (${code}): labels cannot be written, so no more shipments are created`, ExitCode.Failure, {
+    hint: `${stop.fix} (or pick another --output-dir for a new run), then rerun the same command: the labels of the shipments already created are fetched again, and nothing is created twice`,
   });
 }
 
