@@ -149,6 +149,8 @@ export class Journal {
   private flushing = false;
   private closed = false;
   private lock: LockFile | undefined;
+  /** Told when the journal was deleted under the run (see close). */
+  private onWarning: ((message: string) => void) | undefined;
   /** Size of the file up to the end of its last complete commit (where a failed write is cut back to). */
   private written = 0;
   /** Set when a failed write could not be cut back: nothing more is appended. */
@@ -169,6 +171,7 @@ export class Journal {
   /** Opens (creating if needed) the journal, takes its lock and reads what earlier runs recorded. */
   static async open(path: string, opts: JournalOpenOptions = {}): Promise<Journal> {
     const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 10));
+    j.onWarning = opts.onWarning;
     makeDirSync(dirname(j.path));
     if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, journalLockWording(`${j.path}.lock`), { onWarning: opts.onWarning });
     try {
@@ -270,6 +273,13 @@ export class Journal {
       if (this.fd !== undefined) {
         try {
           if (this.sync) fs.fsyncSync(this.fd);
+          // Deleted under the run (its directory removed: `rm -rf labels`): what was written went to a file no
+          // one can open, and a rerun will not know what this run created.
+          if (fs.fstatSync(this.fd).nlink === 0) {
+            this.onWarning?.(
+              `the resume journal ${this.path} was deleted during the run (its directory removed?): a rerun of this file will not know what this run created, and will send it again; the service refuses those references as duplicates, reported as already existing`,
+            );
+          }
         } catch (e) {
           throw new JournalWriteError(this.path, e);
         } finally {

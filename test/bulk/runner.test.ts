@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -490,6 +490,22 @@ describe('runBulk', () => {
 });
 
 describe('Journal', () => {
+  it('says so when it was deleted under the run (its directory removed): a rerun would not know what it holds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-journal-gone-'));
+    const warnings: string[] = [];
+    const j = await Journal.open(join(dir, 'labels', '.ship-journal-x.jsonl'), { onWarning: (m) => warnings.push(m) });
+    await j.append({ key: 'A', state: 'sending' });
+    rmSync(join(dir, 'labels'), { recursive: true, force: true });
+    await j.append({ key: 'A', state: 'done', result: {} });
+    await j.close();
+    expect(warnings).toEqual([expect.stringMatching(/^the resume journal .*\.ship-journal-x\.jsonl was deleted during the run/)]);
+    // Left alone, nothing is said.
+    const kept = await Journal.open(join(dir, 'kept.jsonl'), { onWarning: (m) => warnings.push(m) });
+    await kept.append({ key: 'B', state: 'sending' });
+    await kept.close();
+    expect(warnings).toHaveLength(1);
+  });
+
   it('tolerates a torn last line and keeps the file readable after appending', async () => {
     const path = join(tmp(), 'j.jsonl');
     writeFileSync(path, JSON.stringify({ k: 'A', s: 'done', t: 'x', r: { id: 1 } }) + '\n');
