@@ -286,8 +286,7 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
  */
 async function wrapperFor(ctx: Ctx): Promise<(line: string, indent: string) => string> {
   const width = ctx.io.stderrIsTTY ? ctx.io.columns : undefined;
-  // (A terminal narrower than 20 cells: as it is, the terminal wraps it.)
-  if (!width || width < 20) return (line) => line;
+  if (!width) return (line) => line;
   const { wrapMessageLine } = await import('./output/wrap.js');
   return (line, indent) => wrapMessageLine(line, width, indent);
 }

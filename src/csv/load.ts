@@ -61,7 +61,9 @@ export interface AccountRefs {
  */
 export class FileProblems extends InputError {
   constructor(
-    error: InputError,
+    message: string,
+    problems: InputProblem[],
+    options: { hint?: string } | undefined,
     readonly valid: Pick<LoadedCsv, 'header' | 'labelFor' | 'hasCustomFields' | 'accountRefs'> & {
       /** The file's name in messages. */
       name: string;
@@ -69,7 +71,7 @@ export class FileProblems extends InputError {
       shipments: () => Iterable<PreparedShipment | CompactShipment> | AsyncIterable<PreparedShipment | CompactShipment>;
     },
   ) {
-    super(error.message, error.problems, error.hint !== undefined ? { hint: error.hint } : undefined);
+    super(message, problems, options);
   }
 }
 
@@ -502,9 +504,10 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     const customsHint = customsMissing ? (opts.customs ? `add the products named above to --customs ${opts.customs.name}` : 'customs details per product (origin, tariff code, weight) can come from a table: --customs FILE.csv (see `ship create --help`)') : undefined;
     const counted = problemCount(kept.length, rows);
     if (refused) throw refusalWithOtherProblems(refused, kept, counted, customsHint);
-    const error = new InputError(`${name}: ${counted}; nothing was sent`, kept, customsHint ? { hint: customsHint } : undefined);
-    if (opts.only !== undefined || (!hasCustomFields && !hasAccountRefs(accountRefs))) throw error;
-    throw new FileProblems(error, {
+    const message = `${name}: ${counted}; nothing was sent`;
+    const hint = customsHint ? { hint: customsHint } : undefined;
+    if (opts.only !== undefined || (!hasCustomFields && !hasAccountRefs(accountRefs))) throw new InputError(message, kept, hint);
+    throw new FileProblems(message, kept, hint, {
       name,
       header,
       labelFor: layout.labelFor,

@@ -434,6 +434,8 @@ class LabelWorker {
   private readonly thread: import('node:worker_threads').Worker;
   private readonly waiting = new Map<number, Array<(err?: unknown) => void>>();
   private next = 0;
+  /** close() was called: the thread's exit then fails nothing (every job was awaited). */
+  private closing = false;
   /** The thread runs its code (it takes ~30 ms to start). */
   ready = false;
   readonly started: Promise<void>;
@@ -500,8 +502,6 @@ class LabelWorker {
     this.closing = true;
     await this.thread.terminate();
   }
-
-  private closing = false;
 
   private failAll(e: unknown): void {
     if (this.closing && this.waiting.size === 0) return;

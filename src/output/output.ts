@@ -5,7 +5,7 @@ import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { WaitIndicator } from './wait.js';
 import { inert } from './inert.js';
-import { displayWidth } from './width.js';
+import { cellWidth } from './width.js';
 import { wrapMessageLine } from './wrap.js';
 
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
@@ -174,7 +174,7 @@ export class Output {
       const line = `${this.c.yellow('warning:')} ${redact(text, this.secrets)}`;
       // Broken between words on a terminal (the terminal itself breaks a long warning mid-word at its edge).
       const width = this.io.stderrIsTTY ? this.io.columns : undefined;
-      this.toStderr(`${width && width >= 20 ? line.split('\n').map((l) => wrapMessageLine(l, width, '  ')).join('\n') : line}\n`);
+      this.toStderr(`${width ? line.split('\n').map((l) => wrapMessageLine(l, width, '  ')).join('\n') : line}\n`);
     }
   }
 
@@ -204,7 +204,7 @@ export class Output {
     const cells = rows.map((r) => columns.map((col) => inert(cellText(col.value(r)))));
     const terminalWidth = this.io.columns || 80;
     const widths = fitColumns(
-      columns.map((col, i) => Math.max(cellsOf(col.header), ...cells.map((row) => longestLine(row[i])))),
+      columns.map((col, i) => Math.max(cellWidth(col.header), ...cells.map((row) => longestLine(row[i])))),
       terminalWidth,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
     );
@@ -279,14 +279,12 @@ export function cellText(v: unknown): string {
 
 /** Terminal cells of the widest line (a CJK character takes two, colour codes none). */
 function longestLine(text: string): number {
-  return Math.max(0, ...text.split('\n').map(cellsOf));
+  return Math.max(0, ...text.split('\n').map(cellWidth));
 }
-
-const cellsOf = (s: string): number => displayWidth(stripVTControlCharacters(s));
 
 /** Length of the longest whitespace-separated word: a column narrower than that would truncate data. */
 function longestWord(text: string): number {
-  return Math.max(0, ...text.split(/\s+/).map(cellsOf));
+  return Math.max(0, ...text.split(/\s+/).map(cellWidth));
 }
 
 /**

@@ -1,4 +1,5 @@
 // How many terminal cells a line of text takes: what a redraw needs to know to move the cursor over it.
+import { stripVTControlCharacters } from 'node:util';
 
 // East Asian wide and fullwidth characters (CJK, Hangul, fullwidth forms, most emoji) take two cells;
 // combining marks and zero-width characters take none.
@@ -13,4 +14,9 @@ export function displayWidth(text: string): number {
     width += WIDE.test(ch) ? 2 : 1;
   }
   return width;
+}
+
+/** Terminal cells of `text` as printed: its colour codes (and other escape sequences) take none. */
+export function cellWidth(text: string): number {
+  return displayWidth(text.includes('\x1b') ? stripVTControlCharacters(text) : text);
 }

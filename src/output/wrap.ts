@@ -1,7 +1,6 @@
 // Help text fitted to the terminal: the epilogues are written for about 110 columns, and a terminal narrower
 // than that would cut their lines mid-word back at the margin.
-import { stripVTControlCharacters } from 'node:util';
-import { displayWidth } from './width.js';
+import { cellWidth, displayWidth } from './width.js';
 
 const LABELLED = /^(\s*\S+(?: \S+)?\s{2,})\S/;
 const indentOf = (line: string): number => /^\s*/.exec(line)![0].length;
@@ -65,14 +64,14 @@ function layout(prefix: string, line: string, hang: number, width: number, quote
 
 /**
  * Words as lines of at most `width` terminal cells (the first line `first`), broken between words; a word
- * longer than a line keeps a line of its own.
+ * longer than a line keeps a line of its own. Colour codes take no cells.
  */
 export function fillWords(words: readonly string[], width: number, first = width): string[] {
   const lines: string[] = [];
   let line = '';
   for (const word of words) {
     const room = lines.length ? width : first;
-    if (line && displayWidth(line) + 1 + displayWidth(word) > room) {
+    if (line && cellWidth(line) + 1 + cellWidth(word) > room) {
       lines.push(line);
       line = word;
     } else line = line ? `${line} ${word}` : word;
@@ -84,22 +83,14 @@ export function fillWords(words: readonly string[], width: number, first = width
 /**
  * One line of a message fitted to a terminal `width`: broken between words, its first line keeping its own
  * leading spaces, the others starting with `indent`. A word longer than a line keeps a line of its own (the
- * terminal wraps it); colour codes take no cells. Unchanged when it fits.
+ * terminal wraps it); colour codes take no cells. Unchanged when it fits, or on a terminal narrower than 20
+ * cells (the terminal wraps it as it can).
  */
 export function wrapMessageLine(line: string, width: number, indent: string): string {
-  const cells = (s: string) => displayWidth(stripVTControlCharacters(s));
-  if (cells(line) <= width) return line;
+  if (width < 20 || cellWidth(line) <= width) return line;
   const lead = /^ */.exec(line)![0];
   const words = line.slice(lead.length).split(/ +/).filter(Boolean);
-  const lines: string[] = [];
-  let current = '';
-  for (const word of words) {
-    const room = width - (lines.length ? indent.length : lead.length);
-    if (current && cells(current) + 1 + cells(word) > room) {
-      lines.push(current);
-      current = word;
-    } else current = current ? `${current} ${word}` : word;
-  }
-  if (current) lines.push(current);
-  return lines.map((l, k) => (k === 0 ? lead : indent) + l).join('\n');
+  return fillWords(words, width - indent.length, width - lead.length)
+    .map((l, k) => (k === 0 ? lead : indent) + l)
+    .join('\n');
 }

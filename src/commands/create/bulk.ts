@@ -254,7 +254,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
   }
 
-  // Shipments created whose label files could not be written (kept out of FILE.failed.csv: see notARowFailure).
+  // Shipments created whose label files could not be written (kept out of FILE.failed.csv: Outcome.labelsOnly).
   let labelsUnwritten = 0;
   let existedSaid = false;
   const sayExisted = () => {

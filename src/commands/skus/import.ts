@@ -212,9 +212,9 @@ export async function validateSkuFile(
     const n = problems.length - (more ? 1 : 0) + more;
     const hint = 'fix the file (or rename columns with --map FILE.json) and run again; --dry-run checks without sending';
     if (readAs.refused) throw refusalWithOtherProblems(readAs.refused, problems, problemCount(n, problemRows), hint);
-    const error = new InputError(`${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`, problems, { hint });
+    const message = `${shown}: ${n} problem${n === 1 ? '' : 's'} found; nothing was sent`;
     // Its custom field cells can still be checked against the account (importFile), unless the list is full.
-    throw more ? error : new SkuFileProblems(error, header, bindings);
+    throw more ? new InputError(message, problems, { hint }) : new SkuFileProblems(message, problems, hint, header, bindings);
   }
   return { header, bindings, rows, decimalComma };
 }
@@ -222,11 +222,13 @@ export async function validateSkuFile(
 /** A SKU file's own problems (validateSkuFile), with what it takes to check its custom field cells as well. */
 class SkuFileProblems extends InputError {
   constructor(
-    error: InputError,
+    message: string,
+    problems: InputProblem[],
+    hint: string,
     readonly header: string[],
     readonly bindings: SkuBinding[],
   ) {
-    super(error.message, error.problems, error.hint !== undefined ? { hint: error.hint } : undefined);
+    super(message, problems, { hint });
   }
 }
 

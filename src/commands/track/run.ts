@@ -1,8 +1,7 @@
 // `ship track`: fetches tracking events per shipment (or parcel) and renders one timeline per parcel;
 // --watch polls until every parcel has reached a final stage.
-import { stripVTControlCharacters } from 'node:util';
 import type { Ctx } from '../../context.js';
-import { displayWidth } from '../../output/width.js';
+import { cellWidth } from '../../output/width.js';
 import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure, TimedOut, UsageError } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
 import { errorMessage, isUnreachable } from '../../bulk/runner.js';
@@ -375,6 +374,6 @@ export function screenRows(text: string, columns: number | undefined): number {
   const lines = text.split('\n');
   lines.pop(); // after the last newline
   let rows = 0;
-  for (const line of lines) rows += Math.max(1, Math.ceil(displayWidth(stripVTControlCharacters(line)) / width));
+  for (const line of lines) rows += Math.max(1, Math.ceil(cellWidth(line) / width));
   return rows;
 }
