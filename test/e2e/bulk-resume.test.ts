@@ -524,6 +524,33 @@ describe('stdout that goes away or cannot be written', () => {
     }
   }, 60_000);
 
+  it('Ctrl-C just after ship met the closed pipe (the same Ctrl-C, handled second): still a first stop, exit 130, not an abort', async () => {
+    const { outDir, p, env: runEnv, args } = await stoppableRun('PIPEINT2', 150, 25);
+    try {
+      const child = spawn(process.execPath, [BIN, ...args], { env: binEnv(runEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      const closedSeen = new Promise<void>((res) =>
+        child.stderr.on('data', (d) => {
+          stderr += d;
+          if (stderr.includes('stdout was closed')) res();
+        }),
+      );
+      child.stdout.on('data', () => undefined);
+      await postsSeen(p, 10);
+      child.stdout.destroy();
+      await closedSeen;
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+      expect(code, stderr).toBe(130);
+      expect(stderr).toMatch(/"summary"/);
+      expect(stderr).not.toMatch(/aborted/);
+      expect(await journalReadable(outDir)).toBe(0);
+    } finally {
+      await sb.control('faults', {});
+      await p.close();
+    }
+  }, 60_000);
+
   it('a reader that closes early, whenever ship meets it: --results (every row) and the summary are still written, exit 141, no temp file left', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-epipe-end-'));
     // More lines than a pipe holds (~120 KB against 64 KB), so ship meets the closed pipe: mid-run or at its
