@@ -7,9 +7,10 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { CsvError } from 'csv-parse';
 import { InputError, UsageError, type InputProblem } from '../errors.js';
+import { PlainCsvLines } from './plain-lines.js';
 
 /** One record of the file: `row` is what a spreadsheet shows (the header is row 1). */
 export interface CsvRecord {
@@ -689,6 +690,8 @@ export interface ReadCsvOptions {
    * words the error itself), or, with `malformed: 'report'`, its problems given with their rows' records.
    */
   badBytes?: 'throw' | 'report';
+  /** Lines with no quote are read without csv-parse (PlainCsvLines; default true; false for tests comparing the two). */
+  plainLines?: boolean;
 }
 
 /**
@@ -753,12 +756,22 @@ interface ParserState {
   quoting?: unknown;
 }
 
+/** The text PlainCsvLines left to csv-parse, then the chunks not read yet. */
+async function* restOfFile(rest: Buffer, more: AsyncIterator<Buffer> | undefined): AsyncGenerator<Buffer> {
+  if (rest.length) yield rest;
+  if (!more) return;
+  for (;;) {
+    const next = await more.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
 /**
  * readCsv in batches: every record parsed so far, each time the parser has some (a few hundred per 64 KB read).
  * A 10,000-row file is read in ~20 steps instead of 10,000, which spares its validation a few promises per row.
  */
 export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRecord[]> {
-  const { parse } = await import('csv-parse');
   const name = 'path' in source ? source.path : source.name;
   const given = typeof opts.encoding === 'string' ? opts.encoding : undefined;
   const encoding = given ?? (typeof opts.encoding === 'object' ? opts.encoding.encoding : 'path' in source ? (await detectCsvEncoding(source.path, { name, delimiter: opts.delimiter })).encoding : 'utf-8');
@@ -785,14 +798,29 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
   const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
   if (input !== raw) raw.on('error', (e: Error) => input.destroy(e));
+  const trimAll = opts.trim !== 'unquoted';
+  // Kept to name the column of a record skipped later (report mode).
+  let header: string[] | undefined;
+  let row = 0;
+  // Records read, the `sep=` line's too: by PlainCsvLines first, then by csv-parse, whose counts start after them.
+  let read = 0;
+  let readPlain = 0;
+  const recordOf = (values: string[]): CsvRecord | undefined => {
+    if (++read <= skipped) return undefined;
+    row++;
+    if (trimAll) for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
+    if (row === 1) header = values;
+    return badBytes.size ? withBadBytes({ row, values }) : { row, values };
+  };
   // Records csv-parse skipped for a fault, in file order, each yielded in its place (see `take` below).
   const skippedRecords: SkippedRecord[] = [];
   let lastSkipped: SkippedRecord | undefined;
+  let parser: Transform | undefined;
   const onSkip = (err: CsvError | undefined): undefined => {
     if (!err) return;
     const state = (parser as unknown as { state?: ParserState }).state;
     const cells = Array.isArray(state?.record) ? (state.record as string[]) : undefined;
-    const records = Number(err.records ?? 0);
+    const records = Number(err.records ?? 0) + readPlain;
     const last = lastSkipped;
     // Another fault of the same record (csv-parse reads on and may trip again): csv-parse keeps one array per record.
     const same = last !== undefined && last.records === records && (cells !== undefined ? last.cells === cells : true);
@@ -814,22 +842,6 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     }
     return undefined;
   };
-  const parser = input.pipe(
-    parse({
-      bom: true,
-      delimiter,
-      relax_column_count: true,
-      skip_empty_lines: false,
-      max_record_size: 1024 * 1024,
-      // csv-parse's own trim leaves quoted fields alone.
-      trim: opts.trim === 'unquoted',
-      ...(report ? { skip_records_with_error: true, on_skip: onSkip } : {}),
-    }),
-  );
-  if (report && opts.trim === 'unquoted') readPastTextAfterQuote(parser);
-  input.on('error', (e: Error) => parser.destroy(e));
-  let row = 0;
-  let read = 0;
   // Listened to for the whole read, also while the caller works on a batch: the parser goes on reading
   // meanwhile, and an 'error' nobody listens to would end the process. `wake` ends a wait for more.
   let failure: unknown;
@@ -843,13 +855,31 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     failure ??= e;
     onEvent();
   };
-  parser.on('readable', onEvent);
-  parser.on('end', onEvent);
-  parser.on('close', onEvent);
-  parser.on('error', onError);
-  const trimAll = opts.trim !== 'unquoted';
-  // Kept to name the column of a record skipped later (report mode).
-  let header: string[] | undefined;
+  /** csv-parse from `text` on (the whole input, or what PlainCsvLines left to it). */
+  const startParser = async (text: Readable, recordDelimiter: string | undefined): Promise<Transform> => {
+    // Loaded only when needed: a file with no quotes is read whole by PlainCsvLines.
+    const { parse } = await import('csv-parse');
+    const started = text.pipe(
+      parse({
+        bom: readPlain === 0,
+        delimiter,
+        ...(recordDelimiter !== undefined ? { record_delimiter: recordDelimiter } : {}),
+        relax_column_count: true,
+        skip_empty_lines: false,
+        max_record_size: 1024 * 1024,
+        // csv-parse's own trim leaves quoted fields alone.
+        trim: opts.trim === 'unquoted',
+        ...(report ? { skip_records_with_error: true, on_skip: onSkip } : {}),
+      }),
+    );
+    if (report && opts.trim === 'unquoted') readPastTextAfterQuote(started);
+    text.on('error', (e: Error) => started.destroy(e));
+    started.on('readable', onEvent);
+    started.on('end', onEvent);
+    started.on('close', onEvent);
+    started.on('error', onError);
+    return started;
+  };
   // The records csv-parse skipped before its record number `upTo` (1-based), each in its place: it skipped
   // them without counting them, and rows are numbered as the user sees them, every record counted.
   const take = (upTo: number, batch: CsvRecord[]) => {
@@ -870,19 +900,39 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     }
   };
   try {
+    if (opts.plainLines !== false && input === raw && trimAll && badBytes.size === 0 && PlainCsvLines.usable(delimiter)) {
+      // Lines with no quote are read without csv-parse, until one that needs it (see PlainCsvLines).
+      const lines = new PlainCsvLines(delimiter);
+      const chunks = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      for (;;) {
+        const next = await chunks.next();
+        const records = next.done ? lines.end() : lines.push(next.value);
+        if (records === undefined) {
+          const rest = lines.rest();
+          const more = next.done ? undefined : chunks;
+          parser = await startParser(Readable.from(restOfFile(rest, more), { objectMode: false }), readPlain > 0 ? lines.lineEnding() : undefined);
+          break;
+        }
+        const batch: CsvRecord[] = [];
+        for (const values of records) {
+          const rec = recordOf(values);
+          if (rec) batch.push(rec);
+        }
+        readPlain = read;
+        if (batch.length) yield batch;
+        if (next.done) return;
+      }
+    } else {
+      parser = await startParser(input, undefined);
+    }
     for (;;) {
       if (failure !== undefined && failure !== STOP_READING) throw failure;
       const batch: CsvRecord[] = [];
       let record: string[] | null;
       while ((record = parser.read() as string[] | null) !== null) {
-        ++read;
-        if (report) take(read, batch);
-        if (read <= skipped) continue;
-        row++;
-        const values = record;
-        if (trimAll) for (let i = 0; i < values.length; i++) values[i] = values[i].trim();
-        if (row === 1) header = values;
-        batch.push(badBytes.size ? withBadBytes({ row, values }) : { row, values });
+        if (report) take(read + 1, batch);
+        const rec = recordOf(record);
+        if (rec) batch.push(rec);
       }
       const ended = parser.readableEnded || parser.destroyed;
       // Records skipped after the last one given: they are complete once the parser has ended (or stopped).
@@ -913,7 +963,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     const isCsvError = (e as Error)?.constructor?.name === 'CsvError' || (typeof err.code === 'string' && /^(CSV_|INVALID_)/.test(err.code));
     if (isCsvError) {
       const { records, column } = err as { records?: number; column?: unknown };
-      const at = (records !== undefined ? records - skipped : row) + 1;
+      const at = (records !== undefined ? records + readPlain - skipped : row) + 1;
       // csv-parse counts fields from 0; the user knows the column by its header.
       const header = typeof column === 'number' && at > 1 && 'path' in source ? await headerOf(source.path, encoding, delimiter, skipped) : undefined;
       const where = typeof column === 'number' ? { column: at === 1 ? String(column + 1) : columnName(header, column) } : {};
@@ -921,12 +971,14 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     }
     throw e;
   } finally {
-    parser.off('readable', onEvent);
-    parser.off('end', onEvent);
-    parser.off('close', onEvent);
-    // Still listened to: a parser that fails after we stopped reading must not end the process.
-    parser.off('error', onError);
-    parser.on('error', () => undefined);
+    if (parser) {
+      parser.off('readable', onEvent);
+      parser.off('end', onEvent);
+      parser.off('close', onEvent);
+      // Still listened to: a parser that fails after we stopped reading must not end the process.
+      parser.off('error', onError);
+      parser.on('error', () => undefined);
+    }
     if ('path' in source) {
       raw.destroy();
       input.destroy();
