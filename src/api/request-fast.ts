@@ -5,6 +5,8 @@
 // in the same order); anything else, valid or not, gives undefined and goes through zod as before, which
 // reports the problems. test/api/request-fast.test.ts holds it to the schema on varied inputs.
 import { BANNED_CHARS, customsItemIssues, hasAtMostTwoDecimals, isDateTime, LABEL_FORMATS, outsideMainlandUk, type ShipmentRequest } from './schemas.js';
+import { longerThan } from '../util/chars.js';
+import { isCurrencyCode } from './currencies.js';
 
 type Rule =
   | 'text'
@@ -152,7 +154,7 @@ function check(rule: Rule, v: unknown): unknown {
     case 'requiredText':
       return okText(v) && v.trim() !== '' ? v : NO;
     case 'comments':
-      return okText(v) && v.length <= 1000 ? v : NO;
+      return okText(v) && !longerThan(v, 1000) ? v : NO;
     case 'int':
       // zod's int() is a safe integer.
       return typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 ? v : NO;
@@ -163,7 +165,7 @@ function check(rule: Rule, v: unknown): unknown {
     case 'country':
       return typeof v === 'string' && /^[A-Z]{2}$/.test(v) ? v : NO;
     case 'currency':
-      return typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? v : NO;
+      return typeof v === 'string' && isCurrencyCode(v) ? v : NO;
     case 'bool':
       return typeof v === 'boolean' ? v : NO;
     case 'datetime':

@@ -7,6 +7,8 @@
 import * as z from 'zod';
 import { deferred } from './deferred.js';
 import { outsideMainlandUk } from './destination.js';
+import { longerThan } from '../util/chars.js';
+import { isCurrencyCode } from './currencies.js';
 
 export { outsideMainlandUk };
 export * from './response-schemas.js';
@@ -24,7 +26,8 @@ const isMissing = (input: unknown): boolean => input === undefined || input === 
 /** Optional text field of a request; a number (e.g. a numeric reference in a JSON file) is sent as its text. */
 function text(max?: number) {
   let s = z.string({ error: (iss) => (isMissing(iss.input) ? 'is required' : 'must be text') });
-  if (max !== undefined) s = s.max(max, { error: `must be at most ${max} characters` });
+  // Characters, not UTF-16 units (zod's .max counts units: an emoji as two).
+  if (max !== undefined) s = s.refine((v) => !longerThan(v, max), { error: `must be at most ${max} characters`, abort: true });
   return z.preprocess((v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : v), s);
 }
 
@@ -171,7 +174,8 @@ export const CustomsDeclarationSchema = deferred(() =>
     other_value: decimal({ allowNegative: true }).optional(),
     currency_code: z
       .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), text())
-      .refine((v) => /^[A-Z]{3}$/.test(v), { error: 'must be a three-letter ISO 4217 currency code' })
+      .refine((v) => /^[A-Z]{3}$/.test(v), { error: 'must be a three-letter ISO 4217 currency code', abort: true })
+      .refine(isCurrencyCode, { error: 'is not an ISO 4217 currency code' })
       .optional(),
     export_license_number: text().optional(),
     export_certificate_number: text().optional(),
@@ -438,7 +442,8 @@ export const ContainerRequestSchema = deferred(() =>
     clearance_location: requiredText(),
     value_currency: z
       .preprocess((v) => (typeof v === 'string' ? v.trim().toUpperCase() : v), text())
-      .refine((v) => /^[A-Z]{3}$/.test(v), { error: 'must be a three-letter ISO 4217 currency code' })
+      .refine((v) => /^[A-Z]{3}$/.test(v), { error: 'must be a three-letter ISO 4217 currency code', abort: true })
+      .refine(isCurrencyCode, { error: 'is not an ISO 4217 currency code' })
       .optional(),
   }),
 );

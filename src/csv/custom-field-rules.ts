@@ -6,6 +6,7 @@ import type { CustomField } from '../api/schemas.js';
 import type { InputProblem } from '../errors.js';
 import { parseListOptions } from '../util/list-options.js';
 import { locateApiPath, PARCEL_CUSTOM_PREFIX, SHIPMENT_CUSTOM_PREFIX, type ShipmentRows } from './columns.js';
+import { charCount, longerThan } from '../util/chars.js';
 
 type CustomFieldsHolder = { custom_fields?: Record<string, unknown> };
 /** The parts of a request body custom fields are in (parcels: each with its own custom_fields). */
@@ -82,8 +83,8 @@ export function ruleBroken(def: CustomField, value: unknown): string | undefined
   const field = `custom field ${def.key}`;
   switch ((def.data_type ?? '').toUpperCase()) {
     case 'TEXT':
-      if (typeof r.max_length === 'number' && v.length > r.max_length) return `${v.length} characters; ${field} takes at most ${r.max_length}`;
-      if (typeof r.min_length === 'number' && v.length < r.min_length) return `${v.length} characters; ${field} takes at least ${r.min_length}`;
+      if (typeof r.max_length === 'number' && longerThan(v, r.max_length)) return `${charCount(v)} characters; ${field} takes at most ${r.max_length}`;
+      if (typeof r.min_length === 'number' && charCount(v) < r.min_length) return `${charCount(v)} characters; ${field} takes at least ${r.min_length}`;
       return undefined;
     case 'LIST': {
       const options = r.options ? parseListOptions(r.options) : [];

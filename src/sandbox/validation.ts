@@ -3,6 +3,7 @@
 // "The to address.postcode field is required.").
 import { HttpError } from './http.js';
 import { isCountryCode } from './countries.js';
+import { longerThan } from '../util/chars.js';
 
 export const VALIDATION_MESSAGE = 'The given data failed to pass validation.';
 
@@ -102,7 +103,7 @@ export function str(e: Errors, v: unknown, path: string, o: Opt & { max?: number
     e.add(path, msg.string(path));
     return undefined;
   }
-  if (o.max !== undefined && v.length > o.max) e.add(path, msg.maxChars(path, o.max));
+  if (o.max !== undefined && longerThan(v, o.max)) e.add(path, msg.maxChars(path, o.max));
   return v;
 }
 

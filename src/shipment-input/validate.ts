@@ -1,6 +1,7 @@
 // Checks on a built request body beyond conversion: the API's own rules (validateShipmentRequest, with dotted
 // paths) and the carriers' text-length limits, which are warned about, never refused.
 import type { ShipmentBody } from './build.js';
+import { charCount, longerThan } from '../util/chars.js';
 
 /** One problem with a request body at a dotted API path (`parcels.0.items.1.sku`). */
 export interface RequestIssue {
@@ -30,11 +31,7 @@ export function checkLengths(body: ShipmentBody): RequestIssue[] {
   const out: RequestIssue[] = [];
   for (const l of LIMITS) {
     const v = l.sub === undefined ? body[l.top] : (body[l.top] as Record<string, unknown> | undefined)?.[l.sub];
-    // Characters, not UTF-16 units; a string of no more units than the limit has no more characters either.
-    if (typeof v === 'string' && v.length > l.max) {
-      const chars = [...v].length;
-      if (chars > l.max) out.push({ path: l.path, message: `${chars} characters long; ${l.what}` });
-    }
+    if (typeof v === 'string' && longerThan(v, l.max)) out.push({ path: l.path, message: `${charCount(v)} characters long; ${l.what}` });
   }
   return out;
 }

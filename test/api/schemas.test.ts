@@ -94,6 +94,11 @@ describe('validateShipmentRequest', () => {
     expect(validateShipmentRequest(body).ok).toBe(true);
     body.customs_declaration.other_export_comments = 'x'.repeat(1001);
     expect(issuesOf(body)).toEqual({ 'customs_declaration.other_export_comments': ['must be at most 1000 characters'] });
+    // Characters, not UTF-16 units: 1,000 emoji are 1,000 characters (2,000 units), as the service counts them.
+    body.customs_declaration.other_export_comments = '😀'.repeat(1000);
+    expect(validateShipmentRequest(body).ok).toBe(true);
+    body.customs_declaration.other_export_comments = '😀'.repeat(1001);
+    expect(issuesOf(body)).toEqual({ 'customs_declaration.other_export_comments': ['must be at most 1000 characters'] });
     body.customs_declaration = undefined;
     body.parcels[0].customs_declaration = { other_export_comments: 'y'.repeat(1001), duty_method: 'DDU' };
     expect(issuesOf(body)).toEqual({
@@ -202,6 +207,20 @@ describe('other request schemas', () => {
     expect(r.ok).toBe(false);
     if (!r.ok)
       expect(r.issues.map((i) => i.path).sort()).toEqual(['clearance_country', 'clearance_location', 'delivery_service_key', 'despatch_date', 'value_currency']);
+  });
+
+  it('currency codes: ISO 4217 codes in circulation, any case; three letters that are no currency are refused', () => {
+    const body = validShipment();
+    body.customs_declaration = { currency_code: 'usd' };
+    expect(validateShipmentRequest(body).ok).toBe(true);
+    body.customs_declaration = { currency_code: 'QQQ' };
+    expect(issuesOf(body)).toEqual({ 'customs_declaration.currency_code': ['is not an ISO 4217 currency code'] });
+    body.customs_declaration = { currency_code: 'EURO' };
+    expect(issuesOf(body)).toEqual({ 'customs_declaration.currency_code': ['must be a three-letter ISO 4217 currency code'] });
+    const container = { delivery_service_key: 'DPD_CONSOLIDATED_EU', clearance_country: 'FR', clearance_location: 'AMS' };
+    expect(validateRequest(ContainerRequestSchema, { ...container, value_currency: 'chf' }).ok).toBe(true);
+    const r = validateRequest(ContainerRequestSchema, { ...container, value_currency: 'ABC' });
+    expect(r.ok ? [] : r.issues).toEqual([{ path: 'value_currency', message: 'is not an ISO 4217 currency code' }]);
   });
 });
 

@@ -14,6 +14,9 @@ describe('custom field rules', () => {
   it('checks lengths, LIST choices, numbers and Booleans; leaves blank values and fields it cannot tell take input to the API', () => {
     expect(ruleBroken(defs[0], 'hello')).toBeUndefined();
     expect(ruleBroken(defs[0], 'hello!')).toBe('6 characters; custom field gift_message takes at most 5');
+    // Characters, not UTF-16 units: five emoji fit.
+    expect(ruleBroken(defs[0], '😀😀😀😀😀')).toBeUndefined();
+    expect(ruleBroken(defs[0], '😀😀😀😀😀😀')).toBe('6 characters; custom field gift_message takes at most 5');
     expect(ruleBroken(defs[1], 'express, fast')).toBeUndefined();
     expect(ruleBroken(defs[1], 'Express')).toMatch(/^"Express" is not one of the choices of custom field priority: standard, express, fast$/);
     expect(ruleBroken(defs[2], '12')).toBeUndefined();

@@ -243,6 +243,17 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     expect(ok.status).toBe(201);
   });
 
+  it('"up to 1,000 characters" counts characters, not UTF-16 units (an emoji is one); currency codes are ISO 4217 codes, not any three letters', async () => {
+    const emoji = await api.post('/shipments', intlShipment('CU-3', { customs_declaration: { other_export_comments: '😀'.repeat(1000), currency_code: 'eur' } }));
+    expect(emoji.status, JSON.stringify(emoji.body)).toBe(201);
+    const over = await api.post('/shipments', intlShipment('CU-4', { customs_declaration: { other_export_comments: '😀'.repeat(1001), currency_code: 'QQQ' } }));
+    expect(over.body.data['customs_declaration.other_export_comments']).toEqual(['The customs declaration.other export comments may not be greater than 1000 characters.']);
+    expect(over.body.data['customs_declaration.currency_code']).toEqual(['The selected customs declaration.currency code is invalid.']);
+    // Custom field lengths too (gift_message takes 100).
+    expect((await api.post('/shipments', shipment('CF-2E', { custom_fields: { gift_message: '😀'.repeat(100) } }))).status).toBe(201);
+    expect((await api.post('/shipments', shipment('CF-2F', { custom_fields: { gift_message: '😀'.repeat(101) } }))).status).toBe(400);
+  });
+
   it('international shipments need items, each with every customs attribute (Parcel: items; Item rules)', async () => {
     const s = intlShipment('IN-1', { parcels: [{ weight: 500 }, { weight: 500, items: [{ harmonised_code: '1234' }] }] });
     const r = await api.post('/shipments', s);

@@ -8,6 +8,7 @@ import { containerDocuments, containerInvoice, containerLabel } from '../labels.
 import type { ContainerRec } from '../store.js';
 import { addStage, currentStage } from '../tracking.js';
 import { Errors, checkForbidden, country, fail, isObject, msg, oneOf, str } from '../validation.js';
+import { isCurrencyCode } from '../../api/currencies.js';
 
 function findContainer(app: SandboxApp, ref: string): ContainerRec {
   const c = app.store.container(ref);
@@ -60,6 +61,7 @@ export function createContainer(app: SandboxApp, req: ApiRequest): ApiResponse {
   const clearance_location = str(e, b.clearance_location, 'clearance_location', { required: true });
   const cur = str(e, b.value_currency, 'value_currency');
   if (cur !== undefined && !/^[A-Za-z]{3}$/.test(cur)) e.add('value_currency', 'The value currency must be a three-letter ISO 4217 currency code.');
+  else if (cur !== undefined && !isCurrencyCode(cur.toUpperCase())) e.add('value_currency', msg.invalid('value_currency'));
   e.throwIfAny();
 
   const svc = app.store.servicesByKey.get(key!)!;

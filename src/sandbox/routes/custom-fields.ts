@@ -6,6 +6,7 @@ import { HttpError, notFound, ok, type ApiRequest, type ApiResponse } from '../h
 import type { CustomFieldRec, ValidationRules } from '../store.js';
 import { Errors, bool, checkForbidden, int, isBlank, isObject, label, msg, num, obj, oneOf, str } from '../validation.js';
 import { parseListOptions } from '../../util/list-options.js';
+import { charCount, longerThan } from '../../util/chars.js';
 
 const ENTITIES = ['SHIPMENT', 'PARCEL', 'CONTACT', 'SKU'] as const;
 const DATA_TYPES = ['NUMERIC', 'TEXT', 'BOOLEAN', 'LIST'] as const;
@@ -47,8 +48,8 @@ export function checkValue(e: Errors, c: Pick<CustomFieldRec, 'data_type' | 'dat
   const r = c.data_validation_rules ?? {};
   switch (c.data_type) {
     case 'TEXT': {
-      if (r.min_length != null && v.length < r.min_length) e.add(path, msg.minChars(path, r.min_length));
-      if (r.max_length != null && v.length > r.max_length) e.add(path, msg.maxChars(path, r.max_length));
+      if (r.min_length != null && charCount(v) < r.min_length) e.add(path, msg.minChars(path, r.min_length));
+      if (r.max_length != null && longerThan(v, r.max_length)) e.add(path, msg.maxChars(path, r.max_length));
       if (r.regex) {
         const re = compileRegex(r.regex);
         if (re && !re.test(v)) e.add(path, `The ${label(path)} format is invalid.`);

@@ -23,6 +23,7 @@ import { isManifested, trackingEvent } from '../tracking.js';
 import { Errors, VALIDATION_MESSAGE, arr, bool, checkForbidden, country, fail, int, isBlank, isObject, label, msg, num, obj, oneOf, str } from '../validation.js';
 import { resolveCustomFields } from './custom-fields.js';
 import { failedCondition, type ParcelFacts } from './services.js';
+import { isCurrencyCode } from '../../api/currencies.js';
 
 /** The account's home country: deliveries elsewhere need customs data. */
 export const HOME_COUNTRY = 'GB';
@@ -80,6 +81,7 @@ function parseCustoms(e: Errors, raw: unknown, path: string, partial: boolean, d
   const cur = str(e, c.currency_code, p('currency_code'));
   if (cur !== undefined) {
     if (!/^[A-Za-z]{3}$/.test(cur)) e.add(p('currency_code'), `The ${label(p('currency_code'))} must be a three-letter ISO 4217 currency code.`);
+    else if (!isCurrencyCode(cur.toUpperCase())) e.add(p('currency_code'), msg.invalid(p('currency_code')));
     else out.currency_code = cur.toUpperCase();
   }
   for (const k of ['export_license_number', 'export_certificate_number'] as const) {
