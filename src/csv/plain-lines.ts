@@ -9,15 +9,21 @@ const CR = 0x0d;
 const LF = 0x0a;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-/** Longer pending text is left to csv-parse (its max_record_size applies to it, not to us). */
+/** A longer line is left to csv-parse (its max_record_size applies to it, not to us)… */
 const MAX_PENDING_BYTES = 256 * 1024;
+/** …and so is a read of more complete lines than this at once (a stream's big chunk might hide such a line). */
+const MAX_COMPLETE_BYTES = 512 * 1024;
 
 export class PlainCsvLines {
-  /** The start of a line not complete yet. */
+  /** The start of a line not complete yet (once given up: all the text csv-parse is to read). */
   private pending: Buffer = Buffer.alloc(0);
   /** The file's line ending, from its first line (csv-parse's too: it keeps the first one it meets). */
   private ending: '\n' | '\r\n' | undefined;
   private started = false;
+  /** The byte-order mark was dropped here: csv-parse gets it back if it is to read from the start. */
+  private bomDropped = false;
+  /** Records were given: csv-parse would start mid-file. */
+  private gave = false;
   /** A line could not be vouched for: everything from `pending` on is csv-parse's. */
   private given = false;
 
@@ -30,10 +36,13 @@ export class PlainCsvLines {
 
   /**
    * The records of the lines `chunk` completes, or undefined once a line needs csv-parse: `rest()` is then
-   * the file's text from that line on.
+   * the file's text from that line on (this chunk included; later chunks go to csv-parse directly).
    */
   push(chunk: Buffer): string[][] | undefined {
-    if (this.given) return undefined;
+    if (this.given) {
+      this.pending = Buffer.concat([this.pending, chunk]);
+      return undefined;
+    }
     let buf = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
     if (!this.started) {
       // A UTF-8 byte-order mark, which csv-parse drops (bom: true): wait for three bytes to tell.
@@ -41,7 +50,10 @@ export class PlainCsvLines {
         this.pending = Buffer.from(buf);
         return [];
       }
-      if (BOM.equals(buf.subarray(0, 3))) buf = buf.subarray(3);
+      if (BOM.equals(buf.subarray(0, 3))) {
+        buf = buf.subarray(3);
+        this.bomDropped = true;
+      }
       this.started = true;
     }
     const lastLf = buf.lastIndexOf(LF);
@@ -51,7 +63,7 @@ export class PlainCsvLines {
       const firstLf = complete.indexOf(LF);
       this.ending = firstLf > 0 && complete[firstLf - 1] === CR ? '\r\n' : '\n';
     }
-    if (complete.indexOf(QUOTE) >= 0 || !this.endingsAreAll(complete)) return this.giveUp(buf);
+    if (complete.length > MAX_COMPLETE_BYTES || complete.indexOf(QUOTE) >= 0 || !this.endingsAreAll(complete)) return this.giveUp(buf);
     const text = complete.toString('utf8', 0, complete.length - this.ending.length);
     const lines = text.split(this.ending);
     const records: string[][] = new Array(lines.length);
@@ -84,15 +96,21 @@ export class PlainCsvLines {
     return this.ending;
   }
 
-  private keep(pending: Buffer, records: string[][]): string[][] | undefined {
-    if (pending.length > MAX_PENDING_BYTES) return this.giveUp(pending);
+  private keep(pending: Buffer, records: string[][]): string[][] {
+    if (records.length) this.gave = true;
+    if (pending.length > MAX_PENDING_BYTES) {
+      // The lines before it are ours; that long line, and all after it, csv-parse's.
+      this.giveUp(pending);
+      return records;
+    }
     // A copy: a slice would keep the whole chunk it came from alive.
     this.pending = pending.length ? Buffer.from(pending) : Buffer.alloc(0);
     return records;
   }
 
   private giveUp(buf: Buffer): undefined {
-    this.pending = buf;
+    // From the start of the file, csv-parse reads it as it is, byte-order mark included (it drops one only).
+    this.pending = this.bomDropped && !this.gave ? Buffer.concat([BOM, buf]) : buf;
     this.given = true;
     return undefined;
   }

@@ -56,7 +56,7 @@ describe('PlainCsvLines', () => {
         for (let j = 0; j < length; j++) line += next(oddness) === 0 ? odd[next(odd.length)] : plain[next(plain.length)];
         lines.push(line);
       }
-      const bom = next(5) === 0 ? '\uFEFF' : '';
+      const bom = ['', '', '', '\uFEFF', '\uFEFF\uFEFF'][next(5)];
       const text = Buffer.from(bom + lines.join(ending) + (next(3) ? ending : ''));
       const cuts = Array.from({ length: next(4) }, () => next(text.length + 1)).sort((x, y) => x - y);
       for (const malformed of ['report', 'throw'] as const) {
@@ -87,6 +87,21 @@ describe('PlainCsvLines', () => {
     };
     expect(await read(true)).toEqual(await read(false));
     expect((await read(true)).map((r) => r.values[1])).toEqual(['to_name', 'Zoë Brontë', 'Smith; Jones', 'Lee']);
+  });
+
+  it('hands csv-parse the file as it is when it reads from the start: two byte-order marks and a quote (csv-parse drops one mark only)', async () => {
+    const text = Buffer.from('\uFEFF\uFEFF"shipment_reference",to_name\nA-1,Lee\n');
+    for (const cuts of [[], [1], [3], [4], [7]]) expect(await readAll(text, cuts, { malformed: 'report' })).toEqual(await readAll(text, [], { malformed: 'report', plainLines: false }));
+  });
+
+  it('keeps the lines before a very long one when a stream gives it all in one big chunk', async () => {
+    const big = Buffer.from(`a,b\n1,2\n${'x'.repeat(300_000)}`);
+    expect(await readAll(big, [], {})).toEqual(await readAll(big, [], { plainLines: false }));
+    expect(((await readAll(big, [], {})) as CsvRecord[]).map((r) => r.row)).toEqual([1, 2, 3]);
+    // A line over csv-parse's 1 MiB in one chunk is refused as it refuses it.
+    const huge = Buffer.from(`a,b\n1,${'x'.repeat(1024 * 1024 + 10)}\n2,3\n`);
+    expect(await readAll(huge, [], {})).toEqual(await readAll(huge, [], { plainLines: false }));
+    expect(await readAll(huge, [], {})).toMatchObject({ problems: [{ row: 2 }] });
   });
 
   it('leaves a line longer than csv-parse allows to it, which refuses it by its row', async () => {
