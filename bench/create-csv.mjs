@@ -15,14 +15,17 @@
 // client's own figures are printed: on a machine the three processes share, that is what decides the ratio.
 //
 // The end-to-end ratio is bounded by ship's work before its first request (start, then reading and validating all
-// 10,000 rows: ~500 ms on Node 20, ~370 on Node 24, of which loadCsv ~300 / ~250), which the client does not
-// have; on a 2-core machine most of it is the JIT warming up, not steady per-row work. Measured and dropped
+// 10,000 rows: ~410 ms on Node 20, ~340 on Node 24, of which loadCsv ~250 / ~200), which the client does not
+// have; on a 2-core machine most of it is the JIT warming up and young-generation GC (~70 ms), not steady
+// per-row work. Kept (2026-11-27, session 18): lines with no quote are split without csv-parse (src/csv/plain-lines.ts),
+// ~70 ms less on Node 20 (~500 ms before). Measured and dropped
 // (2026-11-27), each slower or within the noise on 2 cores:
 //   - validating the file in parts on worker threads: each thread warms up its own JIT, and V8's background
 //     compiler threads lose their core (first request 603-850 ms against 445-630; no gain at 50,000 rows either);
 //   - csv-parse alone in a worker feeding the main thread's checks in one pass: 511-674 ms against 461-520;
 //   - a single pass instead of two: ~20 ms (6% of loadCsv), not worth a second code path;
-//   - V8 flags (--always-sparkplug, --interrupt-budget, --no-lazy-feedback-allocation, --max-semi-space-size).
+//   - V8 flags (--always-sparkplug, --interrupt-budget, --no-lazy-feedback-allocation, --max-semi-space-size;
+//     --min-semi-space-size=8 or 16: 20-30 ms slower before the first request).
 //
 // Kept (2026-11-27): ship writes label files on a thread of its own once creating them proves slow (over 100 µs
 // each on average; src/labels/index.ts LabelWorker). A file costs ~25 µs of kernel time on a quiet ext4
