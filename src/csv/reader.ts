@@ -794,11 +794,17 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
   const delimiter = opts.delimiter ?? sniffed?.delimiter ?? ',';
   // A `sep=` line is not numbered: rows stay as Excel shows them (it hides the line), the header row 1.
   const skipped = sniffed?.sepLine ? 1 : 0;
-  const raw = 'path' in source ? createReadStream(source.path) : source.stream;
-  // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
-  const input = encoding === 'utf-8' && given === undefined ? raw : raw.pipe(toUtf8(encoding, given !== undefined));
-  if (input !== raw) raw.on('error', (e: Error) => input.destroy(e));
   const trimAll = opts.trim !== 'unquoted';
+  // UTF-8 found valid goes to the parser as it is; anything else is decoded on the way.
+  const decoded = !(encoding === 'utf-8' && given === undefined);
+  // Lines with no quote are read without csv-parse, until one that needs it (see PlainCsvLines).
+  const plain = opts.plainLines !== false && !decoded && trimAll && badBytes.size === 0 && PlainCsvLines.usable(delimiter);
+  // Loaded only when needed (a file with no quotes is read whole by PlainCsvLines); otherwise before the file is
+  // opened, so that the parser and its error listener are there before anything can fail.
+  let parse = plain ? undefined : (await import('csv-parse')).parse;
+  const raw = 'path' in source ? createReadStream(source.path) : source.stream;
+  const input = decoded ? raw.pipe(toUtf8(encoding, given !== undefined)) : raw;
+  if (input !== raw) raw.on('error', (e: Error) => input.destroy(e));
   // Kept to name the column of a record skipped later (report mode).
   let header: string[] | undefined;
   let row = 0;
@@ -856,9 +862,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     onEvent();
   };
   /** csv-parse from `text` on (the whole input, or what PlainCsvLines left to it). */
-  const startParser = async (text: Readable, recordDelimiter: string | undefined): Promise<Transform> => {
-    // Loaded only when needed: a file with no quotes is read whole by PlainCsvLines.
-    const { parse } = await import('csv-parse');
+  const startParser = (text: Readable, recordDelimiter: string | undefined, parse: typeof import('csv-parse').parse): Transform => {
     const started = text.pipe(
       parse({
         bom: readPlain === 0,
@@ -900,8 +904,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
     }
   };
   try {
-    if (opts.plainLines !== false && input === raw && trimAll && badBytes.size === 0 && PlainCsvLines.usable(delimiter)) {
-      // Lines with no quote are read without csv-parse, until one that needs it (see PlainCsvLines).
+    if (plain) {
       const lines = new PlainCsvLines(delimiter);
       const chunks = raw[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
       for (;;) {
@@ -910,7 +913,10 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
         if (records === undefined) {
           const rest = lines.rest();
           const more = next.done ? undefined : chunks;
-          parser = await startParser(Readable.from(restOfFile(rest, more), { objectMode: false }), readPlain > 0 ? lines.lineEnding() : undefined);
+          // (The rest is read only once piped: nothing can fail while csv-parse loads.)
+          const text = Readable.from(restOfFile(rest, more), { objectMode: false });
+          parse ??= (await import('csv-parse')).parse;
+          parser = startParser(text, readPlain > 0 ? lines.lineEnding() : undefined, parse);
           break;
         }
         const batch: CsvRecord[] = [];
@@ -923,7 +929,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
         if (next.done) return;
       }
     } else {
-      parser = await startParser(input, undefined);
+      parser = startParser(input, undefined, parse ?? (await import('csv-parse')).parse);
     }
     for (;;) {
       if (failure !== undefined && failure !== STOP_READING) throw failure;
