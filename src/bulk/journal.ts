@@ -182,7 +182,16 @@ export class Journal {
       j.load(opts.onWarning, previousRun, readable);
       if (opts.forget) j.forgetSettled(opts.forget, readable!);
       // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
-      j.fd = fs.openSync(j.path, 'a', 0o600);
+      // Never through a symbolic link put where the journal goes (its name can be read from the directory):
+      // appending to, and changing the mode of, the file it points to.
+      try {
+        j.fd = fs.openSync(j.path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
+          throw new ShipError(`${j.path} is a symbolic link: the resume journal is never written through one (it would write into the file it points to)`, 1, { hint: 'remove the link and run again' });
+        }
+        throw e;
+      }
       // A journal from before it was made owner-only gets the same mode (not ours to change: left as it is).
       if (process.platform !== 'win32') {
         try {

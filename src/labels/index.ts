@@ -205,6 +205,21 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, opts: {
 }
 
 /**
+ * How label files are opened for writing in place: created or truncated, but never through a symbolic link
+ * already where the label goes (open fails with ELOOP). Label names are predictable (the shipment reference),
+ * so anyone who can write to a shared labels directory could otherwise aim a link at another of the user's
+ * files (their config, ~/.bashrc) and have it overwritten. A link to the directory itself is followed as usual.
+ */
+const IN_PLACE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0);
+/** writeFileSync's options with those flags (Node takes numeric flags; its types say string only). */
+const IN_PLACE = { flag: IN_PLACE_FLAGS as unknown as string };
+
+/** The error for a label file that is a symbolic link (see IN_PLACE_FLAGS). */
+export function symlinkRefused(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${path} is a symbolic link: a label is never written through one (it would overwrite the file it points to); remove the link and run again`), { code: 'ELOOP' });
+}
+
+/**
  * Writes a file in place: one open (created or truncated), one write, one close — no temp file, no rename,
  * about half the system calls and directory updates of writeFileAtomic. A process killed meanwhile can leave
  * the file torn, so this is only for callers whose own records make that harmless (see
@@ -214,15 +229,18 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, opts: {
 export function writeFileInPlace(path: string, data: Uint8Array | string, dir = dirname(path)): void {
   ensureDirSync(dir);
   try {
-    fs.writeFileSync(path, data);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+    try {
+      fs.writeFileSync(path, data, IN_PLACE);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       // The directory went away since we made it (someone cleaned up): make it again, once.
       knownDirs.delete(dir);
       ensureDirSync(dir);
-      fs.writeFileSync(path, data);
-      return;
+      fs.writeFileSync(path, data, IN_PLACE);
     }
+  } catch (e) {
+    // Not ours to remove: whoever put the link there.
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkRefused(path);
     try {
       fs.rmSync(path, { force: true });
     } catch {
@@ -445,14 +463,15 @@ class LabelWorker {
     const code = `
       const { parentPort } = require('node:worker_threads');
       const fs = require('node:fs');
+      const flag = ${IN_PLACE_FLAGS};
       const write = (f, dir) => {
         try {
-          fs.writeFileSync(f.path, f.data);
+          fs.writeFileSync(f.path, f.data, { flag });
         } catch (e) {
           // The directory went away since it was made (someone cleaned up): made again, once.
           if (e.code !== 'ENOENT') throw e;
           fs.mkdirSync(dir, { recursive: true });
-          fs.writeFileSync(f.path, f.data);
+          fs.writeFileSync(f.path, f.data, { flag });
         }
       };
       parentPort.on('message', ({ id, jobs }) => {
@@ -461,6 +480,7 @@ class LabelWorker {
             try {
               write(f, dir);
             } catch (e) {
+              if (e.code === 'ELOOP') return { message: e.message, code: e.code, path: f.path };
               try { fs.rmSync(f.path, { force: true }); } catch {}
               return { message: e.message, code: e.code };
             }
@@ -478,10 +498,11 @@ class LabelWorker {
         resolve();
       }),
     );
-    this.thread.on('message', ({ id, results }: { id: number; results: Array<{ message: string; code?: string } | null> }) => {
+    this.thread.on('message', ({ id, results }: { id: number; results: Array<{ message: string; code?: string; path?: string } | null> }) => {
       const dones = this.waiting.get(id) ?? [];
       this.waiting.delete(id);
-      results.forEach((r, i) => dones[i]?.(r === null ? undefined : Object.assign(new Error(r.message), { code: r.code })));
+      const errorOf = (r: { message: string; code?: string; path?: string }) => (r.code === 'ELOOP' && r.path !== undefined ? symlinkRefused(r.path) : Object.assign(new Error(r.message), { code: r.code }));
+      results.forEach((r, i) => dones[i]?.(r === null ? undefined : errorOf(r)));
     });
     // The thread itself failed (out of memory…): every job waiting fails with it.
     this.thread.on('error', (e) => this.failAll(e));

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -189,6 +189,18 @@ describe('runBulk', () => {
     expect(results[0]).toMatchObject({ status: 'skipped', skipReason: 'journal', result: { id: 'id-K0' } });
     expect(results[5]).toMatchObject({ status: 'created' });
     expect([...server.creates.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it.skipIf(process.platform === 'win32')('never appends through a symbolic link put where the journal goes: refused (exit 1), the file it points to untouched, the lock released', async () => {
+    const dir = tmp();
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n', { mode: 0o644 });
+    const path = join(dir, 'j.jsonl');
+    symlinkSync(victim, path);
+    await expect(Journal.open(path)).rejects.toMatchObject({ exitCode: 1, message: expect.stringContaining('j.jsonl is a symbolic link'), hint: 'remove the link and run again' });
+    expect(readFileSync(victim, 'utf8')).toBe('precious\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it('the "sending" record is on disk before execute() runs (also for records written ahead)', async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,24 @@ describe('writeLabels with inPlace', () => {
     rmSync(dir, { recursive: true, force: true });
     const [path] = writeLabels([ZPL], { dir, shipmentRef: 'R-2', format: 'ZPL', inPlace: true });
     expect(readFileSync(path, 'utf8')).toBe(ZPL);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.skipIf(process.platform === 'win32')('never writes through a symbolic link where the label goes (names are predictable): refused, the file it points to untouched, the link left', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-inplace-link-'));
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious', { mode: 0o644 });
+    mkdirSync(join(dir, 'labels'));
+    symlinkSync(victim, join(dir, 'labels', 'R-1_1.zpl'));
+    expect(() => writeLabels([ZPL], { dir: join(dir, 'labels'), shipmentRef: 'R-1', format: 'ZPL', inPlace: true })).toThrow(
+      expect.objectContaining({ code: 'ELOOP', message: expect.stringMatching(/R-1_1\.zpl is a symbolic link: a label is never written through one .*remove the link/) }),
+    );
+    expect(readFileSync(victim, 'utf8')).toBe('precious');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(lstatSync(join(dir, 'labels', 'R-1_1.zpl')).isSymbolicLink()).toBe(true);
+    // A labels directory that is itself a link is followed as usual.
+    symlinkSync(join(dir, 'labels'), join(dir, 'linked'));
+    expect(writeLabels([ZPL], { dir: join(dir, 'linked'), shipmentRef: 'R-2', format: 'ZPL', inPlace: true })).toEqual([join(dir, 'linked', 'R-2_1.zpl')]);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -125,6 +143,21 @@ describe('LabelBatchWriter', () => {
       await expect(batch.write([ZPL], { dir: join(base, 'file', 'labels'), shipmentRef: 'NODIR', format: 'ZPL' })).rejects.toMatchObject({ code: 'ENOTDIR' });
       await batch.close();
       rmSync(base, { recursive: true, force: true });
+    });
+
+    it.skipIf(process.platform === 'win32')('refuses a symbolic link where a label goes there too, leaving the link and its file alone', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ship-batch-link-'));
+      const victim = join(dir, 'victim.txt');
+      writeFileSync(victim, 'precious');
+      symlinkSync(victim, join(dir, 'L-1_1.zpl'));
+      const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 }, { use: 'always' });
+      await batch.threadStarted();
+      await expect(batch.write([ZPL], { dir, shipmentRef: 'L-1', format: 'ZPL' })).rejects.toMatchObject({ code: 'ELOOP', message: expect.stringContaining('L-1_1.zpl is a symbolic link') });
+      expect(batch.jobsOffThread).toBe(1);
+      await batch.close();
+      expect(readFileSync(victim, 'utf8')).toBe('precious');
+      expect(lstatSync(join(dir, 'L-1_1.zpl')).isSymbolicLink()).toBe(true);
+      rmSync(dir, { recursive: true, force: true });
     });
 
     it("'when-slow' starts the thread only once a batch written here was slow per file, then writes there", async () => {
