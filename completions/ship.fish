@@ -416,7 +416,7 @@ complete -c ship -n '__ship_is '\''print'\''' -l printer -r -d 'send the ZPL lab
 complete -c ship -n '__ship_is '\''print'\''' -l no-preflight -d 'don'\''t ask the printer for its status (~HS) before sending'
 complete -c ship -n '__ship_is '\''print'\''' -l printer-timeout -r -d 'printer connection and status timeout'
 complete -c ship -n '__ship_is '\''invoice'\''' -l output -s o -r -F -d 'where to write the PDF ("-" for stdout, not a terminal); default ./<REF>-invoice.pdf'
-complete -c ship -n '__ship_is '\''login'\''' -l api-key -r -d 'API key (default: SHIP_API_KEY, then the profile; prompted on a terminal)'
+complete -c ship -n '__ship_is '\''login'\''' -l api-key -r -d 'API key (default: SHIP_API_KEY, then the profile; prompted on a terminal); on the command line it shows in `ps` and shell history: prefer SHIP_API_KEY or the prompt'
 complete -c ship -n '__ship_is '\''login'\''' -l username -r -d 'user name, usually an email (default: SHIP_USERNAME; prompted on a terminal)'
 complete -c ship -n '__ship_is '\''login'\''' -l password-stdin -d 'read the password from stdin (one line; the trailing newline is dropped)'
 complete -c ship -n '__ship_is '\''containers'\''' -a 'create' -d 'Create an open container (POST /containers)'

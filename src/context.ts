@@ -228,7 +228,7 @@ export function createContext(init: CtxInit): Ctx {
           const where = s.credentialSet.name === 'test' ? ` in the test credentials of profile ${s.profile.value}` : '';
           if (!s.apiKey) {
             throw new AuthError(`no API key configured${where}`, {}, {
-              hint: `set SHIP_API_KEY, or run \`${loginCommand(s)} --api-key KEY\``,
+              hint: `set SHIP_API_KEY, or run \`${loginCommand(s)}\` (it asks for the key; SHIP_API_KEY=KEY in a script)`,
             });
           }
           if (needToken && !s.token) {

@@ -255,7 +255,7 @@ export function buildApi(opts: ApiOptions): Api {
             path: '/tokens',
             body: b,
             sendToken: false,
-            authHint: 'check the username, password and API key (SHIP_API_KEY or `ship login --api-key KEY`)',
+            authHint: 'check the username, password and API key (SHIP_API_KEY, or the key `ship login` asks for)',
           },
           o,
         );

@@ -191,7 +191,7 @@ export function checkCredential(r: Resolved<string>, profileName: string): void 
       : r.source === 'profile'
         ? key === 'token'
           ? `run \`${ship} login\` to store a new token`
-          : `store it again: \`${ship} config set api_key -\` (reads stdin), or \`${ship} login --api-key KEY\``
+          : `store it again: \`${ship} config set api_key -\` (reads stdin), or \`${ship} login\` (it asks for the key)`
         : undefined;
   throw new UsageError(`${where}: ${problem}`, { hint });
 }

@@ -286,9 +286,11 @@ export async function openConfig(input: {
 
 function unreadable(path: string, err: unknown, text?: string): ShipError {
   const why = err instanceof SyntaxError ? jsonProblem(err, text) : err instanceof Error ? err.message : String(err);
+  const notJson = err instanceof SyntaxError;
   return new UsageError(`cannot read the config file ${path}: ${why}`, {
-    hint: 'fix the JSON by hand, or move the file away to start afresh',
-    cause: err,
+    hint: notJson ? 'fix the JSON by hand, or move the file away to start afresh' : 'check the file and its directory (their type and permissions)',
+    // Not a JSON parse error: its message quotes the file's text (a token or a key), which --verbose would print.
+    cause: notJson ? undefined : err,
   });
 }
 

@@ -79,7 +79,8 @@ export interface PrinterAddress {
  */
 export function parsePrinterUrl(raw: string, what = 'printer'): PrinterAddress {
   const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+(?:%[A-Za-z0-9._~-]+)?\]|[A-Za-z0-9._-]+)(?::(\d*))?\/?$/i.exec(raw.trim());
-  if (!m) throw new UsageError(`${what}: "${raw}" is not a printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
+  // Shown with any user name and password hidden (tcp://user:secret@host:9100 is refused, not echoed).
+  if (!m) throw new UsageError(`${what}: "${shownUrl(raw.trim())}" is not a printer address`, { hint: 'use tcp://HOST:PORT, e.g. tcp://10.0.0.50:9100' });
   const usual = `a label printer's raw port is usually 9100: tcp://${m[1]}:9100`;
   if (!m[2]) throw new UsageError(`${what}: "${raw}" has no port`, { hint: usual });
   const port = Number(m[2]);

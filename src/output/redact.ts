@@ -17,6 +17,9 @@ export function redact(text: string, secrets: Iterable<string | undefined | null
   for (const s of secrets) {
     if (!s || s.length < 4) continue;
     out = out.split(s).join(mask(s));
+    // As a URL or a form body carries it (a server echoing a request back): `+` `/` `=` percent-encoded.
+    const inUrl = encodeURIComponent(s);
+    if (inUrl !== s) out = out.split(inUrl).join(mask(s)).split(inUrl.replaceAll('%20', '+')).join(mask(s));
     const inJson = JSON.stringify(s).slice(1, -1);
     if (inJson !== s) {
       out = out.split(inJson).join(mask(s));

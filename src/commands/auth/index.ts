@@ -7,7 +7,7 @@ export function registerAuth(program: Command, ctx: Ctx): void {
   program
     .command('login')
     .description('Get a user token (POST /tokens) and store it, with the API key and user, in the profile')
-    .option('--api-key <key>', 'API key (default: SHIP_API_KEY, then the profile; prompted on a terminal)')
+    .option('--api-key <key>', 'API key (default: SHIP_API_KEY, then the profile; prompted on a terminal); on the command line it shows in `ps` and shell history: prefer SHIP_API_KEY or the prompt')
     .option('--username <email>', 'user name, usually an email (default: SHIP_USERNAME; prompted on a terminal)')
     .option('--password-stdin', 'read the password from stdin (one line; the trailing newline is dropped)')
     .addHelpText(
@@ -25,8 +25,8 @@ SHIP_API_KEY and SHIP_TOKEN, when set, still win over what login stores (it warn
 
 Examples:
   ship login
-  ship login --api-key "$SHIP_API_KEY" --username ops@example.com --password-stdin < pw.txt
-  ship --test login --api-key "$TEST_API_KEY" --username ci@example.com --password-stdin < test-pw.txt
+  SHIP_API_KEY="$LIVE_KEY" ship login --username ops@example.com --password-stdin < pw.txt
+  SHIP_API_KEY="$TEST_KEY" ship --test login --username ci@example.com --password-stdin < test-pw.txt
   printf '%s' "$PW" | ship --profile staging --base-url https://staging.example.com/v1.2 login --username ops@example.com --password-stdin`,
     )
     .action(async (flags: { apiKey?: string; username?: string; passwordStdin?: boolean }) => {

@@ -43,7 +43,7 @@ export async function run(ctx: Ctx, opts: LoginOptions): Promise<void> {
     nonEmpty(opts.apiKey, '--api-key') ??
     settings.apiKey?.value ??
     (await ctx.prompt.password({ message: 'API key', supplyWith: '--api-key or SHIP_API_KEY' })).trim();
-  if (!apiKey) throw new UsageError('an API key is required', { hint: 'pass --api-key KEY or set SHIP_API_KEY' });
+  if (!apiKey) throw new UsageError('an API key is required', { hint: 'set SHIP_API_KEY (or pass --api-key KEY, which other users can see in `ps`)' });
   const { checkCredential } = await import('../../config/settings.js');
   checkCredential(
     opts.apiKey !== undefined ? { value: apiKey, source: 'flag', origin: '--api-key' } : (settings.apiKey ?? { value: apiKey, source: 'flag', origin: 'the API key typed' }),

@@ -52,7 +52,7 @@ export async function run(ctx: Ctx): Promise<void> {
         if (keyRefused) status = 'unknown';
         const what = keyRefused ? 'the API key' : 'the API key or the token';
         failure = new AuthError(`the server rejected ${what} (401)`, { status: 401, ...(session.refusal ? { apiMessage: session.refusal } : {}) }, {
-          hint: rejectedFromEnvHint(s, session.refusal) ?? (keyRefused ? `run \`${login} --api-key KEY\` with the right key` : `run \`${login}\` to get a new one`),
+          hint: rejectedFromEnvHint(s, session.refusal) ?? (keyRefused ? `run \`${login}\` with the right key (it asks for it; SHIP_API_KEY=KEY in a script)` : `run \`${login}\` to get a new one`),
         });
       }
     } catch (err) {

@@ -83,7 +83,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   add(
     apiKey
       ? { name: 'API key', status: 'ok', detail: mask(apiKey.value), source: srcOf(apiKey) }
-      : { name: 'API key', status: 'fail', detail: `none${inSet}: set SHIP_API_KEY or run \`${login} --api-key KEY\``, credentials: true },
+      : { name: 'API key', status: 'fail', detail: `none${inSet}: set SHIP_API_KEY or run \`${login}\` (it asks for the key)`, credentials: true },
   );
   add(
     token

@@ -357,7 +357,7 @@ describe('live and test credentials are kept apart in a profile', () => {
     const r = await ship(['--test', 'services'], { env });
     expect(r.code).toBe(4);
     expect(r.stderr).toContain('error: no API key configured in the test credentials of profile default');
-    expect(r.stderr).toContain('hint: set SHIP_API_KEY, or run `ship --test login --api-key KEY`');
+    expect(r.stderr).toContain("hint: set SHIP_API_KEY, or run `ship --test login` (it asks for the key; SHIP_API_KEY=KEY in a script)");
     expect(testStub.requests).toHaveLength(0);
     expect((await ship(['whoami'], { env })).code).toBe(0);
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
