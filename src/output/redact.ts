@@ -34,13 +34,16 @@ export function redact(text: string, secrets: Iterable<string | undefined | null
     .replace(/(\\"(?:password|token|api_key|apiKey|auth_token|access_token)\\"\s*:\s*\\")((?:[^"\\]|\\\\\\"|\\\\\\\\|\\\\[^"\\])*)(\\")/gi, (_m, a: string, v: string, b: string) => `${a}${mask(v)}${b}`);
 }
 
-/** A copy of `value` (a parsed JSON body) with every string in it redacted; `value` itself when there are no secrets. */
+/**
+ * A copy of `value` (a parsed JSON body) with every string in it redacted, keys too (a validation error's field
+ * paths are the server's words); `value` itself when there are no secrets.
+ */
 export function redactDeep<T>(value: T, secrets: ReadonlyArray<string>): T {
   if (secrets.length === 0) return value;
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return redact(v, secrets);
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k, secrets), walk(x)]));
     return v;
   };
   return walk(value) as T;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runShip } from '../helpers/run.js';
-import { redact } from '../../src/output/redact.js';
+import { redact, redactDeep } from '../../src/output/redact.js';
 import { parsePrinterUrl } from '../../src/config/validate.js';
 
 const TOKEN = '3e72c0ffee5eed1234567890abcdef4811';
@@ -48,6 +48,13 @@ describe('secrets in error messages', () => {
     expect(redact(`rejected: auth_token=${encodeURIComponent(secret)}&x=1`, [secret])).toBe('rejected: auth_token=****KL==&x=1');
     expect(redact(`auth_token=${encodeURIComponent(secret).replaceAll('%20', '+')}`, [secret])).not.toContain('Ab%2Bcd');
     expect(redact(`Location: https://x.example/?key=${encodeURIComponent(secret)}`, [secret])).not.toContain('Ab%2Bcd');
+  });
+
+  it('an error body quoting a secret in a field path (a key, not a value) has it masked there too', () => {
+    const body = { message: 'The given data failed to pass validation.', data: { [`x-${TOKEN}`]: [`bad ${TOKEN}`], shipment_reference: ['taken'] } };
+    const out = redactDeep(body, [TOKEN]);
+    expect(JSON.stringify(out)).not.toContain(TOKEN);
+    expect(Object.keys(out.data)).toEqual([`x-****${TOKEN.slice(-4)}`, 'shipment_reference']);
   });
 
   it('a printer address with a user name and password is refused without echoing them', () => {
