@@ -228,14 +228,15 @@ export async function closeContainer(
   opts: { ref: string; yes: boolean; print: boolean } & LabelTarget,
 ): Promise<void> {
   if (opts.print && opts.output === '-' && ctx.mode.json) throw new UsageError('-o - writes the label to stdout; it cannot be combined with --json');
-  if (!opts.yes && !ctx.mode.interactive) {
+  opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
+  // Nobody is asked to confirm what would change nothing: a container closed already is said at once, with or
+  // without a terminal to ask on.
+  const closedAlready = !opts.yes && (await isClosedNow(ctx, opts.ref, { evenWithoutTerminal: true }));
+  if (!opts.yes && !closedAlready && !ctx.mode.interactive) {
     throw new UsageError(`closing container ${opts.ref} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to confirm in scripts' });
   }
-  opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
   // The close cannot be undone, so the printer is found and checked (~HS) before anything changes.
-  const target = opts.print && !opts.output ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
-  // A person is not asked to confirm what would change nothing: a container closed already is said at once.
-  const closedAlready = !opts.yes && (await isClosedNow(ctx, opts.ref));
+  const target = opts.print && !opts.output && !closedAlready ? await readyPrinter(ctx, opts.printer, { preflight: opts.preflight, timeoutMs: opts.printerTimeoutMs }) : undefined;
   const ok = closedAlready || (await confirmOrRefuse(ctx, {
     yes: opts.yes,
     question: `Close container ${opts.ref}? The carrier generates its documents and no more shipments can be added.`,
@@ -258,7 +259,13 @@ export async function closeContainer(
   }
   const result: Record<string, unknown> = { reference: opts.ref, status: 'Closed', message };
   if (!ctx.mode.json) ctx.out.success(message === ALREADY_CLOSED ? `Container ${opts.ref} was already closed` : `Container ${opts.ref} closed`);
-  if (opts.print) {
+  // A rerun of a closing script prints nothing again: the label went to the printer with the close (a file is
+  // written again: that costs nothing).
+  const printedAtClose = opts.print && !opts.output && message === ALREADY_CLOSED;
+  if (printedAtClose) {
+    result.label = null;
+    ctx.out.warn(`container ${opts.ref} was closed before: its label is not printed again; \`ship containers label ${opts.ref} --printer${opts.printer ? ` ${opts.printer}` : ''}\` prints it`);
+  } else if (opts.print) {
     try {
       result.label = await deliverLabel(ctx, opts.ref, { ...opts, target });
     } catch (err) {
@@ -299,8 +306,8 @@ async function isClosedRefusal(api: Api, ref: string, err: unknown, signal: Abor
  * Whether the container is Closed, read before a person is asked to close or delete it (undefined reads as
  * not: the question is asked, and the API has the last word).
  */
-async function isClosedNow(ctx: Ctx, ref: string): Promise<boolean> {
-  if (!ctx.mode.interactive) return false;
+async function isClosedNow(ctx: Ctx, ref: string, opts: { evenWithoutTerminal?: boolean } = {}): Promise<boolean> {
+  if (!ctx.mode.interactive && !opts.evenWithoutTerminal) return false;
   try {
     const api = await ctx.api();
     return /^closed$/i.test(String((await api.containers.get(ref, { signal: ctx.signal })).status ?? ''));

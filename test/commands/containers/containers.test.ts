@@ -153,9 +153,29 @@ describe('containers close / label / documents / invoice / delete', () => {
       await new Promise((res) => setTimeout(res, 50));
       expect(printer.jobs).toHaveLength(1);
       expect(printer.jobs[0].toString('utf8')).toMatch(/\^XA[\s\S]*\^XZ/);
+      // The same closing script run again prints nothing again (the label went out with the close), and says how to.
+      const again = await ship(['containers', 'close', 'CT-PRINT', '--yes', '--print', '--printer', printer.url, '--json']);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual({ reference: 'CT-PRINT', status: 'Closed', message: 'already closed', label: null });
+      expect(again.stderr).toContain(`its label is not printed again; \`ship containers label CT-PRINT --printer ${printer.url}\` prints it`);
+      await new Promise((res) => setTimeout(res, 50));
+      expect(printer.jobs).toHaveLength(1);
     } finally {
       await printer.close();
     }
+  });
+
+  it('without --yes and without a terminal, a container closed already is said at once (exit 0): nothing needs confirming', async () => {
+    await createContainer('CT-NOTTY');
+    expect((await ship(['containers', 'close', 'CT-NOTTY', '--yes'])).code).toBe(0);
+    const r = await ship(['containers', 'close', 'CT-NOTTY']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('Container CT-NOTTY was already closed');
+    // An open one still needs --yes there.
+    await createContainer('CT-NOTTY2');
+    const open = await ship(['containers', 'close', 'CT-NOTTY2']);
+    expect(open.code).toBe(2);
+    expect(open.stderr).toMatch(/needs confirmation/);
   });
 
   it('close --print -o PATH: a label that cannot be written still says the container is closed', async () => {
