@@ -161,8 +161,11 @@ export async function loadSingleShipment(
 
   // At a terminal a value the shipment needs is asked for instead of refused; scripts, CI and --no-input get
   // the error naming the flag that supplies it (ctx.prompt refuses with it when no person is there).
+  // What a person typed at the prompts, as flags: said with a refusal, so that nothing typed is lost.
+  const typed: Array<[flag: string, value: string]> = [];
   if (opts.purpose === 'create' && !o.reference?.trim() && ctx.mode.interactive) {
     o = { ...o, reference: await ctx.prompt.input({ message: 'Shipment reference (yours, unique)', supplyWith: '--reference', validate: answered }) };
+    typed.push(['--reference', o.reference!]);
   }
   for (let asked = false; ; asked = true) {
     const flagProblems: InputProblem[] = [];
@@ -187,19 +190,32 @@ export async function loadSingleShipment(
     const missing = asked || !ctx.mode.interactive ? [] : missingFlags(problems);
     if (missing.length) {
       // Asked once, in the order of the problems; what is still wrong after that is refused as usual.
-      for (const m of missing) o = { ...o, [m.key]: await ctx.prompt.input({ message: m.message, supplyWith: m.flag, validate: answered }) };
+      for (const m of missing) {
+        const value = await ctx.prompt.input({ message: m.message, supplyWith: m.flag, validate: answered });
+        o = { ...o, [m.key]: value };
+        typed.push([m.flag, value]);
+      }
       continue;
     }
     if (problems.length) {
-      throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems);
+      const again = typed.length ? { hint: `your answers, to give as flags with the rest: ${typed.map(([flag, value]) => `${flag} ${shellQuoted(value)}`).join(' ')}` } : undefined;
+      throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems, again);
     }
     const warnings = bodyWarnings(built.body, localDay(ctx.clock.now())).map((w) => ({ column: locate(w.path).column, message: w.message }));
     return { body: built.body, warnings, source: 'flags', locate };
   }
 }
 
-/** An answer to a prompt for a required value: anything but blank. */
-const answered = (v: string): true | string => (v.trim() !== '' ? true : 'required');
+/**
+ * An answer to a prompt for a required value: anything but blank, and without the backslash or caret the API
+ * refuses in any text (said at once, while the person can type it again, not after the last question).
+ */
+const answered = (v: string): true | string => (v.trim() === '' ? 'required' : /[\\^]/.test(v) ? 'must not contain a backslash (\\) or caret (^)' : true);
+
+/** A value as a POSIX shell reads it back: in single quotes when it needs any. */
+function shellQuoted(v: string): string {
+  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(v) ? v : `'${v.replaceAll("'", "'\\''")}'`;
+}
 
 /** What to ask for a flag the shipment needs: the address first, as a label reads. */
 const PROMPTS: Record<string, string> = {

@@ -234,6 +234,30 @@ describe.skipIf(!hasTmux)(title, () => {
     expect((await apiCall(auth, 'GET', `/shipments/${ref}/events`)).status).toBe(200);
   });
 
+  it('ship create from flags refuses a caret at the prompt itself, and a shipment still refused after the questions says the answers as flags', async () => {
+    const ref = `TTYI${Date.now().toString(36).toUpperCase()}`;
+    const env = { ...auth, SHIP_CONFIG_DIR: mkdtempSync(join(work, 'config-')) };
+    const s = start(['create', '--weight', '650', '--service', 'DPD_CLASSIC_EU', '--to-name', 'Marie Curie', '--output-dir', join(work, `${ref}-labels`)], env);
+    await waitFor(s, /^\? Shipment reference/m);
+    type(s, `${ref}^2`);
+    await waitFor(s, /must not contain a backslash \(\\\) or caret \(\^\)/);
+    tmux('send-keys', '-t', s, 'C-u');
+    type(s, ref);
+    await waitFor(s, /^\? Address line 1/m);
+    type(s, "1 Rue d'Ulm");
+    await waitFor(s, /^\? Town or city/m);
+    type(s, 'Paris');
+    await waitFor(s, /^\? Postcode/m);
+    type(s, '75005');
+    await waitFor(s, /^\? Country/m);
+    type(s, 'FR');
+    // Outside mainland UK the shipment needs items, which no question asks for: refused, with what was typed.
+    const done = await waitFor(s, /EXIT=\d+/, 20_000);
+    expect(exitCode(done), done).toBe(2);
+    expect(done).toMatch(/outside mainland UK/);
+    expect(done.replace(/\s*\n\s*/g, ' ')).toContain(`your answers, to give as flags with the rest: --reference ${ref} --to-line1 '1 Rue d'\\''Ulm' --to-city Paris --to-postcode 75005 --to-country FR`);
+  });
+
   it('--no-color reaches the prompts too (inquirer coloured them, knowing only NO_COLOR)', async () => {
     const tag = `TTYC${Date.now().toString(36).toUpperCase()}`;
     const csv = join(work, `${tag}.csv`);
