@@ -172,7 +172,7 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
     .option('--packaging <key>', 'packaging_type_key (with --csv, fills blanks)')
     .option('--parcels <n>', 'N identical parcels of --weight/--length/…')
     .option('--parcel <spec>', 'one parcel, repeatable: "weight=1200,length=30,width=20,depth=10,value=25.00,packaging=BOX,reference=P1" (a parcel custom field: custom_fields.KEY=value)', collect)
-    .option('--item <spec>', 'one item, repeatable: "sku=SKU1,description=Mug,quantity=2,value=4.50,weight=300,origin=GB,hs=691200,parcel=1"', collect)
+    .option('--item <spec>', 'one item, repeatable: "sku=SKU1,description=Mug,full_description=Ceramic coffee mug,quantity=2,value=4.50,weight=300,origin=GB,hs=691200,parcel=1" (outside mainland UK an item without sku needs all but sku and parcel)', collect)
     .option('--custom-field <key=value>', 'a shipment custom field, repeatable', collect);
   return cmd;
 }

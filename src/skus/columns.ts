@@ -125,7 +125,8 @@ export function parseCell(col: SkuColumn, raw: string, opts: { unescape?: boolea
     case 'integer': {
       if (!INTEGER.test(trimmed)) {
         const unit = col.name.endsWith('weight') ? 'grammes' : 'mm';
-        return { ok: false, message: `must be a whole number of ${unit} (got "${trimmed}")` };
+        // -5 is a whole number: what it breaks is the sign.
+        return { ok: false, message: /^-\d+$/.test(trimmed) ? `must not be negative (got "${trimmed}")` : `must be a whole number of ${unit} (got "${trimmed}")` };
       }
       const n = Number(trimmed);
       if (!Number.isSafeInteger(n)) return { ok: false, message: `is too large (got "${trimmed}")` };

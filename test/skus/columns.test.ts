@@ -64,7 +64,7 @@ describe('parseSkuRow', () => {
       [12, 'CUSTOM_FIELDS.C'],
     ]);
     expect(r.problems[0].message).toMatch(/whole number of grammes/);
-    expect(r.problems[1].message).toMatch(/whole number of mm/);
+    expect(r.problems[1].message).toBe('depth must not be negative (got "-3")');
     expect(r.problems[2].message).toMatch(/two-letter/);
   });
 

@@ -38,7 +38,8 @@ export async function run(ctx: Ctx, opts: CancelOptions): Promise<void> {
   // once; scripts (no terminal, CI, --no-input) never are.
   if (ctx.mode.interactive && !opts.yes) {
     const settings = await ctx.settings();
-    const shown = unique.length <= 3 ? unique.join(', ') : `${unique.slice(0, 3).join(', ')} and ${unique.length - 3} more`;
+    // Four are named rather than "three and 1 more".
+    const shown = unique.length <= 4 ? unique.join(', ') : `${unique.slice(0, 3).join(', ')} and ${unique.length - 3} more`;
     const ok = await ctx.prompt.confirm({
       message: `Cancel ${unique.length === 1 ? 'shipment' : `${unique.length} shipments`} ${shown} on ${settings.baseUrl.value}?`,
       supplyWith: '--yes',

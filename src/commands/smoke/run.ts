@@ -165,7 +165,7 @@ export async function run(ctx: Ctx, opts: SmokeOptions): Promise<void> {
         const { loginCommand } = await import('../../config/settings.js');
         throw new AuthError('the API key or the token was refused (GET /tokens answered 401)', { status: 401, method: 'GET', path: '/tokens' }, { hint: `check the API key (SHIP_API_KEY), then run \`${loginCommand(settings)}\` (or set SHIP_TOKEN)` });
       }
-      return { value: true, detail: `token from ${settings.token ? [settings.token.source, settings.token.origin].filter(Boolean).join(' ') : 'unknown'} is valid` };
+      return { value: true, detail: `token is valid (from ${settings.token ? (settings.token.origin ?? settings.token.source) : 'an unknown source'})` };
     });
 
     await step('services', async () => {
