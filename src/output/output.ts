@@ -154,14 +154,20 @@ export class Output {
   info(text: string): void {
     if (this.mode.quiet) return;
     if (this.mode.json) this.talkLine('info', text);
-    else this.toStderr(text + '\n');
+    else this.toStderr(`${this.fitted(text, '  ')}\n`);
   }
 
   /** A success line on stderr (green tick on a TTY), hidden by --quiet; under --json an info line, as info(). */
   success(text: string): void {
     if (this.mode.quiet) return;
     if (this.mode.json) this.talkLine('info', text);
-    else this.toStderr(`${this.c.green('✓')} ${text}\n`);
+    else this.toStderr(`${this.fitted(`${this.c.green('✓')} ${text}`, '  ')}\n`);
+  }
+
+  /** Each line of `text` broken between words on a terminal (which would break it mid-word at its edge). */
+  private fitted(text: string, indent: string): string {
+    const width = this.io.stderrIsTTY ? this.io.columns : undefined;
+    return width ? text.split('\n').map((l) => wrapMessageLine(l, width, indent)).join('\n') : text;
   }
 
   /**
@@ -171,10 +177,7 @@ export class Output {
   warn(text: string): void {
     if (this.mode.json) this.talkLine('warning', redact(text, this.secrets));
     else {
-      const line = `${this.c.yellow('warning:')} ${redact(text, this.secrets)}`;
-      // Broken between words on a terminal (the terminal itself breaks a long warning mid-word at its edge).
-      const width = this.io.stderrIsTTY ? this.io.columns : undefined;
-      this.toStderr(`${width ? line.split('\n').map((l) => wrapMessageLine(l, width, '  ')).join('\n') : line}\n`);
+      this.toStderr(`${this.fitted(`${this.c.yellow('warning:')} ${redact(text, this.secrets)}`, '  ')}\n`);
     }
   }
 

@@ -346,3 +346,20 @@ describe('text from the API on a terminal (inert)', () => {
     expect(io.out()).toBe(`${hostile}\n`);
   });
 });
+
+describe('talk on a terminal', () => {
+  it('success and info lines break between words at the terminal width (a price or a tracking reference is never cut), and not off a terminal', () => {
+    const io = { ...bufferIO({ tty: true }), columns: 60 };
+    const out = new Output(io, mode);
+    out.success('Created shipment INT-2: 1 parcel, DPD DPD_CLASSIC_EU, tracking DPD0000000000123GB, price 3.20');
+    out.info('Event TRACKING_UPDATE for RM48000000327GB: IN_TRANSIT, out for delivery in the morning');
+    const lines = io.err().split('\n').filter(Boolean);
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(60);
+    expect(io.err()).toContain('price 3.20');
+    expect(io.err()).toContain('RM48000000327GB');
+    expect(lines[1].startsWith('  ')).toBe(true);
+    const piped = bufferIO();
+    new Output(piped, mode).success('x '.repeat(80).trim());
+    expect(piped.err().split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
