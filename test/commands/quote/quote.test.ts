@@ -54,6 +54,11 @@ describe('ship quote', () => {
     expect(fits.stdout.trim().split('\n')).toHaveLength(1);
     expect(fits.stdout).toMatch(/\tRM_TRACKED_48\t/);
     expect((await ship(['quote', ...FLAGS, '--service', 'RM_TRACKED_48', '--quiet'])).stdout).toBe('RM_TRACKED_48\n');
+    // At a terminal the legend says what the star is: the service asked for, not the routing rules' pick.
+    const tty = await runShip(['quote', ...FLAGS, '--service', 'RM_TRACKED_48'], { env, tty: true });
+    expect(tty.stderr).toContain('★ the service asked for (RM_TRACKED_48), which can take this shipment');
+    expect(tty.stderr).not.toContain('routing rules');
+    expect((await runShip(['quote', ...FLAGS], { env, tty: true })).stderr).toContain('★ recommended by your routing rules');
   });
 
   it('--json prints the API data', async () => {
