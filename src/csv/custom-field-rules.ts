@@ -45,6 +45,30 @@ export function customFieldChecker(defs: readonly CustomField[], labelFor: (colu
   };
 }
 
+/**
+ * The API's refusals of custom field values (a 400's field paths, `custom_fields.KEY` and
+ * `parcels.N.custom_fields.KEY`), said by the account's own rules as a CSV's are checked: a LIST's choices, a
+ * length, a number's bounds, the key meant for one the account has not. For a shipment from flags or a JSON
+ * file, whose values are checked by the service only. Messages are replaced in `fields`; a path the rules do not
+ * explain keeps the API's words.
+ */
+export function explainCustomFieldRefusals(fields: Record<string, string[]>, body: CustomFieldsBody, defs: readonly CustomField[]): void {
+  const byKey = (entity: string) => new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === entity).map((d) => [d.key, d]));
+  const shipmentDefs = byKey('SHIPMENT');
+  const parcelDefs = byKey('PARCEL');
+  for (const path of Object.keys(fields)) {
+    const m = /^(?:parcels\.(\d+)\.)?custom_fields\.(.+)$/.exec(path);
+    if (!m) continue;
+    const entity = m[1] === undefined ? 'SHIPMENT' : 'PARCEL';
+    const holder = (m[1] === undefined ? body : ((body.parcels ?? []) as Array<CustomFieldsHolder | null>)[Number(m[1])]) ?? undefined;
+    const value = holder?.custom_fields?.[m[2]];
+    const own = entity === 'SHIPMENT' ? shipmentDefs : parcelDefs;
+    const def = own.get(m[2]);
+    const why = def ? ruleBroken(def, value) : unknownKey(entity, m[2], own, entity === 'SHIPMENT' ? parcelDefs : shipmentDefs, 'key');
+    if (why !== undefined) fields[path] = [why];
+  }
+}
+
 /** Keys compared as the contract compares headers: case aside, spaces and hyphens as underscores. */
 const looseKey = (key: string) => key.trim().toLowerCase().replace(/[\s-]+/g, '_');
 
@@ -52,15 +76,17 @@ const looseKey = (key: string) => key.trim().toLowerCase().replace(/[\s-]+/g, '_
  * Why a key the account has no `entity` custom field for is refused (the service refuses it too), with the
  * column that was probably meant: the same key written another way, or the other entity's field of that key.
  */
-function unknownKey(entity: 'SHIPMENT' | 'PARCEL', key: string, own: ReadonlyMap<string, CustomField>, other: ReadonlyMap<string, CustomField>): string {
+function unknownKey(entity: 'SHIPMENT' | 'PARCEL', key: string, own: ReadonlyMap<string, CustomField>, other: ReadonlyMap<string, CustomField>, named: 'column' | 'key' = 'column'): string {
   const prefix = (e: string) => (e === 'SHIPMENT' ? SHIPMENT_CUSTOM_PREFIX : PARCEL_CUSTOM_PREFIX);
+  // A CSV names the field by its column; flags and a JSON file by its key (--custom-field KEY=…, --parcel cf.KEY=…).
+  const nameIt = (e: string, k: string) => (named === 'column' ? `name the column ${prefix(e)}${k}` : `its key is ${k}`);
   const base = `the account has no ${entity} custom field with the key "${key}"`;
   const loose = looseKey(key);
   const near = [...own.keys()].find((k) => looseKey(k) === loose);
-  if (near !== undefined) return `${base} (keys are matched exactly: name the column ${prefix(entity)}${near})`;
+  if (near !== undefined) return `${base} (keys are matched exactly: ${nameIt(entity, near)})`;
   const otherEntity = entity === 'SHIPMENT' ? 'PARCEL' : 'SHIPMENT';
   const there = [...other.keys()].find((k) => k === key) ?? [...other.keys()].find((k) => looseKey(k) === loose);
-  if (there !== undefined) return `${base}; ${there} is a ${otherEntity} custom field: name the column ${prefix(otherEntity)}${there}`;
+  if (there !== undefined) return `${base}; ${there} is a ${otherEntity} custom field: ${nameIt(otherEntity, there)}`;
   if (own.size === 0) return `${base} (it has none; \`ship custom-fields\` lists its fields)`;
   const keys = [...own.keys()];
   return `${base} (its ${entity} fields: ${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', …' : ''})`;

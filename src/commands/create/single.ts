@@ -14,6 +14,8 @@ import { preparePrinter, printLabelFiles } from './printing.js';
 import { printerName, type PrinterTarget } from '../../printer/index.js';
 import { resendRestHint } from '../shared/printer-flag.js';
 import { makeDirSync } from '../../util/mkdir.js';
+import { accountReadSignal } from '../shared/account-read.js';
+import type { CustomFieldsBody } from '../../csv/custom-field-rules.js';
 
 /** Creates one shipment and prints its parcels (table), tracking references (--quiet) or JSON (--json). */
 export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
@@ -51,6 +53,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   try {
     ({ created, response } = await createShipment(api, input.body, policy));
   } catch (e) {
+    await explainCustomFields(ctx, api, e, input.body);
     locateApiProblems(e, input);
     if (e instanceof LabelsNotWritten) {
       created = e.created;
@@ -193,4 +196,20 @@ async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, r
     { header: 'Service', value: (r) => r.service },
     { header: 'Label', value: (r) => r.label },
   ]);
+}
+
+/**
+ * A refusal of custom field values says the account's rules (a LIST's choices, a length, the key meant), as a
+ * CSV's check does, instead of the API's bare "is invalid": read from GET /custom-fields only then, so a create
+ * that succeeds costs no extra request. Left as the API said it when the fields cannot be read.
+ */
+async function explainCustomFields(ctx: Ctx, api: Api, err: unknown, body: object): Promise<void> {
+  if (!(err instanceof ValidationError) || !Object.keys(err.fields).some((p) => /(^|\.)custom_fields\./.test(p))) return;
+  try {
+    const defs = await api.customFields.list({ signal: accountReadSignal(ctx, true) });
+    const { explainCustomFieldRefusals } = await import('../../csv/custom-field-rules.js');
+    explainCustomFieldRefusals(err.fields, body as CustomFieldsBody, defs);
+  } catch (e) {
+    if (ctx.signal.aborted) throw e;
+  }
 }

@@ -37,6 +37,19 @@ const ship = (args: string[], opts: { stdin?: string; tty?: boolean } = {}) => r
 const ADDRESS = ['--to-name', 'Ada Lovelace', '--to-line1', '12 St James\'s Square', '--to-city', 'London', '--to-postcode', 'SW1Y 4JH', '--to-country', 'United Kingdom'];
 
 describe('ship create from flags', () => {
+  it('custom field values the service refuses are said by the account\'s rules (the choices, the length, the key meant), as a CSV\'s are', async () => {
+    const r = await ship([
+      'create', '--reference', 'CFF-1', ...ADDRESS, '--weight', '500', '-o', work, '--json',
+      '--custom-field', 'Gift_Message=Hi', '--custom-field', 'priority=urgent', '--parcel', 'weight=500,cf.declared_value=-4',
+    ]);
+    expect(r.code, r.stderr).toBe(2);
+    const problems = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.problems as Array<{ message: string }>;
+    const messages = problems.map((p) => p.message);
+    expect(messages).toContain('"urgent" is not one of the choices of custom field priority: standard, express, overnight');
+    expect(messages).toContain('the account has no SHIPMENT custom field with the key "Gift_Message" (keys are matched exactly: its key is gift_message)');
+    expect(messages.some((m) => /^-4 is less than 0, the least custom field declared_value takes$/.test(m))).toBe(true);
+  });
+
   it("takes the profile's label_format when --format is not given (ZPL with --printer); --format wins", async () => {
     const own = { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-lf-')) };
     expect((await runShip(['config', 'set', 'label_format', 'PDF'], { env: own })).code).toBe(0);
