@@ -81,9 +81,11 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       const reach = redrawFrom(drawnLines, drawnColumns, columns, ctx.io.rows);
       // Taller than the screen: each redraw leaves a copy of the top in the scrollback, so only a change is drawn.
       if (reach === 'screen' && drawnColumns === columns && text === drawnText) return;
-      // Move up over the previous drawing and clear it, so the timeline updates in place; when that drawing is
-      // out of reach (resized, or taller than the screen), clear the screen and draw from its top instead.
-      if (reach === 'up') ctx.io.stdout.write(`\x1b[${drawnLines}A\x1b[J`);
+      // Move up over the previous drawing and blank it row by row, so the timeline updates in place; when that
+      // drawing is out of reach (resized, or taller than the screen), clear the screen and draw from its top
+      // instead. Not "clear to the end of the screen" from its top: at the screen's top-left that is clearing the
+      // whole screen, which tmux (scroll-on-clear) keeps a copy of in its history, one per poll.
+      if (reach === 'up') ctx.io.stdout.write(`\x1b[${drawnLines}A${'\x1b[2K\n'.repeat(drawnLines)}\x1b[${drawnLines}A`);
       else if (reach === 'screen') ctx.io.stdout.write('\x1b[H\x1b[J');
       // (Event descriptions come from the API: shown, not obeyed by the terminal.)
       const shown = inert(text);

@@ -44,8 +44,10 @@ describe('track --watch on a TTY', () => {
     const code = await running;
     const r = { code, stdout: io.out(), stderr: io.err() };
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/\x1b\[\d+A\x1b\[J/); // moved up and cleared: redrawn, not appended
-    const lastFrame = r.stdout.split('\x1b[J').pop()!;
+    expect(r.stdout).toMatch(UP_AND_BLANK); // moved up and blanked: redrawn, not appended
+    // Never "clear to the end of the screen" from the drawing's top: at the screen's top-left tmux keeps a copy.
+    expect(r.stdout).not.toContain('\x1b[J');
+    const lastFrame = r.stdout.split(UP_AND_BLANK).pop()!;
     const stages = ['Label created', 'Manifested', 'Collected', 'In transit', 'Delivered'].map((s) => lastFrame.indexOf(s));
     expect(stages.every((i, k) => i >= 0 && (k === 0 || i > stages[k - 1]))).toBe(true);
     expect(lastFrame).toMatch(/▶ .*Delivered/);
@@ -54,6 +56,9 @@ describe('track --watch on a TTY', () => {
     expect(lastFrame).not.toContain('Ctrl-C');
   });
 });
+
+/** A redraw in place: up over the rows drawn, each blanked, and up again to draw. */
+const UP_AND_BLANK = /\x1b\[(\d+)A(?:\x1b\[2K\n)+\x1b\[\1A/;
 
 describe('track --watch redraws where the old drawing is out of reach of cursor-up', () => {
   it('unit: up over the rows drawn; the whole screen after a resize or when the drawing was as tall as the screen', () => {
@@ -97,7 +102,7 @@ describe('track --watch redraws where the old drawing is out of reach of cursor-
     const firstRedraw = afterFirst.slice(afterFirst.indexOf('\n') + 1);
     expect(firstRedraw.startsWith('\x1b[H\x1b[J')).toBe(true);
     expect(r.out.split('\x1b[H\x1b[J')).toHaveLength(2);
-    expect(r.out.split('\x1b[H\x1b[J')[1]).toMatch(/\x1b\[\d+A\x1b\[J/);
+    expect(r.out.split('\x1b[H\x1b[J')[1]).toMatch(UP_AND_BLANK);
   });
 
   it('a drawing as tall as the screen: cleared from the screen\'s top, and drawn again only when it changed', async () => {
@@ -165,7 +170,7 @@ describe('track --watch --max-wait', () => {
     const code = await main(['track', 'WATCH-TTY-MAX', '--watch', '--interval', '0.1', '--max-wait', '0.4'], { io, env: { NO_COLOR: '1', ...env }, handleSignals: false });
     expect(code).toBe(1);
     expect(io.out()).toContain('watching · every 0.1s · for up to 0.4s · Ctrl-C to stop');
-    const lastFrame = io.out().split('\x1b[J').pop()!;
+    const lastFrame = io.out().split(UP_AND_BLANK).pop()!;
     expect(lastFrame).toMatch(/▶ .*Label created/);
     expect(lastFrame).not.toContain('watching');
     expect(io.err()).toContain('not delivered yet: WATCH-TTY-MAX (Label created)');
