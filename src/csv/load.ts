@@ -258,7 +258,7 @@ async function openRecords(
 type Finished =
   | { kind: 'shipment'; shipment: PreparedShipment; normalised?: ShipmentBody; problems: InputProblem[]; warnings: InputProblem[] }
   | { kind: 'excluded'; excluded: ExcludedShipment; warnings: InputProblem[] }
-  | { kind: 'invalid'; reference: string; rows: number[]; problems: InputProblem[]; warnings: InputProblem[] };
+  | { kind: 'invalid'; reference: string; rows: number[]; problems: InputProblem[]; warnings: InputProblem[]; accountPart: PreparedShipment };
 
 /** Builds (and, when asked, validates) one complete shipment draft. */
 function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOptions, validate: boolean): Finished {
@@ -296,7 +296,20 @@ function finishDraft(draft: ShipmentDraft, layout: BoundLayout, opts: LoadCsvOpt
       warnings.push({ row: at.row, column: at.column, message: w.message });
     }
   }
-  if (problems.length) return { kind: 'invalid', reference: draft.reference, rows: draft.rows, problems, warnings };
+  if (problems.length) {
+    // What the account check reads of it, so that its values the account refuses are listed with its own problems.
+    const accountPart: PreparedShipment = {
+      reference: draft.reference,
+      row: draft.firstRow ?? 0,
+      rows: draft.rows,
+      body: accountPartOf(built.body),
+      parcels: built.parcels,
+      items: built.items,
+      rowParcels: rowParcels(draft),
+      ...withItemRows(itemRows(draft)),
+    };
+    return { kind: 'invalid', reference: draft.reference, rows: draft.rows, problems, warnings, accountPart };
+  }
   return {
     kind: 'shipment',
     shipment: {
@@ -467,6 +480,8 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
   const accountRefs: AccountRefs = { services: new Set(), packaging: new Set(), brands: new Set() };
   // First rows of the shipments without problems, for FileProblems when the file has some (keep: false).
   const validRows = new Set<number>();
+  // The parts of shipments with problems that the account check reads (checked with the others when the file has problems).
+  const invalidParts: PreparedShipment[] = [];
   for await (const f of walk(records, layout, opts, lastRow, true, problems, counter, malformed)) {
     for (const w of f.warnings) if (once(w)) warnings.push(w);
     if (f.kind === 'excluded') {
@@ -476,6 +491,11 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     if (opts.only !== undefined) onlyRows = new Set(f.kind === 'shipment' ? f.shipment.rows : f.rows);
     if (f.kind === 'invalid') {
       for (const p of f.problems) if (once(p)) problems.push(p);
+      if (opts.only === undefined) {
+        invalidParts.push(f.accountPart);
+        hasCustomFields ||= hasCustomFieldValues(f.accountPart.body);
+        noteAccountRefs(f.accountPart.body, accountRefs);
+      }
       continue;
     }
     counts.shipments++;
@@ -513,7 +533,7 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
       labelFor: layout.labelFor,
       hasCustomFields,
       accountRefs,
-      shipments: () => (keep === 'json' ? compact : keep ? shipments : validOnly(streamShipments(opts, name, layout, lastRow), validRows)),
+      shipments: () => withParts(keep === 'json' ? compact : keep ? shipments : validOnly(streamShipments(opts, name, layout, lastRow), validRows), invalidParts),
     });
   }
   warnings.sort(byRow);
@@ -538,6 +558,34 @@ export async function loadCsv(options: LoadCsvOptions): Promise<LoadedCsv> {
     rowLayout,
     stream: () => streamShipments(opts, name, layout, lastRow),
   };
+}
+
+/** `all`, then `parts`: the shipments with problems, as far as the account check reads them. */
+async function* withParts(
+  all: Iterable<PreparedShipment | CompactShipment> | AsyncIterable<PreparedShipment | CompactShipment>,
+  parts: readonly PreparedShipment[],
+): AsyncGenerator<PreparedShipment | CompactShipment> {
+  yield* all;
+  yield* parts;
+}
+
+/**
+ * The parts of a body the account check reads (accountProblems: delivery service, brand, custom fields, each
+ * parcel's packaging type and custom fields), of a shipment with problems of its own: kept small, for as long
+ * as the file's problems are being listed.
+ */
+function accountPartOf(body: ShipmentBody): ShipmentBody {
+  const part: Record<string, unknown> = {};
+  for (const k of ['delivery_service_key', 'service_key', 'brand', 'custom_fields'] as const) if (body[k] !== undefined) part[k] = body[k];
+  if (Array.isArray(body.parcels)) {
+    part.parcels = body.parcels.map((p) => {
+      const out: Record<string, unknown> = {};
+      if (p?.packaging_type_key !== undefined) out.packaging_type_key = p.packaging_type_key;
+      if (p?.custom_fields !== undefined) out.custom_fields = p.custom_fields;
+      return out;
+    });
+  }
+  return part as ShipmentBody;
 }
 
 function hasAccountRefs(refs: AccountRefs): boolean {

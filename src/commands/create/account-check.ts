@@ -80,7 +80,8 @@ function accountHint(onlyFields: boolean): string {
 
 /**
  * Loads a file (`load`, which throws the file's own problems as FileProblems) and, when it has problems of its
- * own, checks its other shipments against the account as well, so that one run reports every problem: the
+ * own, checks its shipments against the account as well (those with problems too, for the values the account
+ * check reads), so that one run reports every problem: the
  * account's used to come only once the file's own were fixed, a second round on a 10,000-row file. The account
  * is read as a dry run reads it (a short wait; what cannot be read is left out, the file's own problems said).
  */
@@ -97,7 +98,11 @@ export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>, opts
       return undefined;
     });
     if (!found) throw e;
-    const problems = [...e.problems, ...found.problems];
+    // A cell the file's own check refused already (a service key with a caret) is said once, by that check.
+    const refused = new Set(e.problems.map((p) => `${p.row}\u0000${p.column}`));
+    const more = found.problems.filter((p) => !refused.has(`${p.row}\u0000${p.column}`));
+    if (more.length === 0) throw e;
+    const problems = [...e.problems, ...more];
     sortFileProblems(problems, e.valid.header);
     const rows = new Set(problems.flatMap((p) => (p.row === undefined ? [] : [p.row]))).size;
     const hint = [e.hint, accountHint(found.onlyFields)].filter((h) => h !== undefined).join('; ');

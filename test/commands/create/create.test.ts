@@ -667,13 +667,14 @@ describe('ship create --csv', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const err = JSON.parse(r.stderr.trim().split('\n').at(-1)!).error;
-      expect(err.message).toBe(`${csv}: 4 problems in 4 rows; nothing was sent`);
-      // BK-4's service is not checked: its shipment has a problem of its own, which is the one to fix first.
+      expect(err.message).toBe(`${csv}: 5 problems in 4 rows; nothing was sent`);
+      // BK-4's service is checked too, though its shipment has a problem of its own: one round of fixes.
       expect(err.problems.map((p: { row: number; column: string; message: string }) => [p.row, p.column, p.message.slice(0, 40)])).toEqual([
         [2, 'to_postcode', 'is required'],
         [3, 'delivery_service_key', '"RM_TRACKED_84" is not a delivery servic'],
         [4, 'custom_fields.gift_mesage', 'the account has no SHIPMENT custom field'],
         [5, 'weight', expect.any(String)],
+        [5, 'delivery_service_key', '"RM_TRACKED_84" is not a delivery servic'],
       ]);
       expect(err.hint).toMatch(/each value refused names the command/);
     }
@@ -682,6 +683,18 @@ describe('ship create --csv', () => {
     const offline = await runShip(['create', '--csv', csv, '--dry-run', '--json'], { env: { ...env, SHIP_TOKEN: '', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-bk-')) } });
     expect(offline.code).toBe(2);
     expect(JSON.parse(offline.stderr.trim().split('\n').at(-1)!).error.problems.map((p: { row: number }) => p.row)).toEqual([2, 5]);
+  });
+
+  it('a cell the file\'s own check refused is said once, not again by the account check (a service key with a caret)', async () => {
+    const csv = join(work, 'caret-service.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key\nCS-1,Ann,1 High St,London,E1 1AA,GB,1000,RM^48\nCS-2,Bob,2 High St,Leeds,,GB,1000,RM_TRACKED_84\n');
+    const r = await ship(['create', '--csv', csv, '--dry-run', '--json']);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.problems.map((p: { row: number; column: string }) => [p.row, p.column])).toEqual([
+      [2, 'delivery_service_key'],
+      [3, 'to_postcode'],
+      [3, 'delivery_service_key'],
+    ]);
   });
 
   it('checks only what a rerun will send against the custom field rules: a shipment created earlier is skipped, not refused', async () => {
@@ -714,12 +727,14 @@ describe('ship create --csv', () => {
     expect(JSON.parse(third.stderr.trim().split('\n').at(-1)!).error.problems).toEqual([
       { row: 3, column: 'custom_fields.dock_note', message: '21 characters; custom field dock_note takes at most 20' },
     ]);
-    // With a problem of the file's own as well, the list has both, and still not CFX-1's note (created earlier).
+    // With a problem of the file's own as well, the list has both (the note of the row with that problem too),
+    // and still not CFX-1's note (created earlier).
     writeFileSync(csv, readFileSync(csv, 'utf8').replace('LS1 1AA', ''));
     const fourth = await ship(['create', '--csv', csv, '-o', dir, '--json']);
     expect(fourth.code).toBe(2);
     expect(JSON.parse(fourth.stderr.trim().split('\n').at(-1)!).error.problems.map((p: { row: number; column: string }) => [p.row, p.column])).toEqual([
       [3, 'to_postcode'],
+      [3, 'custom_fields.dock_note'],
     ]);
   });
 
