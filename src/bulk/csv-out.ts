@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { makeDirSync } from '../util/mkdir.js';
 import { isSpecialFile } from '../util/special-file.js';
+import { openTempBeside, refuseUnlessRegular } from '../util/own-files.js';
 
 /** Quotes one CSV field per RFC 4180 (only when needed: the delimiter, a quote, CR or LF, or edge spaces). */
 export function csvField(value: string, delimiter = ','): string {
@@ -125,8 +126,10 @@ export class ResultsWriter {
     this.delimiter = opts.delimiter;
     makeDirSync(dirname(path));
     this.direct = isSpecialFile(path);
-    this.tmp = this.direct ? path : `${path}.${process.pid}.tmp`;
-    this.fd = fs.openSync(this.tmp, 'w');
+    if (this.direct) {
+      this.tmp = path;
+      this.fd = fs.openSync(path, 'w');
+    } else ({ tmp: this.tmp, fd: this.fd } = openTempBeside(path));
     const extra = RESULT_COLUMNS.map((c) => (header.includes(c) ? `result_${c}` : c));
     this.buf = preamble(opts) + csvLine([...header, ...extra], this.delimiter);
   }
@@ -173,10 +176,20 @@ export class ResultsWriter {
   }
 }
 
+/** Writes FILE.failed.csv, a name ship chose beside the input: never through a link or into a pipe put there. */
 function writeAtomic(path: string, text: string): void {
-  if (isSpecialFile(path)) return fs.writeFileSync(path, text);
+  refuseUnlessRegular(path, 'the failed-rows file');
   makeDirSync(dirname(path));
-  const tmp = `${path}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text);
-  fs.renameSync(tmp, path);
+  const { tmp, fd } = openTempBeside(path);
+  try {
+    fs.writeFileSync(fd, text);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.renameSync(tmp, path);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
 }

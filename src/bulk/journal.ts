@@ -14,6 +14,7 @@ import { ShipError } from '../errors.js';
 import { LockFile, type LockWording, ownerText } from '../util/lock-file.js';
 import { makeDirSync } from '../util/mkdir.js';
 import { writeFileAtomic } from '../labels/index.js';
+import { NO_FOLLOW, RefusedPath, refusedOr, refuseUnlessRegular } from '../util/own-files.js';
 
 /**
  * State of a task in the journal: the request may be on its way (sending), it succeeded (done), it failed
@@ -45,6 +46,19 @@ export interface JournalEntry {
   unknown?: boolean;
   /** Input fingerprint at the time of sending/done. */
   fp?: string;
+}
+
+/** What the journal is, in a refusal of its path. */
+const JOURNAL = 'the resume journal';
+
+/** Runs `fn`; a RefusedPath of the journal's path stops the run (exit 1), with the way out as its hint. */
+function journalPathChecked<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof RefusedPath)) throw e;
+    throw new ShipError(e.message.replace(/; remove (the link|it) and run again$/, ''), 1, { hint: e.what === 'link' ? 'remove the link and run again' : 'remove it and run again' });
+  }
 }
 
 /** Options for Journal.open(). */
@@ -173,6 +187,8 @@ export class Journal {
     const j = new Journal(resolve(path), opts.sync ?? true, Math.max(0, opts.commitDelayMs ?? 10));
     j.onWarning = opts.onWarning;
     makeDirSync(dirname(j.path));
+    // Its name can be read from the directory: a link or a pipe put there is neither read nor written through.
+    journalPathChecked(() => refuseUnlessRegular(j.path, JOURNAL));
     if (opts.lock ?? true) j.lock = LockFile.acquire(`${j.path}.lock`, journalLockWording(`${j.path}.lock`), { onWarning: opts.onWarning });
     try {
       // How the previous run ended, as its lock tells: a run that ends (even on an error) removes its lock; a
@@ -181,17 +197,16 @@ export class Journal {
       const readable: Array<[key: string, raw: string]> | undefined = opts.forget ? [] : undefined;
       j.load(opts.onWarning, previousRun, readable);
       if (opts.forget) j.forgetSettled(opts.forget, readable!);
-      // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers.
-      // Never through a symbolic link put where the journal goes (its name can be read from the directory):
-      // appending to, and changing the mode of, the file it points to.
-      try {
-        j.fd = fs.openSync(j.path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ELOOP') {
-          throw new ShipError(`${j.path} is a symbolic link: the resume journal is never written through one (it would write into the file it points to)`, 1, { hint: 'remove the link and run again' });
+      // Owner-only, like the credentials file: it holds recipients' addresses and the service's answers. Never
+      // through a link or into a pipe put there since the check above (appending to, and changing the mode of,
+      // the file it points to).
+      j.fd = journalPathChecked(() => {
+        try {
+          return fs.openSync(j.path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NO_FOLLOW, 0o600);
+        } catch (e) {
+          throw refusedOr(e, j.path, JOURNAL);
         }
-        throw e;
-      }
+      });
       // A journal from before it was made owner-only gets the same mode (not ours to change: left as it is).
       if (process.platform !== 'win32') {
         try {
@@ -379,7 +394,7 @@ export class Journal {
     for (const [key, e] of this.entries) if (e.state !== 'sending' && forget(key)) dropped.add(key);
     if (dropped.size === 0) return;
     const kept = readable.filter(([key]) => !dropped.has(key)).map(([, raw]) => `${raw}\n`);
-    writeFileAtomic(this.path, kept.join(''), { sync: this.sync, mode: 0o600 });
+    writeFileAtomic(this.path, kept.join(''), { sync: this.sync, mode: 0o600, own: JOURNAL });
     for (const key of dropped) {
       this.entries.delete(key);
       this.beforeSending.delete(key);

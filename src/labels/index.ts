@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { ApiError } from '../errors.js';
 import { makeDirSync } from '../util/mkdir.js';
 import { isSpecialFile } from '../util/special-file.js';
+import { NO_FOLLOW, openTempBeside, RefusedPath, refusedOr, refuseUnlessRegular } from '../util/own-files.js';
 
 /** The label formats of the API. */
 export type LabelFormat = 'ZPL' | 'PDF' | 'PNG';
@@ -172,21 +173,27 @@ export function checkMagic(bytes: Uint8Array, format: LabelFormat): void {
   if (format === 'ZPL' && b.length === 0) throw new ApiError('the API returned an empty ZPL label');
 }
 
-/** Writes a file atomically (temp file in the same directory, fsync, rename), so readers never see half a label; `mode` for a new file (e.g. 0o600). */
-export function writeFileAtomic(path: string, data: Uint8Array | string, opts: { sync?: boolean; mode?: number } = {}): void {
-  if (isSpecialFile(path)) return fs.writeFileSync(path, data);
+/**
+ * Writes a file atomically (temp file in the same directory, fsync, rename), so readers never see half a label;
+ * `mode` for a new file (e.g. 0o600). `own` names what is written when ship chose the path itself (a label
+ * file, the journal): then whatever other than a regular file is there is refused (see util/own-files.ts);
+ * otherwise a device, a pipe or a link the user named is written in place (isSpecialFile).
+ */
+export function writeFileAtomic(path: string, data: Uint8Array | string, opts: { sync?: boolean; mode?: number; own?: string } = {}): void {
+  if (opts.own !== undefined) refuseUnlessRegular(path, opts.own);
+  else if (isSpecialFile(path)) return fs.writeFileSync(path, data);
   ensureDirSync(dirname(path));
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`;
-  let fd: number;
+  let temp: { tmp: string; fd: number };
   try {
-    fd = fs.openSync(tmp, 'w', opts.mode);
+    temp = openTempBeside(path, opts.mode);
   } catch (e) {
     // The directory went away since we made it (someone cleaned up): make it again, once.
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     knownDirs.delete(dirname(path));
     ensureDirSync(dirname(path));
-    fd = fs.openSync(tmp, 'w', opts.mode);
+    temp = openTempBeside(path, opts.mode);
   }
+  const { tmp, fd } = temp;
   try {
     fs.writeFileSync(fd, data);
     if (opts.sync) fs.fsyncSync(fd);
@@ -205,19 +212,15 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, opts: {
 }
 
 /**
- * How label files are opened for writing in place: created or truncated, but never through a symbolic link
- * already where the label goes (open fails with ELOOP). Label names are predictable (the shipment reference),
- * so anyone who can write to a shared labels directory could otherwise aim a link at another of the user's
- * files (their config, ~/.bashrc) and have it overwritten. A link to the directory itself is followed as usual.
+ * How label files are opened for writing in place: created or truncated, but never through a symbolic link or
+ * into a pipe already where the label goes (NO_FOLLOW: see util/own-files.ts). A link to the directory itself is
+ * followed as usual.
  */
-const IN_PLACE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | (fs.constants.O_NOFOLLOW ?? 0);
+const IN_PLACE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | NO_FOLLOW;
 /** writeFileSync's options with those flags (Node takes numeric flags; its types say string only). */
 const IN_PLACE = { flag: IN_PLACE_FLAGS as unknown as string };
-
-/** The error for a label file that is a symbolic link (see IN_PLACE_FLAGS). */
-export function symlinkRefused(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${path} is a symbolic link: a label is never written through one (it would overwrite the file it points to); remove the link and run again`), { code: 'ELOOP' });
-}
+/** What a label file is, in a refusal of its path. */
+const A_LABEL = 'a label';
 
 /**
  * Writes a file in place: one open (created or truncated), one write, one close — no temp file, no rename,
@@ -239,8 +242,9 @@ export function writeFileInPlace(path: string, data: Uint8Array | string, dir = 
       fs.writeFileSync(path, data, IN_PLACE);
     }
   } catch (e) {
-    // Not ours to remove: whoever put the link there.
-    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkRefused(path);
+    // A link or a pipe at the path is not ours to remove: whoever put it there.
+    const refused = refusedOr(e, path, A_LABEL);
+    if (refused instanceof RefusedPath) throw refused;
     try {
       fs.rmSync(path, { force: true });
     } catch {
@@ -298,7 +302,7 @@ export function writeLabels(labels: ReadonlyArray<LabelContent | string | Uint8A
     const path = dir + labelName(opts, i);
     // opts.dir, not dirname(path): the same string for every label of a run, so checking it is a lookup.
     if (opts.inPlace && !opts.sync) writeFileInPlace(path, inPlaceData(content, opts.format), opts.dir);
-    else writeFileAtomic(path, labelBytes(content, opts.format), { sync: opts.sync });
+    else writeFileAtomic(path, labelBytes(content, opts.format), { sync: opts.sync, own: A_LABEL });
     return path;
   });
 }
@@ -480,7 +484,8 @@ class LabelWorker {
             try {
               write(f, dir);
             } catch (e) {
-              if (e.code === 'ELOOP') return { message: e.message, code: e.code, path: f.path };
+              // A link or a pipe at the path (O_NOFOLLOW, O_NONBLOCK) is not ours to remove: said by the main thread.
+              if (['ELOOP', 'EMLINK', 'EFTYPE', 'ENXIO'].includes(e.code)) return { message: e.message, code: e.code, path: f.path };
               try { fs.rmSync(f.path, { force: true }); } catch {}
               return { message: e.message, code: e.code };
             }
@@ -501,7 +506,10 @@ class LabelWorker {
     this.thread.on('message', ({ id, results }: { id: number; results: Array<{ message: string; code?: string; path?: string } | null> }) => {
       const dones = this.waiting.get(id) ?? [];
       this.waiting.delete(id);
-      const errorOf = (r: { message: string; code?: string; path?: string }) => (r.code === 'ELOOP' && r.path !== undefined ? symlinkRefused(r.path) : Object.assign(new Error(r.message), { code: r.code }));
+      const errorOf = (r: { message: string; code?: string; path?: string }) => {
+        const err = Object.assign(new Error(r.message), { code: r.code });
+        return r.path !== undefined ? refusedOr(err, r.path, A_LABEL) : err;
+      };
       results.forEach((r, i) => dones[i]?.(r === null ? undefined : errorOf(r)));
     });
     // The thread itself failed (out of memory…): every job waiting fails with it.

@@ -436,7 +436,7 @@ function removeUnprintedList(csvPath: string): undefined {
 /** Writes the references one a line; the path, or undefined when it cannot be written (the error names five). */
 function writeUnprintedList(path: string, refs: readonly string[]): string | undefined {
   try {
-    writeFileAtomic(path, refs.join('\n') + '\n');
+    writeFileAtomic(path, refs.join('\n') + '\n', { own: 'the list of unprinted labels' });
     return path;
   } catch {
     return undefined;

@@ -1,0 +1,62 @@
+// Files whose names ship chooses itself — label files (named after shipment references), a bulk run's resume
+// journal, FILE.failed.csv and FILE.unprinted.txt beside the input — are written into directories other people
+// may be able to write to (a shared labels folder). Their names are predictable, so what is already at such a
+// path is never written through: a symbolic link could aim the write at any of the user's files (~/.bashrc, the
+// config), and a named pipe would hold the run forever. A path the user names (-o FILE, --results) is theirs to
+// point wherever they like, and is not checked here.
+import * as fs from 'node:fs';
+
+/** Open flags that never follow a symbolic link at the path itself (ELOOP) and never wait on a pipe (ENXIO). */
+export const NO_FOLLOW = (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
+/** Codes an open with O_NOFOLLOW fails with on a symbolic link: Linux and macOS ELOOP, FreeBSD EMLINK, NetBSD EFTYPE. */
+const LINK_CODES = new Set(['ELOOP', 'EMLINK', 'EFTYPE']);
+
+/** What refuses a path ship named itself: said with what is there, and the way out. */
+export class RefusedPath extends Error {
+  readonly code: string;
+  constructor(
+    readonly path: string,
+    readonly what: 'link' | 'other',
+    purpose: string,
+  ) {
+    super(
+      what === 'link'
+        ? `${path} is a symbolic link: ${purpose} is never written through one (it would overwrite the file it points to); remove the link and run again`
+        : `${path} is not a regular file (a named pipe, a device or a directory): ${purpose} is not written there; remove it and run again`,
+    );
+    this.name = 'RefusedPath';
+    // A code of its own: not one a caller would take for the disk's (ENOSPC…) or retry.
+    this.code = what === 'link' ? 'ELOOP' : 'ENOTREG';
+  }
+}
+
+/** Throws RefusedPath when something other than a regular file (or nothing) is at `path`. */
+export function refuseUnlessRegular(path: string, purpose: string): void {
+  const st = fs.lstatSync(path, { throwIfNoEntry: false });
+  if (st === undefined || st.isFile()) return;
+  throw new RefusedPath(path, st.isSymbolicLink() ? 'link' : 'other', purpose);
+}
+
+/**
+ * The error to report for a failed open of `path` with NO_FOLLOW: a RefusedPath when what failed it is a link
+ * or a pipe at the path (checked: ELOOP also comes from a loop among the directories above it), else `err`.
+ */
+export function refusedOr(err: unknown, path: string, purpose: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code ?? '';
+  if (!LINK_CODES.has(code) && code !== 'ENXIO') return err;
+  const st = fs.lstatSync(path, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink()) return new RefusedPath(path, 'link', purpose);
+  if (st && !st.isFile()) return new RefusedPath(path, 'other', purpose);
+  return err;
+}
+
+/**
+ * Creates the temporary file of an atomic write beside `path`: a name no one can guess, created exclusively
+ * (O_EXCL: never through a link or into a file someone put there first). Returns its name and descriptor.
+ */
+export function openTempBeside(path: string, mode?: number): { tmp: string; fd: number } {
+  // (Unguessable enough: O_EXCL, not the name, is what keeps the write from going anywhere else.)
+  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  return { tmp, fd: fs.openSync(tmp, 'wx', mode) };
+}
