@@ -31,7 +31,7 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
   let interrupts = 0;
   let signals = 0;
   // What first stopped the command from outside, and its exit code: Ctrl-C 130, SIGTERM 143, a closed stdout
-  // 141, stdout failing otherwise (a full disk) 1. A signal soon after a closed stdout takes its place.
+  // 141, stdout failing otherwise (a full disk) 1. The first signal after a closed stdout takes its place.
   let stop: { signal?: NodeJS.Signals; exitCode: number } | undefined;
   /** Stops a command that holds interrupts (a bulk run) cleanly: requests in flight finish, the journal is written. */
   const stopHeld = (text: string, signal?: NodeJS.Signals) => {
@@ -45,19 +45,22 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     abort.abort(new Interrupted(undefined, signal));
   };
   const onSignal = (sig: NodeJS.Signals) => {
-    interrupts++;
     signals++;
-    // The first signal is a first stop even when stdout's failure stopped the run before it: Ctrl-C to the
-    // whole pipeline kills the reader too, and ship may meet the closed pipe before it handles the signal.
-    // It is the user's Ctrl-C (exit 130), and finishing the requests goes on; only a second signal aborts.
-    const stopping = signals === 1 || stop === undefined ? (stop = { signal: sig, exitCode: sig === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted }) : stop;
-    if (signals === 1 && ctx.interruptHolders > 0) {
+    // The first signal after a closed stdout's stop is that same stop, the user's: Ctrl-C to the whole pipeline
+    // kills the reader too, and ship may meet the closed pipe before it handles the signal. It takes the stop's
+    // exit code (130, 143) and finishing the requests goes on; only a second signal aborts. (After stdout failed
+    // otherwise, a full disk, a signal is a second stop, as ever.)
+    const samePipelineStop = signals === 1 && stop?.signal === 'SIGPIPE';
+    if (!samePipelineStop) interrupts++;
+    if (stop === undefined || samePipelineStop) stop = { signal: sig, exitCode: sig === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted };
+    const stopping = stop;
+    if (interrupts === 1 && ctx.interruptHolders > 0) {
       stopHeld(sig === 'SIGINT' ? 'Interrupted: finishing requests in flight (Ctrl-C again to abort)…' : `Stopping (${sig}): finishing requests in flight (a second signal aborts)…`, sig);
       return;
     }
     // A spinner's line would otherwise stay on the terminal after the process is gone.
     ctx.out.wait.close();
-    if (signals > 1 && ctx.interruptHolders > 0 && !ctx.interruptsQuiet) {
+    if (interrupts > 1 && ctx.interruptHolders > 0 && !ctx.interruptsQuiet) {
       // A second signal while a bulk run was finishing its requests: what happens to them is settled next time.
       const text = 'aborted: the requests in flight were not waited for; rerun the same command to continue (it finds out first what they did)';
       if (ctx.mode.json) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stopping.exitCode, type: 'Interrupted' } })}\n`);

@@ -231,7 +231,8 @@ export async function closeContainer(
   opts = { ...opts, ref: await ownReference(ctx, opts.ref) };
   // Nobody is asked to confirm what would change nothing: a container closed already is said at once, with or
   // without a terminal to ask on.
-  const closedAlready = !opts.yes && (await isClosedNow(ctx, opts.ref, { evenWithoutTerminal: true }));
+  // With --print too, --yes or not: the printer is not asked about (nor needed) for a container closed already.
+  const closedAlready = (!opts.yes || opts.print) && (await isClosedNow(ctx, opts.ref, { evenWithoutTerminal: true }));
   if (!opts.yes && !closedAlready && !ctx.mode.interactive) {
     throw new UsageError(`closing container ${opts.ref} needs confirmation, and there is no terminal to ask on`, { hint: 'pass --yes to confirm in scripts' });
   }

@@ -160,6 +160,10 @@ describe('containers close / label / documents / invoice / delete', () => {
       expect(again.stderr).toContain(`its label is not printed again; \`ship containers label CT-PRINT --printer ${printer.url}\` prints it`);
       await new Promise((res) => setTimeout(res, 50));
       expect(printer.jobs).toHaveLength(1);
+      // Nor is the printer asked about: off, out of paper or unplugged, the rerun is still "already closed", exit 0.
+      const off = await ship(['containers', 'close', 'CT-PRINT', '--yes', '--print', '--printer', 'tcp://127.0.0.1:1', '--json']);
+      expect(off.code, off.stderr).toBe(0);
+      expect(JSON.parse(off.stdout)).toMatchObject({ message: 'already closed', label: null });
     } finally {
       await printer.close();
     }
