@@ -58,9 +58,16 @@ export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: 
  * not parse as a URL too.
  */
 export function shownUrl(text: string): string {
-  return text
-    .replace(/(\/\/)([^/\s@?#]*)@/, (_m, slashes: string, info: string) => `${slashes}${info.includes(':') ? info.slice(0, info.indexOf(':') + 1) : ''}****@`)
-    .replace(/\?[^#\s]+/, '?****');
+  // The user information runs to the authority's LAST @ (a password may hold / ? # or @ itself), from after the
+  // scheme's // or, without one (a printer given as u:pw@host:9100), from the start.
+  const at = /^\S*@/.exec(text)?.[0].length;
+  let out = text;
+  if (at !== undefined) {
+    const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? (text.startsWith('//') ? '//' : '');
+    const info = text.slice(scheme.length, at - 1);
+    out = `${scheme}${info.includes(':') ? info.slice(0, info.indexOf(':') + 1) : ''}****@${text.slice(at)}`;
+  }
+  return out.replace(/\?[^#\s]+/, '?****');
 }
 
 /** A printer address `tcp://HOST:PORT`, parsed. */

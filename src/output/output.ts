@@ -8,6 +8,9 @@ import { inert } from './inert.js';
 import { cellWidth } from './width.js';
 import { wrapMessageLine } from './wrap.js';
 
+/** A command a line gives to run: `ship …` in backquotes, or after a colon (`Add shipments with: ship create …`). */
+const HOLDS_COMMAND = /`ship |(^|: )ship [a-z]/;
+
 /** Global output mode, derived from --json/--quiet/--verbose and the terminal. */
 export interface OutputMode {
   json: boolean;
@@ -164,10 +167,14 @@ export class Output {
     else this.toStderr(`${this.fitted(`${this.c.green('✓')} ${text}`, '  ')}\n`);
   }
 
-  /** Each line of `text` broken between words on a terminal (which would break it mid-word at its edge). */
+  /**
+   * Each line of `text` broken between words on a terminal (which would break it mid-word at its edge); not a
+   * line holding a command to copy (`ship …`, in backquotes or after a colon), which a hard break would cut in two
+   * when pasted: the terminal's own wrapping is copied as one line.
+   */
   private fitted(text: string, indent: string): string {
     const width = this.io.stderrIsTTY ? this.io.columns : undefined;
-    return width ? text.split('\n').map((l) => wrapMessageLine(l, width, indent)).join('\n') : text;
+    return width ? text.split('\n').map((l) => (HOLDS_COMMAND.test(l) ? l : wrapMessageLine(l, width, indent))).join('\n') : text;
   }
 
   /**

@@ -17,9 +17,13 @@ export function redact(text: string, secrets: Iterable<string | undefined | null
   for (const s of secrets) {
     if (!s || s.length < 4) continue;
     out = out.split(s).join(mask(s));
-    // As a URL or a form body carries it (a server echoing a request back): `+` `/` `=` percent-encoded.
-    const inUrl = encodeURIComponent(s);
-    if (inUrl !== s) out = out.split(inUrl).join(mask(s)).split(inUrl.replaceAll('%20', '+')).join(mask(s));
+    // As a URL or a form body carries it (a server echoing a request back): percent-encoded as a URL encodes it
+    // or as a form does (which encodes ! ' ( ) ~ too, and a space as +), in upper or lower case hex.
+    for (const encoded of new Set([encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)])) {
+      if (encoded === s) continue;
+      const lower = encoded.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
+      out = out.split(encoded).join(mask(s)).split(lower).join(mask(s));
+    }
     const inJson = JSON.stringify(s).slice(1, -1);
     if (inJson !== s) {
       out = out.split(inJson).join(mask(s));

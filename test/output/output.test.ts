@@ -358,6 +358,10 @@ describe('talk on a terminal', () => {
     expect(io.err()).toContain('price 3.20');
     expect(io.err()).toContain('RM48000000327GB');
     expect(lines[1].startsWith('  ')).toBe(true);
+    // A line giving a command to copy is left to the terminal's own wrapping (copied as one line).
+    const cmd = { ...bufferIO({ tty: true }), columns: 60 };
+    new Output(cmd, mode).info('Sandbox ready at http://127.0.0.1:4010/v1.2; log in with: ship login --username demo@example.com --password-stdin');
+    expect(cmd.err().trim().split('\n')).toHaveLength(1);
     const piped = bufferIO();
     new Output(piped, mode).success('x '.repeat(80).trim());
     expect(piped.err().split('\n').filter(Boolean)).toHaveLength(1);

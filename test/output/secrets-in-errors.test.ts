@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runShip } from '../helpers/run.js';
 import { redact, redactDeep } from '../../src/output/redact.js';
-import { parsePrinterUrl } from '../../src/config/validate.js';
+import { parsePrinterUrl, shownUrl } from '../../src/config/validate.js';
 
 const TOKEN = '3e72c0ffee5eed1234567890abcdef4811';
 const KEY = 'sk_live_Zq9xPlainKey77';
@@ -55,6 +55,20 @@ describe('secrets in error messages', () => {
     const out = redactDeep(body, [TOKEN]);
     expect(JSON.stringify(out)).not.toContain(TOKEN);
     expect(Object.keys(out.data)).toEqual([`x-****${TOKEN.slice(-4)}`, 'shipment_reference']);
+  });
+
+  it('a secret form-encoded (! and ~ encoded too) or with lower-case escapes is masked', () => {
+    const secret = "key!(x)~y'z/1";
+    expect(redact(`body: k=${new URLSearchParams({ k: secret }).toString().slice(2)}`, [secret])).toBe("body: k=****'z/1");
+    expect(redact(`k=${encodeURIComponent(secret).toLowerCase()}`, [secret])).not.toContain('%2f1');
+  });
+
+  it('URLs shown with their user information masked up to the last @, whatever the password holds', () => {
+    expect(shownUrl('tcp://u:pa/ss@h:9100')).toBe('tcp://u:****@h:9100');
+    expect(shownUrl('http://u:p@ss@h/x')).toBe('http://u:****@h/x');
+    expect(shownUrl('u:pw@host:9100')).toBe('u:****@host:9100');
+    expect(shownUrl('http://sk_live_abc@h/v1.2?key=1')).toBe('http://****@h/v1.2?****');
+    expect(shownUrl('https://api.example.com/v1.2')).toBe('https://api.example.com/v1.2');
   });
 
   it('a printer address with a user name and password is refused without echoing them', () => {
