@@ -180,7 +180,13 @@ export function createContext(init: CtxInit): Ctx {
     },
     prompt: createPrompter(() => ctx),
     config(opts) {
-      configP ??= import('./config/store.js').then((m) => m.openConfig({ env, globals: ctx.globals, write: false }));
+      // Every key and token the file holds is masked from then on (warnings, row files, errors), whichever
+      // profile and credential set is in use: a message may quote another's, or settings may fail before any.
+      configP ??= import('./config/store.js').then(async (m) => {
+        const store = await m.openConfig({ env, globals: ctx.globals, write: false });
+        for (const secret of m.storedSecrets(store)) ctx.secrets.add(secret);
+        return store;
+      });
       if (!opts?.write) return configP;
       writableP ??= configP.then((store) => withoutForeignSignalHandlers(() => store.writable()));
       return writableP;

@@ -351,26 +351,5 @@ async function knownSecrets(ctx: Ctx): Promise<string[]> {
   } finally {
     clearTimeout(timer);
   }
-  return [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN, ...ctx.secrets, ...(await storedSecrets(ctx))].filter((s): s is string => Boolean(s));
-}
-
-/**
- * Every key and token the config file holds, of every profile and both credential sets: the settings may be
- * what failed (a token pasted as SHIP_BASE_URL is echoed by the error that refuses it), or the text may name
- * another profile's. Nothing when the file cannot be read.
- */
-async function storedSecrets(ctx: Ctx): Promise<string[]> {
-  try {
-    const store = await ctx.config();
-    const out: string[] = [];
-    for (const name of store.profileNames()) {
-      for (const set of ['live', 'test'] as const) {
-        const c = store.credentials(set, name);
-        for (const v of [c.api_key, c.token]) if (typeof v === 'string' && v) out.push(v);
-      }
-    }
-    return out;
-  } catch {
-    return [];
-  }
+  return [ctx.env.SHIP_API_KEY, ctx.env.SHIP_TOKEN, ...ctx.secrets].filter((s): s is string => Boolean(s));
 }

@@ -171,6 +171,18 @@ export function selectProfile(
   return { name: 'default', source: 'default' };
 }
 
+/** Every API key and token a config file holds: of every profile, in both credential sets. */
+export function storedSecrets(store: Pick<ConfigStore, 'profileNames' | 'credentials'>): string[] {
+  const out: string[] = [];
+  for (const name of store.profileNames()) {
+    for (const set of ['live', 'test'] as const) {
+      const c = store.credentials(set, name);
+      for (const v of [c.api_key, c.token]) if (typeof v === 'string' && v) out.push(v);
+    }
+  }
+  return out;
+}
+
 /** The profiles a config file has, as messages add them: " (profiles: a, b)" or " (there are none yet)". */
 export function profilesNote(names: readonly string[]): string {
   return names.length ? ` (profiles: ${names.join(', ')})` : ' (there are none yet)';
