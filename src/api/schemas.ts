@@ -9,17 +9,14 @@ import { deferred } from './deferred.js';
 import { outsideMainlandUk } from './destination.js';
 import { longerThan } from '../util/chars.js';
 import { isCurrencyCode } from './currencies.js';
+import { BANNED_CHARS, BANNED_CHARS_MESSAGE } from './banned-chars.js';
 
-export { outsideMainlandUk };
+export { BANNED_CHARS, BANNED_CHARS_MESSAGE, outsideMainlandUk };
 export * from './response-schemas.js';
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks for requests
 // ---------------------------------------------------------------------------------------------
-
-/** The API rejects any request text holding one of these (label-printing and data-exchange problems). */
-export const BANNED_CHARS = /[\\^]/;
-export const BANNED_CHARS_MESSAGE = 'must not contain a backslash (\\) or caret (^)';
 
 const isMissing = (input: unknown): boolean => input === undefined || input === null;
 

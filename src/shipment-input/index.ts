@@ -9,6 +9,8 @@ import { csvDefaultsFromFlags, draftFromFlags, flagForColumn } from './flags.js'
 import { inputKind, PARCEL_FLAGS, SHIPMENT_FLAGS, type ShipmentInputOptions } from './options.js';
 import { readInputText } from './read.js';
 import { jsonSyntaxMessage } from '../util/json-error.js';
+import { shellWord } from '../util/shell.js';
+import { BANNED_CHARS, BANNED_CHARS_MESSAGE } from '../api/banned-chars.js';
 import { apiChecker, apiValidator, bodyWarnings, localDay, type RequestIssue } from './validate.js';
 import type { ShipmentDraft } from './draft.js';
 
@@ -198,7 +200,7 @@ export async function loadSingleShipment(
       continue;
     }
     if (problems.length) {
-      const again = typed.length ? { hint: `your answers, to give as flags with the rest: ${typed.map(([flag, value]) => `${flag} ${shellQuoted(value)}`).join(' ')}` } : undefined;
+      const again = typed.length ? { hint: `your answers, to give as flags with the rest: ${typed.map(([flag, value]) => `${flag} ${shellWord(value)}`).join(' ')}` } : undefined;
       throw new InputError(`the shipment has ${problems.length} problem${problems.length === 1 ? '' : 's'}; nothing was sent`, problems, again);
     }
     const warnings = bodyWarnings(built.body, localDay(ctx.clock.now())).map((w) => ({ column: locate(w.path).column, message: w.message }));
@@ -210,12 +212,7 @@ export async function loadSingleShipment(
  * An answer to a prompt for a required value: anything but blank, and without the backslash or caret the API
  * refuses in any text (said at once, while the person can type it again, not after the last question).
  */
-const answered = (v: string): true | string => (v.trim() === '' ? 'required' : /[\\^]/.test(v) ? 'must not contain a backslash (\\) or caret (^)' : true);
-
-/** A value as a POSIX shell reads it back: in single quotes when it needs any. */
-function shellQuoted(v: string): string {
-  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(v) ? v : `'${v.replaceAll("'", "'\\''")}'`;
-}
+const answered = (v: string): true | string => (v.trim() === '' ? 'required' : BANNED_CHARS.test(v) ? BANNED_CHARS_MESSAGE : true);
 
 /** What to ask for a flag the shipment needs: the address first, as a label reads. */
 const PROMPTS: Record<string, string> = {
