@@ -102,7 +102,8 @@ export async function run(ctx: Ctx, o: ShipmentInputOptions): Promise<void> {
     { header: 'Total', value: (r) => r.total_price, align: 'right' },
     { header: 'Estimated delivery', value: (r) => r.estimated_delivery_date },
   ]);
-  if (tty) {
+  // The legend says what the star means, when a row has one.
+  if (tty && rows.some((r) => r.recommended)) {
     // With a service asked for, the one row is that service (the API recommends what it was asked for).
     ctx.out.info(askedRows.length ? `★ the service asked for (${askedKey}), which can take this shipment` : '★ recommended by your routing rules (or the cheapest service that meets the requirements)');
   }

@@ -16,7 +16,7 @@ const fullDisk = vi.hoisted(() => new Set<string>());
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const writeFileSync = (path: unknown, ...rest: unknown[]) => {
-    if (typeof path === 'string' && fullDisk.has(path.slice(path.lastIndexOf('/') + 1))) {
+    if (typeof path === 'string' && fullDisk.has(path.split(/[\\/]/).pop()!)) {
       throw Object.assign(new Error(`ENOSPC: no space left on device, open '${path}'`), { code: 'ENOSPC', errno: -28, syscall: 'open', path });
     }
     return (fs.writeFileSync as (...a: unknown[]) => void)(path, ...rest);
