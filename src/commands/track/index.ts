@@ -25,8 +25,9 @@ With --watch the timeline is redrawn in place on a terminal (after the window is
 taller than the window, the screen is cleared and it is drawn from the top), and only new events are appended
 otherwise; it ends when every parcel is DELIVERED or DELIVERY_FAILED (a failed one is named on stderr).
 Tracking has no event for a cancelled shipment, and a parcel the carrier never moves never gets there: in a
-cron job give --max-wait, which stops watching after that many seconds, prints what it has, names on stderr
-the references not delivered yet, and exits 1. A watched reference that the API stops finding (404: deleted
+cron job give --max-wait, which stops watching after that many seconds (a service that hangs included: the
+poll made as it ends has 2 s to answer), prints what it has, names on stderr the references not delivered
+yet, and exits 1. A watched reference that the API stops finding (404: deleted
 or cancelled in the service) is said on stderr and no longer watched (exit 5, or 3 among several). Polls that
 fail (the service down, the network) keep the last known timeline and are said: on a terminal under the
 timeline, otherwise on stderr when they start failing and when they work again (and in the --max-wait error).

@@ -2,9 +2,9 @@
 // --watch polls until every parcel has reached a final stage.
 import type { Ctx } from '../../context.js';
 import { cellWidth } from '../../output/width.js';
-import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure, TimedOut, UsageError } from '../../errors.js';
+import { ApiError, AuthError, Interrupted, NotFoundError, PartialFailure, ServiceFailure, TimedOut, UsageError } from '../../errors.js';
 import type { Api, TrackingEvent } from '../../api/index.js';
-import { errorMessage, isUnreachable } from '../../bulk/runner.js';
+import { errorMessage, isServiceFailure, isUnreachable } from '../../bulk/runner.js';
 import { FINAL_STAGES, renderTimeline, sortEvents, stageLabel, type ParcelTimeline } from './render.js';
 import { collectRefs, listGiven } from '../shared/read-lines.js';
 import { inert } from '../../output/inert.js';
@@ -33,6 +33,9 @@ export interface TrackedShipment {
   gone?: boolean;
 }
 
+/** How long after --max-wait the poll made as it ends may take to answer (see run). */
+const POLL_GRACE_MS = 2000;
+
 /** Prints timelines; with --watch polls until all parcels are final. Exit 5 / 3 when references failed. */
 export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   const startedAt = ctx.clock.now().getTime();
@@ -46,7 +49,26 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
     return;
   }
   const api = await ctx.api();
-  let state = await fetchAll(api, refs.map((reference) => ({ reference, parcels: [] })), opts.parcel);
+  // --max-wait bounds the whole watch, a poll still waiting for its answer included (the service may hang): the
+  // last poll, made as --max-wait ends, has POLL_GRACE_MS to answer. A poll cut by it is undefined.
+  const deadline = opts.watch && opts.maxWaitMs !== undefined ? startedAt + opts.maxWaitMs : undefined;
+  const poll = async (st: TrackedShipment[]): Promise<TrackedShipment[] | undefined> => {
+    if (deadline === undefined) return fetchAll(api, st, opts.parcel);
+    const cut = AbortSignal.timeout(Math.max(0, deadline - ctx.clock.now().getTime()) + POLL_GRACE_MS);
+    try {
+      return await fetchAll(api, st, opts.parcel, AbortSignal.any([ctx.signal, cut]));
+    } catch (e) {
+      if (cut.aborted && !ctx.signal.aborted) return undefined;
+      throw e;
+    }
+  };
+  const first = await poll(refs.map((reference) => ({ reference, parcels: [] })));
+  if (first === undefined) {
+    throw new TimedOut(`stopped watching after --max-wait ${opts.maxWaitMs! / 1000}s: the service did not answer the first poll`, {
+      hint: 'check the service (`ship doctor`); --max-wait bounds the whole watch, waiting for answers included',
+    });
+  }
+  let state = first;
 
   // One reference that cannot be tracked is just an error (said once, on stderr, like `ship label NOPE`),
   // with or without --watch (waiting will not make it trackable); among several, its place in the output
@@ -118,7 +140,6 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
   // the last known state, so the first signal ends the loop instead of the process. So on a terminal too: the
   // last drawing stays, without its "watching · Ctrl-C to stop" line, and it says it stopped.
   const release = ctx.mode.json || redraw ? ctx.holdInterrupts({ quiet: !ctx.mode.json }) : undefined;
-  const deadline = opts.maxWaitMs !== undefined ? startedAt + opts.maxWaitMs : undefined;
   let timedOut = false;
   try {
     while (!allFinal(state) && !ctx.signal.aborted) {
@@ -133,7 +154,14 @@ export async function run(ctx: Ctx, opts: TrackOptions): Promise<void> {
       } catch {
         break;
       }
-      const polled = await fetchAll(api, state, opts.parcel);
+      const polled = await poll(state);
+      if (polled === undefined) {
+        // The service did not answer before --max-wait ended: the last known state stands.
+        timedOut = true;
+        failedPolls++;
+        pollError = new Error(`no answer within ${POLL_GRACE_MS / 1000}s after --max-wait ended`);
+        break;
+      }
       const failure = pollFailure(state, polled);
       state = merge(state, polled);
       if (failure !== undefined) {
@@ -235,20 +263,28 @@ function finish(state: TrackedShipment[]): void {
   if (refused) throw refused.error;
   const unreachable = failed.find((s) => isUnreachable(s.error));
   if (unreachable) throw unreachable.error;
+  // Every reference failed for the service (5xx, 429 after the retries), none for itself: the service is down,
+  // exit 1 as for one reference (and as cancel says it), not 3 ("some references are wrong").
+  if (failed.length === state.length && failed.every((s) => isServiceFailure(s.error))) {
+    throw new ServiceFailure(failed.length, state.length, `the service failed for every one of the ${state.length} references (${errorMessage(failed[0].error)})`, {
+      hint: 'once the service is back, run the same command again',
+    });
+  }
   throw new PartialFailure(failed.length, state.length, `${failed.length} of ${state.length} references could not be tracked`);
 }
 
 /** Polls every reference of `state` but those no longer watched (gone), which keep what they have. */
-async function fetchAll(api: Api, state: TrackedShipment[], parcel: boolean): Promise<TrackedShipment[]> {
+async function fetchAll(api: Api, state: TrackedShipment[], parcel: boolean, signal?: AbortSignal): Promise<TrackedShipment[]> {
+  const o = signal ? { signal } : undefined;
   return Promise.all(
     state.map(async ({ reference, ...known }): Promise<TrackedShipment> => {
       if (known.gone) return { reference, ...known };
       try {
         if (parcel) {
-          const events = await api.parcels.events(reference);
+          const events = await api.parcels.events(reference, o);
           return { reference, parcels: [{ tracking_reference: reference, events: sortEvents(events) }] };
         }
-        const data = await api.shipments.events(reference);
+        const data = await api.shipments.events(reference, o);
         const parcels = Object.entries(data).map(([trk, p]) => ({
           tracking_reference: trk,
           courier_tracking_reference: p.courier_tracking_reference || undefined,
@@ -261,7 +297,7 @@ async function fetchAll(api: Api, state: TrackedShipment[], parcel: boolean): Pr
         // No shipment by that reference: a parcel's tracking number (a scanned label) is tracked as such.
         if (!parcel && error instanceof NotFoundError) {
           try {
-            const events = await api.parcels.events(reference);
+            const events = await api.parcels.events(reference, o);
             return { reference, parcels: [{ tracking_reference: reference, events: sortEvents(events) }] };
           } catch (e) {
             if (!(e instanceof ApiError)) throw e;

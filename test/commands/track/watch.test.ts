@@ -335,3 +335,52 @@ describe('screenRows', () => {
     expect(screenRows('abc\n', 0)).toBe(1);
   });
 });
+
+describe('track --watch --max-wait bounds the whole watch, a poll waiting for its answer included', () => {
+  it('a service that hangs mid-watch: stopped at --max-wait, not after the request timeout and its retries', async () => {
+    await createShipment('WATCH-HANG');
+    const started = Date.now();
+    const running = runShip(['track', 'WATCH-HANG', '--watch', '--interval', '0.2', '--max-wait', '1.5', '--json'], { env });
+    // The first poll answers; the later ones wait far beyond --max-wait.
+    await new Promise((r) => setTimeout(r, 400));
+    await sb.control('faults', { latency_ms: 20_000 });
+    try {
+      const r = await running;
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect(r.code).toBe(1);
+      expect(JSON.parse(r.stdout).shipments[0].reference).toBe('WATCH-HANG');
+      expect(r.stderr).toMatch(/stopped watching after --max-wait 1\.5s: not delivered yet: WATCH-HANG .*no answer within 2s after --max-wait ended/);
+    } finally {
+      await sb.control('faults', {});
+    }
+  });
+
+  it('a service that does not answer the first poll: exit 1 at --max-wait, saying so', async () => {
+    await createShipment('WATCH-HANG0');
+    await sb.control('faults', { latency_ms: 20_000 });
+    try {
+      const started = Date.now();
+      const r = await runShip(['track', 'WATCH-HANG0', '--watch', '--max-wait', '1'], { env });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('stopped watching after --max-wait 1s: the service did not answer the first poll');
+    } finally {
+      await sb.control('faults', {});
+    }
+  });
+});
+
+describe('track of several references when the service fails for every one', () => {
+  it('exits 1 (the service is down), as for one reference, not 3 (some references are wrong)', async () => {
+    await createShipment('DOWN-1');
+    await createShipment('DOWN-2');
+    await sb.control('faults', { fail_rate: 1 });
+    try {
+      const r = await runShip(['track', 'DOWN-1', 'DOWN-2', '--timeout', '5'], { env });
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/the service failed for every one of the 2 references/);
+    } finally {
+      await sb.control('faults', {});
+    }
+  });
+});
