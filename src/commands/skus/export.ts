@@ -1,8 +1,8 @@
 // `ship skus export -o FILE.csv|-`: every SKU in the import format, streamed page by page.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Ctx } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -11,20 +11,27 @@ import { walkSkuPages } from '../../skus/pages.js';
 import { skuPageSource } from './list.js';
 import { isSpecialFile, stdoutAlias } from '../../util/special-file.js';
 
-/** Exports every SKU; a file is written to FILE.partial and renamed when complete, so it is never half there. */
+/**
+ * Exports every SKU; a file is written to a temporary FILE.PID.RANDOM.partial beside it (created exclusively:
+ * never through a link or into a file someone put there) and renamed when complete, so it is never half there.
+ */
 export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: number }): Promise<void> {
   opts = { ...opts, output: stdoutAlias(opts.output) };
   const toStdout = opts.output === '-';
   if (toStdout && ctx.mode.json) throw new UsageError('-o - writes the CSV to stdout; it cannot be combined with --json');
   const src = await skuPageSource(ctx);
   const path = toStdout ? undefined : resolve(opts.output);
+  // Refused before any request: a directory is not a file to write (it failed after every page was fetched).
+  if (path && statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`-o ${opts.output} is a directory: give the CSV file's name (e.g. ${join(opts.output, 'skus.csv')})`);
   // A device or a pipe (/dev/null, /dev/stdout) is written in place: a rename would replace it with a file.
-  const partial = path ? (isSpecialFile(path) ? path : `${path}.partial`) : undefined;
+  const direct = path !== undefined && isSpecialFile(path);
+  const partial = path ? (direct ? path : `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.partial`) : undefined;
   let out: Writable;
   if (partial) {
-    out = createWriteStream(partial);
+    out = createWriteStream(partial, { flags: direct ? 'w' : 'wx' });
     await once(out, 'open').catch((e: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot write ${opts.output}: ${e.message}`);
+      const why = e.code === 'ENOENT' ? `its directory ${dirname(path!)} does not exist` : e.code === 'EACCES' || e.code === 'EPERM' ? `no permission to write in ${dirname(path!)}` : e.message;
+      throw new UsageError(`cannot write ${opts.output}: ${why}`);
     });
   } else out = ctx.io.stdout;
 

@@ -568,7 +568,15 @@ describe('skus export', () => {
     expect(text).toContain(`"'=HYPERLINK(""x"")",'-5 degrees,`);
     expect(text).toContain("'-5 degrees");
     expect(text).toContain("'@home");
-    expect(existsSync(`${out}.partial`)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.partial'))).toEqual([]);
+    // A directory given as the file is refused before anything is fetched (exit 2), and a missing directory named.
+    const d = await ship(['skus', 'export', '-o', dir]);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toContain(`-o ${dir} is a directory: give the CSV file's name`);
+    const missing = await ship(['skus', 'export', '-o', join(dir, 'nodir', 'x.csv')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`its directory ${join(dir, 'nodir')} does not exist`);
+    expect(missing.stderr).not.toContain('.partial');
 
     const i = await ship(['skus', 'import', out, '--json']);
     expect(i.code, i.stderr).toBe(0);
