@@ -1,4 +1,7 @@
 // `ship webhooks listen` and `ship webhooks trigger` in-process: a real receiver on a free port, real HTTP.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -239,6 +242,19 @@ describe('webhooks trigger (in-process)', () => {
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('http://u:****@127.0.0.1:1/?****');
     expect(down.stderr).not.toContain('SECRET');
+  });
+
+  it('--timeout (or SHIP_TIMEOUT) bounds the wait for a slow handler; without it, the trigger\'s own 10 s', async () => {
+    const s = createServer((_req, res) => void setTimeout(() => res.end('ok'), 4000).unref());
+    servers.push(s);
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`;
+    for (const [args, env] of [[['--timeout', '1'], {}], [[], { SHIP_TIMEOUT: '1' }]] as const) {
+      const started = Date.now();
+      const r = await runShip([...args, 'webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', url], { env: { ...env, SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-trig-')) } });
+      expect(r.code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
   });
 
   it('fails with exit 1 when nothing listens, and 2 for an unknown event', async () => {

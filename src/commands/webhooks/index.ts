@@ -89,7 +89,7 @@ Examples:
       `
 Events: SHIPMENT_CREATED SHIPMENT_CANCELLED TRACKING_UPDATED TRACKING_COLLECTED TRACKING_IN_TRANSIT
         TRACKING_OUT_FOR_DELIVERY TRACKING_DELIVERED TRACKING_DELIVERY_FAILED
-Exits 0 when the handler answers 2xx, 1 otherwise.
+Exits 0 when the handler answers 2xx, 1 otherwise (no answer within --timeout or SHIP_TIMEOUT, else 10 s).
 
 Examples:
   ship webhooks trigger SHIPMENT_CREATED --to http://127.0.0.1:3000/webhooks --auth-token "$WEBHOOK_TOKEN"
@@ -97,8 +97,18 @@ Examples:
     )
     .action(async (event: string, flags: Omit<TriggerOptions, 'event' | 'timeoutMs'>) => {
       const { run } = await import('./trigger.js');
+      // --timeout or SHIP_TIMEOUT when given (read as every command reads them; settings that cannot be resolved,
+      // a bad base URL, do not stop a trigger: the handler is not the API); else the trigger's own 10 s.
+      const given = ctx.globals.timeout !== undefined || Boolean(ctx.env.SHIP_TIMEOUT?.trim());
+      const timeout = given
+        ? await ctx.settings().then(
+            (s) => s.timeoutMs.value,
+            () => undefined,
+          )
+        : undefined;
       await run(ctx, {
         event,
+        timeoutMs: timeout,
         to: flags.to,
         authToken: flags.authToken ?? ctx.env.SHIP_WEBHOOK_TOKEN,
         format: flags.format,
