@@ -277,8 +277,9 @@ export class HttpClient {
     const url = spec.url ?? this.urlFor(spec.path, spec.query);
     const http: HttpErrorInfo = { method: spec.method, path: this.relativePath(url) };
     const retryable = RETRYABLE_METHODS.has(spec.method) && spec.once !== true;
-    // A 429 is a refusal before any work (a rate limit), so even a POST may be sent again after it.
-    const rateLimitRetryable = retryable || (spec.method === 'POST' && spec.once !== true && spec.callerRetries !== true);
+    // A 429 is a refusal before any work (a rate limit), so any request may be sent again after it: a POST, a
+    // PATCH, even a print sent once (nothing printed yet). A caller that retries itself (a bulk runner) does.
+    const rateLimitRetryable = retryable || spec.callerRetries !== true;
     const attemptsAllowed = retryable ? this.maxRetries + 1 : 1;
     const attemptsOn429 = rateLimitRetryable ? this.maxRetries + 1 : 1;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
@@ -380,7 +381,9 @@ export class HttpClient {
       const allowed = status === 429 ? attemptsOn429 : attemptsAllowed;
       if (RETRYABLE_STATUSES.has(status) && attempt < allowed) {
         const after = parseRetryAfter(headerValue(rawHeaders, 'retry-after'));
-        const delay = after !== undefined ? Math.min(after, RETRY_AFTER_CAP_MS) : this.backoff(attempt);
+        // After Retry-After, spread over up to a quarter of it more (1 s at most): requests refused together (a
+        // command's parallel look-ups) are not all sent again in the same instant, to be refused together again.
+        const delay = after !== undefined ? Math.min(after, RETRY_AFTER_CAP_MS) + Math.round(this.random() * Math.min(after / 4, 1000)) : this.backoff(attempt);
         this.trace(`  retrying in ${delay} ms${after !== undefined ? ' (Retry-After)' : ''} (attempt ${attempt + 1}/${allowed})`);
         await this.sleep(delay, spec.signal);
         continue;

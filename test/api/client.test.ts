@@ -137,12 +137,12 @@ describe('retries', () => {
     expect(attempts).toBe(1);
   });
 
-  it('429 with Retry-After: 1 waits the requested 1000 ms (injected sleep)', async () => {
+  it('429 with Retry-After: 1 waits the requested 1000 ms, spread a little (injected sleep)', async () => {
     const { pool, sleeps, api } = mocked();
     pool.intercept({ path: '/v1.2/locations', method: 'GET' }).reply(429, { message: 'Too Many Attempts.', data: null }, { headers: { 'retry-after': '1' } });
     pool.intercept({ path: '/v1.2/locations', method: 'GET' }).reply(200, ok({ data: [{ id: 'l1' }] }));
     expect((await api.locations.list()).map((l) => l.id)).toEqual(['l1']);
-    expect(sleeps).toEqual([1000]);
+    expect(sleeps).toEqual([1125]); // and a quarter of it at most more (random 0.5 here): not all at once
   });
 
   it('429 Retry-After is capped at 60 s; on the last attempt the error carries retryAfterMs', async () => {
@@ -152,7 +152,7 @@ describe('retries', () => {
       .reply(429, { message: 'Too Many Attempts.', data: null }, { headers: { 'retry-after': '3600' } })
       .persist();
     await expect(api.services.list()).rejects.toMatchObject({ name: 'ApiError', http: { status: 429, retryAfterMs: 3_600_000 } });
-    expect(sleeps).toEqual([60_000]);
+    expect(sleeps).toEqual([60_500]); // the cap, and 1 s at most more
   });
 
   it('429 on POST is retried after Retry-After (the service refused it without acting on it); 503 on POST is not', async () => {
@@ -168,16 +168,28 @@ describe('retries', () => {
     pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(200, ok({ services: [] }));
     await api.shipments.getServices(validShipment() as never);
     expect(posts).toBe(2);
-    expect(sleeps).toEqual([1000, 1000]);
+    expect(sleeps).toEqual([1125, 1125]);
     // Past the retries, the error says how many attempts it took.
     const limited = mocked({ maxRetries: 1 });
     limited.pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(429, { message: 'slow down', data: null }, { headers: { 'retry-after': '2' } }).persist();
     await expect(limited.api.shipments.getServices(validShipment() as never)).rejects.toMatchObject({ http: { status: 429, retryAfterMs: 2000, attempts: 2 } });
-    expect(limited.sleeps).toEqual([2000]);
+    expect(limited.sleeps).toEqual([2250]);
     // A 503 may come after the work was done: a POST is not sent again.
     const down = mocked();
     down.pool.intercept({ path: '/v1.2/shipments/get-services', method: 'POST' }).reply(503, { message: 'down', data: null });
     await expect(down.api.shipments.getServices(validShipment() as never)).rejects.toMatchObject({ http: { status: 503 } });
+    expect(down.sleeps).toEqual([]);
+  });
+
+  it('a print (sent once: each call prints) is sent again after a 429, which printed nothing; not after a 503', async () => {
+    const { pool, sleeps, api } = mocked();
+    pool.intercept({ path: '/v1.2/shipments/P-1/print', method: 'PUT' }).reply(429, { message: 'slow down', data: null }, { headers: { 'retry-after': '1' } });
+    pool.intercept({ path: '/v1.2/shipments/P-1/print', method: 'PUT' }).reply(200, { message: 'Labels sent', data: null });
+    expect(await api.shipments.print('P-1')).toEqual({ message: 'Labels sent' });
+    expect(sleeps).toEqual([1125]);
+    const down = mocked();
+    down.pool.intercept({ path: '/v1.2/shipments/P-1/print', method: 'PUT' }).reply(503, { message: 'down', data: null });
+    await expect(down.api.shipments.print('P-1')).rejects.toMatchObject({ http: { status: 503 } });
     expect(down.sleeps).toEqual([]);
   });
 
