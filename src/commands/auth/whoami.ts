@@ -104,7 +104,7 @@ export async function run(ctx: Ctx): Promise<void> {
           ? `${describeUser(shownUser.user)}${shownUser.source === 'server' ? '  (from GET /tokens)' : ''}`
           : `unknown${shownUser.note ? `: ${shownUser.note}` : ''}`,
       ],
-      ['token status', status === 'unknown' ? (keyRefused ? 'unknown (the API key was refused)' : 'unknown (server not reachable)') : status],
+      ['token status', status === 'unknown' ? (keyRefused ? 'unknown (the API key was refused)' : 'unknown (the service did not answer the check: unreachable, or failing)') : status],
       ['config file', s.configPath],
     ]);
   }

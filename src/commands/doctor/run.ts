@@ -73,8 +73,11 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
     detail: `${settings.baseUrl.value}${settings.testMode.value ? ' (test mode)' : ''}`,
     source: srcOf(settings.baseUrl),
   });
-  const { loginCommand } = await import('../../config/settings.js');
+  const { loginCommand, rejectedFromEnvHint } = await import('../../config/settings.js');
   const login = loginCommand(settings);
+  // Credentials the environment supplied are set anew there (\`ship login\` does not replace them), as everywhere.
+  const fromEnv = rejectedFromEnvHint(settings);
+  const renewed = fromEnv ?? `run \`${login}\``;
   // Which of the profile's two credential sets goes with this base URL (the test set is apart from the live one).
   add({ name: 'credentials', status: 'ok', detail: `${settings.credentialSet.name} set (${settings.credentialSet.why})` });
   const apiKey = settings.apiKey;
@@ -153,7 +156,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
       add(
         valid
           ? { name: 'token valid', status: 'ok', detail: 'GET /tokens answered 200', ms }
-          : { name: 'token valid', status: 'fail', detail: `GET /tokens answered 401: the token or API key was refused; run \`${login}\``, ms, credentials: true },
+          : { name: 'token valid', status: 'fail', detail: `GET /tokens answered 401: the token or API key was refused; ${renewed}`, ms, credentials: true },
       );
     } catch (err) {
       const ms = Math.round(performance.now() - t0);
@@ -200,7 +203,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
     }
   }
 
-  return finish(ctx, checks, login);
+  return finish(ctx, checks, login, fromEnv);
 }
 
 /** `base`'s GET /tokens URL (the base URL's path kept). */
@@ -314,7 +317,7 @@ async function printers(ctx: Ctx, settings: Settings): Promise<Array<PrinterTarg
   return out;
 }
 
-function finish(ctx: Ctx, checks: Check[], login = 'ship login'): void {
+function finish(ctx: Ctx, checks: Check[], login = 'ship login', fromEnv?: string): void {
   const failed = checks.filter((c) => c.status === 'fail');
   const warned = checks.filter((c) => c.status === 'warn');
   const exitCode = failed.length === 0 ? ExitCode.Ok : failed.some((c) => c.credentials) ? ExitCode.Auth : ExitCode.Failure;
@@ -330,8 +333,8 @@ function finish(ctx: Ctx, checks: Check[], login = 'ship login'): void {
   }
   if (failed.length > 0) {
     const names = failed.map((f) => f.name).join(', ');
-    if (exitCode === ExitCode.Auth) throw new AuthError(`doctor: ${names} failed`, {}, { hint: `run \`${login}\`, or set SHIP_API_KEY and SHIP_TOKEN` });
-    throw new ShipError(`doctor: ${names} failed`, ExitCode.Failure);
+    if (exitCode === ExitCode.Auth) throw new AuthError(`doctor: ${checksText(names)} failed`, {}, { hint: fromEnv ?? `run \`${login}\`, or set SHIP_API_KEY and SHIP_TOKEN` });
+    throw new ShipError(`doctor: ${checksText(names)} failed`, ExitCode.Failure);
   }
 }
 
@@ -366,4 +369,9 @@ function formatDuration(ms: number): string {
 function errText(err: unknown): string {
   if (err instanceof ApiError && err.http.status) return `${err.message} (HTTP ${err.http.status})`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The failed checks by name, as a sentence reads them: "the check token valid", "the checks clock, token". */
+function checksText(names: string): string {
+  return `the check${names.includes(', ') ? 's' : ''} ${names}`;
 }

@@ -162,8 +162,8 @@ export async function run(ctx: Ctx, opts: SmokeOptions): Promise<void> {
       const valid = await api.tokens.check({ signal });
       // 401 is the document's answer to a bad API key; GET /tokens gives it for a bad token too.
       if (!valid) {
-        const { loginCommand } = await import('../../config/settings.js');
-        throw new AuthError('the API key or the token was refused (GET /tokens answered 401)', { status: 401, method: 'GET', path: '/tokens' }, { hint: `check the API key (SHIP_API_KEY), then run \`${loginCommand(settings)}\` (or set SHIP_TOKEN)` });
+        const { loginCommand, rejectedFromEnvHint } = await import('../../config/settings.js');
+        throw new AuthError('the API key or the token was refused (GET /tokens answered 401)', { status: 401, method: 'GET', path: '/tokens' }, { hint: rejectedFromEnvHint(settings) ?? `check the API key (SHIP_API_KEY), then run \`${loginCommand(settings)}\` (or set SHIP_TOKEN)` });
       }
       return { value: true, detail: `token is valid (from ${settings.token ? (settings.token.origin ?? settings.token.source) : 'an unknown source'})` };
     });

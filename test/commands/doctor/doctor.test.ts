@@ -52,6 +52,18 @@ function writeConfig(dir: string, profile: Record<string, unknown>, mode = 0o600
 }
 
 describe('ship doctor', () => {
+  it('a refused SHIP_TOKEN is to be set anew in the environment, not replaced by `ship login` (which it would win over)', async () => {
+    const env = { ...(await sb.authEnv()), SHIP_TOKEN: 'revoked-token-abcd', SHIP_CONFIG_DIR: tempConfigDir() };
+    const r = await runShip(['doctor'], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('doctor: the check token valid failed');
+    expect(r.stderr).toMatch(/SHIP_TOKEN (is|are) set in the environment and wins? over the profile/);
+    expect(r.stderr).not.toMatch(/hint: run `ship login`/);
+    const smoke = await runShip(['smoke'], { env });
+    expect(smoke.code).toBe(4);
+    expect(smoke.stderr).toMatch(/SHIP_TOKEN (is|are) set in the environment and wins? over the profile/);
+  });
+
   it('passes against the sandbox and masks the credentials, naming their sources', async () => {
     const env = { ...(await sb.authEnv()), SHIP_CONFIG_DIR: tempConfigDir() };
     const r = await runShip(['doctor', '--json'], { env });
@@ -239,7 +251,7 @@ describe('ship doctor', () => {
     expect(byName(doc.checks, 'printer dock')).toMatchObject({ status: 'ok' });
     // Only the printer failed.
     expect(doc.checks.filter((c) => c.status === 'fail').map((c) => c.name)).toEqual(['printer far (default)']);
-    expect(r.stderr).toMatch(/doctor: printer far \(default\) failed/);
+    expect(r.stderr).toMatch(/doctor: the check printer far \(default\) failed/);
 
     // In the checklist, the reason and the fix on the printer's line.
     const human = await runShip(['doctor', '--printer-timeout', '1'], { env });
