@@ -442,6 +442,14 @@ export class HttpClient {
       return new ValidationError(apiMessage ?? 'the API rejected the request', fieldMap(data), http);
     }
     if (status === 404) {
+      // A base URL that does not end with the version ship speaks (/v1.2: none, or /v1.1) finds nothing by any
+      // reference: said, rather than let a script believe its references do not exist.
+      const basePath = this.base.pathname.replace(/\/$/, '');
+      if (spec.what && !/\/v1\.2$/.test(basePath)) {
+        return new NotFoundError(`${spec.what} not found`, http, {
+          hint: `check the base URL (${this.base.origin}${basePath}): it must end with the API version ship speaks, …/v1.2; with another, nothing is found`,
+        });
+      }
       if (spec.what) return new NotFoundError(`${spec.what} not found`, http);
       // Nothing named was asked for (a list, a fixed route): the address itself is wrong.
       return new NotFoundError(`${where}: not found${apiMessage ? ` (${apiMessage})` : ''}`, http, {
@@ -463,7 +471,9 @@ export class HttpClient {
     }
     // The count before the API's own message, which may end a sentence ("… on purpose.").
     const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-    return new ApiError(`${where}: the API answered ${status}${tries}${apiMessage ? `: ${apiMessage}` : ''}`, http);
+    // A request not sent again after a 5xx (a POST, a PATCH, a print) says so: the service may have acted on it.
+    const notResent = status >= 500 && (!RETRYABLE_METHODS.has(spec.method) || spec.once === true) && spec.callerRetries !== true;
+    return new ApiError(`${where}: the API answered ${status}${tries}${apiMessage ? `: ${apiMessage}` : ''}`, http, notResent ? { hint: `not sent again: the service may have acted on it before failing; check (list or show what it made) before running the command again` } : undefined);
   }
 
   /** Closes the keep-alive connections (only those of an Agent this client created). */

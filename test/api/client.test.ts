@@ -181,6 +181,24 @@ describe('retries', () => {
     expect(down.sleeps).toEqual([]);
   });
 
+  it('a 404 for a named resource under a base URL without /v1.2 says to check the base URL, not only "not found"', async () => {
+    const mock = new MockAgent();
+    mock.disableNetConnect();
+    const pool = mock.get(ORIGIN);
+    pool.intercept({ path: '/v1.1/shipments/S-1/events', method: 'GET' }).reply(404, { message: 'Unknown route', data: null });
+    const api = createApi({ baseUrl: `${ORIGIN}/v1.1`, apiKey: API_KEY, token: TOKEN, dispatcher: mock, sleep: async () => {} });
+    await expect(api.shipments.events('S-1')).rejects.toMatchObject({ name: 'NotFoundError', hint: expect.stringContaining('it must end with the API version ship speaks, …/v1.2') });
+    const right = mocked();
+    right.pool.intercept({ path: '/v1.2/shipments/S-1/events', method: 'GET' }).reply(404, { message: 'No such shipment', data: null });
+    await expect(right.api.shipments.events('S-1')).rejects.toMatchObject({ name: 'NotFoundError', hint: undefined });
+  });
+
+  it('a POST failed with a 5xx, not sent again, says so and to check before running the command again', async () => {
+    const { pool, api } = mocked();
+    pool.intercept({ path: '/v1.2/skus', method: 'POST' }).reply(503, { message: 'down', data: null });
+    await expect(api.skus.create({ sku: 'X-1' } as never)).rejects.toMatchObject({ http: { status: 503 }, hint: expect.stringMatching(/^not sent again: the service may have acted on it/) });
+  });
+
   it('a print (sent once: each call prints) is sent again after a 429, which printed nothing; not after a 503', async () => {
     const { pool, sleeps, api } = mocked();
     pool.intercept({ path: '/v1.2/shipments/P-1/print', method: 'PUT' }).reply(429, { message: 'slow down', data: null }, { headers: { 'retry-after': '1' } });
