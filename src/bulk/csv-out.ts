@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { makeDirSync } from '../util/mkdir.js';
 import { isSpecialFile } from '../util/special-file.js';
-import { openTempBeside, refuseUnlessRegular } from '../util/own-files.js';
+import { openTempBeside, refuseUnlessRegular, renameIntoPlace } from '../util/own-files.js';
 
 /** Quotes one CSV field per RFC 4180 (only when needed: the delimiter, a quote, CR or LF, or edge spaces). */
 export function csvField(value: string, delimiter = ','): string {
@@ -180,16 +180,5 @@ export class ResultsWriter {
 function writeAtomic(path: string, text: string): void {
   refuseUnlessRegular(path, 'the failed-rows file');
   makeDirSync(dirname(path));
-  const { tmp, fd } = openTempBeside(path);
-  try {
-    fs.writeFileSync(fd, text);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, path);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
+  renameIntoPlace(openTempBeside(path), path, text);
 }

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { ApiError } from '../errors.js';
 import { makeDirSync } from '../util/mkdir.js';
 import { isSpecialFile } from '../util/special-file.js';
-import { NO_FOLLOW, openTempBeside, RefusedPath, refusedOr, refuseUnlessRegular } from '../util/own-files.js';
+import { NO_FOLLOW, openTempBeside, RefusedPath, refusedOr, refuseUnlessRegular, renameIntoPlace } from '../util/own-files.js';
 
 /** The label formats of the API. */
 export type LabelFormat = 'ZPL' | 'PDF' | 'PNG';
@@ -193,22 +193,7 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, opts: {
     ensureDirSync(dirname(path));
     temp = openTempBeside(path, opts.mode);
   }
-  const { tmp, fd } = temp;
-  try {
-    fs.writeFileSync(fd, data);
-    if (opts.sync) fs.fsyncSync(fd);
-  } catch (e) {
-    fs.closeSync(fd);
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
-  fs.closeSync(fd);
-  try {
-    fs.renameSync(tmp, path);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
+  renameIntoPlace(temp, path, data, opts.sync);
 }
 
 /**

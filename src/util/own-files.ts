@@ -60,3 +60,26 @@ export function openTempBeside(path: string, mode?: number): { tmp: string; fd: 
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
   return { tmp, fd: fs.openSync(tmp, 'wx', mode) };
 }
+
+/**
+ * Ends an atomic write begun with openTempBeside: `data` written to the temporary file (fsynced with `sync`),
+ * which is then renamed to `path`; on any failure the temporary file is removed and the error thrown.
+ */
+export function renameIntoPlace(temp: { tmp: string; fd: number }, path: string, data: Uint8Array | string, sync = false): void {
+  const { tmp, fd } = temp;
+  try {
+    fs.writeFileSync(fd, data);
+    if (sync) fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(tmp, path);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
