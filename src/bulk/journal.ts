@@ -57,7 +57,7 @@ function journalPathChecked<T>(fn: () => T): T {
     return fn();
   } catch (e) {
     if (!(e instanceof RefusedPath)) throw e;
-    throw new ShipError(e.message.replace(/; remove (the link|it) and run again$/, ''), 1, { hint: e.what === 'link' ? 'remove the link and run again' : 'remove it and run again' });
+    throw new ShipError(e.reason, 1, { hint: e.fix });
   }
 }
 

@@ -26,14 +26,10 @@ export function customFieldProblems(
 
 /** A check of one shipment's custom field values by the account's fields, adding its problems to `problems`. */
 export function customFieldChecker(defs: readonly CustomField[], labelFor: (column: string) => string): (s: ShipmentRows, body: CustomFieldsBody, problems: InputProblem[]) => void {
-  const byKey = (entity: string) => new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === entity).map((d) => [d.key, d]));
-  const shipmentDefs = byKey('SHIPMENT');
-  const parcelDefs = byKey('PARCEL');
+  const judge = fieldJudge(defs, 'column');
   return (s, body, problems) => {
     const check = (path: string, entity: 'SHIPMENT' | 'PARCEL', key: string, value: unknown) => {
-      const own = entity === 'SHIPMENT' ? shipmentDefs : parcelDefs;
-      const def = own.get(key);
-      const broken = def ? ruleBroken(def, value) : unknownKey(entity, key, own, entity === 'SHIPMENT' ? parcelDefs : shipmentDefs);
+      const broken = judge(entity, key, value);
       if (broken === undefined) return;
       const at = locateApiPath(s, path, labelFor);
       problems.push({ row: at.row, column: at.column, message: broken });
@@ -53,20 +49,29 @@ export function customFieldChecker(defs: readonly CustomField[], labelFor: (colu
  * explain keeps the API's words.
  */
 export function explainCustomFieldRefusals(fields: Record<string, string[]>, body: CustomFieldsBody, defs: readonly CustomField[]): void {
-  const byKey = (entity: string) => new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === entity).map((d) => [d.key, d]));
-  const shipmentDefs = byKey('SHIPMENT');
-  const parcelDefs = byKey('PARCEL');
+  const judge = fieldJudge(defs, 'key');
   for (const path of Object.keys(fields)) {
     const m = /^(?:parcels\.(\d+)\.)?custom_fields\.(.+)$/.exec(path);
     if (!m) continue;
-    const entity = m[1] === undefined ? 'SHIPMENT' : 'PARCEL';
-    const holder = (m[1] === undefined ? body : ((body.parcels ?? []) as Array<CustomFieldsHolder | null>)[Number(m[1])]) ?? undefined;
-    const value = holder?.custom_fields?.[m[2]];
-    const own = entity === 'SHIPMENT' ? shipmentDefs : parcelDefs;
-    const def = own.get(m[2]);
-    const why = def ? ruleBroken(def, value) : unknownKey(entity, m[2], own, entity === 'SHIPMENT' ? parcelDefs : shipmentDefs, 'key');
+    const holder = m[1] === undefined ? body : ((body.parcels ?? []) as Array<CustomFieldsHolder | null>)[Number(m[1])];
+    const why = judge(m[1] === undefined ? 'SHIPMENT' : 'PARCEL', m[2], holder?.custom_fields?.[m[2]]);
     if (why !== undefined) fields[path] = [why];
   }
+}
+
+/**
+ * What is wrong with a custom field value by the account's fields (`defs`): its own field's rules, or, for a key
+ * the account has no field of at that level, the key meant (named as a CSV names it, by column, or by key).
+ */
+function fieldJudge(defs: readonly CustomField[], named: 'column' | 'key'): (entity: 'SHIPMENT' | 'PARCEL', key: string, value: unknown) => string | undefined {
+  const byKey = (entity: string) => new Map(defs.filter((d) => (d.entity ?? '').toUpperCase() === entity).map((d) => [d.key, d]));
+  const shipmentDefs = byKey('SHIPMENT');
+  const parcelDefs = byKey('PARCEL');
+  return (entity, key, value) => {
+    const own = entity === 'SHIPMENT' ? shipmentDefs : parcelDefs;
+    const def = own.get(key);
+    return def ? ruleBroken(def, value) : unknownKey(entity, key, own, entity === 'SHIPMENT' ? parcelDefs : shipmentDefs, named);
+  };
 }
 
 /** Keys compared as the contract compares headers: case aside, spaces and hyphens as underscores. */
@@ -76,7 +81,7 @@ const looseKey = (key: string) => key.trim().toLowerCase().replace(/[\s-]+/g, '_
  * Why a key the account has no `entity` custom field for is refused (the service refuses it too), with the
  * column that was probably meant: the same key written another way, or the other entity's field of that key.
  */
-function unknownKey(entity: 'SHIPMENT' | 'PARCEL', key: string, own: ReadonlyMap<string, CustomField>, other: ReadonlyMap<string, CustomField>, named: 'column' | 'key' = 'column'): string {
+function unknownKey(entity: 'SHIPMENT' | 'PARCEL', key: string, own: ReadonlyMap<string, CustomField>, other: ReadonlyMap<string, CustomField>, named: 'column' | 'key'): string {
   const prefix = (e: string) => (e === 'SHIPMENT' ? SHIPMENT_CUSTOM_PREFIX : PARCEL_CUSTOM_PREFIX);
   // A CSV names the field by its column; flags and a JSON file by its key (--custom-field KEY=…, --parcel cf.KEY=…).
   const nameIt = (e: string, k: string) => (named === 'column' ? `name the column ${prefix(e)}${k}` : `its key is ${k}`);

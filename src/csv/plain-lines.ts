@@ -89,11 +89,11 @@ export class PlainCsvLines {
   }
 
   /**
-   * The line ending of the first line, to give csv-parse when it reads on after records were given (before
-   * that, csv-parse finds it itself: a lone CR before the first LF is the file's line ending for it).
+   * The line ending of the first line, to give csv-parse when it reads on after records were given; undefined
+   * before that (csv-parse finds it itself: a lone CR before the first LF is the file's line ending for it).
    */
   lineEnding(): '\n' | '\r\n' | undefined {
-    return this.ending;
+    return this.gave ? this.ending : undefined;
   }
 
   private keep(pending: Buffer, records: string[][]): string[][] {

@@ -916,7 +916,7 @@ export async function* readCsvBatches(source: CsvSource, opts: ReadCsvOptions = 
           // (The rest is read only once piped: nothing can fail while csv-parse loads.)
           const text = Readable.from(restOfFile(rest, more), { objectMode: false });
           parse ??= (await import('csv-parse')).parse;
-          parser = startParser(text, readPlain > 0 ? lines.lineEnding() : undefined, parse);
+          parser = startParser(text, lines.lineEnding(), parse);
           break;
         }
         const batch: CsvRecord[] = [];

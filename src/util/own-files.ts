@@ -15,16 +15,23 @@ const LINK_CODES = new Set(['ELOOP', 'EMLINK', 'EFTYPE']);
 /** What refuses a path ship named itself: said with what is there, and the way out. */
 export class RefusedPath extends Error {
   readonly code: string;
+  /** What is wrong, without the way out. */
+  readonly reason: string;
+  /** The way out. */
+  readonly fix: string;
   constructor(
     readonly path: string,
     readonly what: 'link' | 'other',
     purpose: string,
   ) {
-    super(
+    const reason =
       what === 'link'
-        ? `${path} is a symbolic link: ${purpose} is never written through one (it would overwrite the file it points to); remove the link and run again`
-        : `${path} is not a regular file (a named pipe, a device or a directory): ${purpose} is not written there; remove it and run again`,
-    );
+        ? `${path} is a symbolic link: ${purpose} is never written through one (it would overwrite the file it points to)`
+        : `${path} is not a regular file (a named pipe, a device or a directory): ${purpose} is not written there`;
+    const fix = what === 'link' ? 'remove the link and run again' : 'remove it and run again';
+    super(`${reason}; ${fix}`);
+    this.reason = reason;
+    this.fix = fix;
     this.name = 'RefusedPath';
     // A code of its own: not one a caller would take for the disk's (ENOSPC…) or retry.
     this.code = what === 'link' ? 'ELOOP' : 'ENOTREG';
@@ -56,9 +63,16 @@ export function refusedOr(err: unknown, path: string, purpose: string): unknown 
  * (O_EXCL: never through a link or into a file someone put there first). Returns its name and descriptor.
  */
 export function openTempBeside(path: string, mode?: number): { tmp: string; fd: number } {
-  // (Unguessable enough: O_EXCL, not the name, is what keeps the write from going anywhere else.)
-  const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`;
+  const tmp = tempPathBeside(path);
   return { tmp, fd: fs.openSync(tmp, 'wx', mode) };
+}
+
+/**
+ * The name of a temporary file beside `path` (`path.PID.RANDOM.ext`), to create with O_EXCL ('wx'): unguessable
+ * enough, as the exclusive creation, not the name, is what keeps the write from going anywhere else.
+ */
+export function tempPathBeside(path: string, ext = 'tmp'): string {
+  return `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.${ext}`;
 }
 
 /**

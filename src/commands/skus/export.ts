@@ -10,6 +10,7 @@ import { writeSkuCsv } from '../../skus/export.js';
 import { walkSkuPages } from '../../skus/pages.js';
 import { skuPageSource } from './list.js';
 import { isSpecialFile, stdoutAlias } from '../../util/special-file.js';
+import { tempPathBeside } from '../../util/own-files.js';
 
 /**
  * Exports every SKU; a file is written to a temporary FILE.PID.RANDOM.partial beside it (created exclusively:
@@ -25,7 +26,7 @@ export async function runExport(ctx: Ctx, opts: { output: string; lookahead?: nu
   if (path && statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`-o ${opts.output} is a directory: give the CSV file's name (e.g. ${join(opts.output, 'skus.csv')})`);
   // A device or a pipe (/dev/null, /dev/stdout) is written in place: a rename would replace it with a file.
   const direct = path !== undefined && isSpecialFile(path);
-  const partial = path ? (direct ? path : `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.partial`) : undefined;
+  const partial = path ? (direct ? path : tempPathBeside(path, 'partial')) : undefined;
   let out: Writable;
   if (partial) {
     out = createWriteStream(partial, { flags: direct ? 'w' : 'wx' });
