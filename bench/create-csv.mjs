@@ -33,6 +33,11 @@
 // event loop while answers waited and the next requests were not sent. Paired runs in a slow phase of the
 // disk: 2.7–5.6 s against 4.1–7.7 s. On a quiet disk the thread gained nothing and its isolate cost ~28 MB of
 // peak memory (Node 24: 145–149 MB against the 150 MB target), hence only when slow.
+// Kept (2026-11-27, session 19): label files are written up to 8 a turn of the event loop, in its check phase
+// (setImmediate), instead of 64 at a time or 3 ms after the first: 64 files (~25–70 µs each on ext4) held the
+// loop 2–4 ms, the 8 connections idle. Paired runs of the old and new builds, labels on ext4, bulk phase
+// (median of 8 pairs): Node 20 2.12 s against 2.39 s; Node 24 (6 pairs) 2.27 against 2.40; tmpfs unchanged.
+// One file a turn was slower than 8, 24 no better than 64.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)

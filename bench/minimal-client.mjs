@@ -7,7 +7,7 @@
 //
 // With LABELS_DIR set, it also writes each answer's ZPL label to a file there (one writeFileSync per parcel,
 // named after the shipment reference, as each answer comes): the same files as ship's, written the way a simple
-// script would (ship writes them in batches, which costs the kernel less: src/labels/index.ts LabelBatchWriter).
+// script would (ship writes them a few at a time between network reads: src/labels/index.ts LabelBatchWriter).
 //
 // Usage: node bench/minimal-client.mjs BODIES.jsonl BASE_URL CONCURRENCY   (SHIP_API_KEY, SHIP_TOKEN [, LABELS_DIR] in env)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -310,28 +310,28 @@ function inPlaceData(content: string | Uint8Array, format: LabelFormat): string 
 }
 
 /**
- * Writes a bulk run's label files in place, in batches, for the tasks that hand them over (writeLabels with
- * `inPlace`, the same file names and bytes). One label file at a time, between network reads, costs the
- * kernel 2–4 times what the same files cost created one after another (its file-creation path and caches are
- * cold each time): 10,000 labels on ext4 took a create run from ~239 to 157–206 µs of CPU per shipment when
- * batched (on a quiet disk), and on tmpfs to about what a run writing no labels takes (bench/create-csv.mjs,
- * Node 24). A call's files are written with the next batch: once `maxFiles` wait, or `delayMs` after the
- * first of them. Meant for work that no longer holds a request slot (the bulk runner's release()), so the wait
+ * Writes a bulk run's label files in place, a few at a time between network reads, for the tasks that hand them
+ * over (writeLabels with `inPlace`, the same file names and bytes). A call's files wait for the event loop's
+ * next check phase (setImmediate), after the answers that have arrived were read and the requests they free
+ * were sent; each turn then writes up to `filesPerTurn` files back to back and leaves the rest to the next
+ * turn. Measured (bench/create-csv.mjs's CSV, labels on ext4, Node 20, paired runs): 64 files at a time held
+ * the event loop for 2–4 ms (~25–60 µs of kernel time each), every connection idle meanwhile, the bulk phase
+ * ~12% slower than 8 a turn; one file a turn was slower again (a file-creation path cold each time costs the
+ * kernel more). Meant for work that no longer holds a request slot (the bulk runner's release()), so the wait
  * costs no throughput.
  */
 export class LabelBatchWriter {
   private readonly pending: Array<{ files: Array<{ path: string; data: string | Uint8Array }>; dir: string; done: (err?: unknown) => void }> = [];
-  private fileCount = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private turnScheduled = false;
   private worker: LabelWorker | undefined;
 
   constructor(
-    private readonly limits: { maxFiles: number; delayMs: number } = { maxFiles: 64, delayMs: 3 },
+    private readonly limits: { filesPerTurn: number } = { filesPerTurn: 8 },
     /**
      * When to write the files on a thread of their own (LabelWorker), the event loop going on reading answers
      * and sending requests meanwhile: 'never'; 'always' (started at once: a thread takes ~30 ms to start); or
      * 'when-slow', once the files written here took more than `slowFileUs` each on average (over `minFiles` at
-     * least: a single slow batch is a passing stall). Creating files is slow on an
+     * least: a single slow turn is a passing stall). Creating files is slow on an
      * ext4 directory after many deletions (10–20 times the usual ~25 µs), on network file systems, under
      * virus scanners: a 10,000-shipment run then took 2.7–5.6 s with the thread against 4.1–7.7 s without
      * (paired runs, bench/create-csv.mjs's CSV). Where it is fast, the thread gains nothing and its own
@@ -343,10 +343,10 @@ export class LabelBatchWriter {
   }
 
   /**
-   * Writes a shipment's labels (as writeLabels does with `inPlace`) with the next batch; resolves to their paths
-   * once every file is whole on disk. Rejects with the first file's error (that file removed; the files of its
-   * earlier parcels stay, as with writeLabels); a label that is not its format's bytes rejects at once, and
-   * nothing of that shipment is written.
+   * Writes a shipment's labels (as writeLabels does with `inPlace`) in a coming turn of the event loop; resolves
+   * to their paths once every file is whole on disk. Rejects with the first file's error (that file removed; the
+   * files of its earlier parcels stay, as with writeLabels); a label that is not its format's bytes rejects at
+   * once, and nothing of that shipment is written.
    */
   write(labels: ReadonlyArray<LabelContent | string | Uint8Array>, opts: Omit<WriteLabelsOptions, 'inPlace' | 'sync'>): Promise<string[]> {
     if (labels.length === 0) return Promise.resolve([]);
@@ -359,9 +359,7 @@ export class LabelBatchWriter {
     }
     return new Promise<string[]>((resolve, reject) => {
       this.pending.push({ files, dir: opts.dir, done: (err) => (err === undefined ? resolve(files.map((f) => f.path)) : reject(err)) });
-      this.fileCount += files.length;
-      if (this.fileCount >= this.limits.maxFiles) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.limits.delayMs);
+      this.scheduleTurn();
     });
   }
 
@@ -387,22 +385,30 @@ export class LabelBatchWriter {
     this.worker = undefined;
   }
 
-  /** Writes everything waiting now. */
-  flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.pending.splice(0);
-    this.fileCount = 0;
+  private scheduleTurn(): void {
+    if (this.turnScheduled) return;
+    this.turnScheduled = true;
+    setImmediate(() => this.turn());
+  }
+
+  /** One turn: everything waiting to the thread once it runs; else up to `filesPerTurn` files here. */
+  private turn(): void {
+    this.turnScheduled = false;
     // On the thread once it runs; until then here (a short run is over before a thread has started, and its
     // first failing write, a full disk, stops it as early as ever).
-    if (batch.length && this.worker?.ready && dirsReady(batch)) {
-      this.worker.write(batch);
-      this.jobsOffThread += batch.length;
+    if (this.pending.length && this.worker?.ready && dirsReady(this.pending)) {
+      const all = this.pending.splice(0);
+      this.worker.write(all);
+      this.jobsOffThread += all.length;
       return;
     }
+    let take = 0;
+    for (let files = 0; take < this.pending.length && files < this.limits.filesPerTurn; take++) files += this.pending[take].files.length;
+    const jobs = this.pending.splice(0, take);
+    if (this.pending.length) this.scheduleTurn();
     const started = performance.now();
     let files = 0;
-    for (const job of batch) {
+    for (const job of jobs) {
       try {
         // (writeFileInPlace makes the directory when it is missing.)
         for (const f of job.files) {
@@ -415,8 +421,8 @@ export class LabelBatchWriter {
       }
       job.done();
     }
-    // Slow to create here, on average over the files so far (one slow batch is a passing stall of the disk):
-    // the next batches go to a thread, started now.
+    // Slow to create here, on average over the files so far (one slow turn is a passing stall of the disk):
+    // the next ones go to a thread, started now.
     this.mainFiles += files;
     this.mainUs += (performance.now() - started) * 1000;
     if (this.thread.use === 'when-slow' && !this.worker && this.mainFiles >= (this.thread.minFiles ?? SLOW_AFTER_FILES) && this.mainUs / this.mainFiles > (this.thread.slowFileUs ?? SLOW_FILE_US)) {

@@ -94,24 +94,27 @@ describe('writeLabels with inPlace', () => {
 describe('LabelBatchWriter', () => {
   const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2000, 7)]).toString('base64');
 
-  it('writes the names and bytes writeLabels writes, once the batch is full or its delay is over', async () => {
+  it('writes the names and bytes writeLabels writes, in later turns of the event loop, up to filesPerTurn files a turn', async () => {
     const a = mkdtempSync(join(tmpdir(), 'ship-batch-a-'));
     const b = mkdtempSync(join(tmpdir(), 'ship-batch-b-'));
     const namerA = new LabelNamer();
     const namerB = new LabelNamer();
-    const batch = new LabelBatchWriter({ maxFiles: 3, delayMs: 20 });
+    const batch = new LabelBatchWriter({ filesPerTurn: 2 });
     const expected = [
       writeLabels([ZPL, `${ZPL}^FDtwo`], { dir: a, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerA }),
       writeLabels(['^XA^CI28^FDZoë ☃ 😀^FS^XZ'], { dir: a, shipmentRef: 'ord/1', format: 'ZPL', namer: namerA }),
       writeLabels([pdf], { dir: a, shipmentRef: 'P-1', format: 'PDF', namer: namerA }),
     ];
     const first = batch.write([ZPL, `${ZPL}^FDtwo`], { dir: b, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerB });
-    // Two files wait: nothing is on disk until a third comes (maxFiles) or the delay is over.
-    expect(readdirSync(b)).toEqual([]);
     const second = batch.write(['^XA^CI28^FDZoë ☃ 😀^FS^XZ'], { dir: b, shipmentRef: 'ord/1', format: 'ZPL', namer: namerB });
-    expect(readdirSync(b)).toHaveLength(3);
     const third = batch.write([pdf], { dir: b, shipmentRef: 'P-1', format: 'PDF', namer: namerB });
-    expect(existsSync(join(b, 'P-1_1.pdf'))).toBe(false);
+    // Nothing is written during the calls (the answers that came meanwhile are read first)…
+    expect(readdirSync(b)).toEqual([]);
+    // …then a shipment's files at a time, up to two files a turn: the first shipment's two, then the next two.
+    await new Promise((r) => setImmediate(r));
+    expect(readdirSync(b).sort()).toEqual(expected[0].map((p) => p.slice(a.length + 1)).sort());
+    await new Promise((r) => setImmediate(r));
+    expect(readdirSync(b)).toHaveLength(4);
     const paths = await Promise.all([first, second, third]);
     expect(paths.flat().map((p) => p.slice(b.length))).toEqual(expected.flat().map((p) => p.slice(a.length)));
     for (const [i, p] of paths.flat().entries()) expect(readFileSync(p)).toEqual(readFileSync(expected.flat()[i]));
@@ -119,10 +122,22 @@ describe('LabelBatchWriter', () => {
     rmSync(b, { recursive: true, force: true });
   });
 
+  it('a turn takes whole shipments: one with more parcels than filesPerTurn is written in one turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-batch-big-'));
+    const batch = new LabelBatchWriter({ filesPerTurn: 2 });
+    const big = batch.write([ZPL, ZPL, ZPL, ZPL, ZPL], { dir, shipmentRef: 'BIG', format: 'ZPL' });
+    const small = batch.write([ZPL], { dir, shipmentRef: 'SMALL', format: 'ZPL' });
+    await new Promise((r) => setImmediate(r));
+    expect(readdirSync(dir)).toHaveLength(5);
+    expect(await big).toHaveLength(5);
+    expect(await small).toEqual([join(dir, 'SMALL_1.zpl')]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a file that cannot be written fails its own shipment only, the partial file removed; the rest of the batch is written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-batch-'));
     mkdirSync(join(dir, 'BAD_2.zpl'));
-    const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 });
+    const batch = new LabelBatchWriter({ filesPerTurn: 10 });
     const good = batch.write([ZPL], { dir, shipmentRef: 'GOOD', format: 'ZPL' });
     const bad = batch.write([ZPL, ZPL, ZPL], { dir, shipmentRef: 'BAD', format: 'ZPL' });
     const after = batch.write([ZPL], { dir, shipmentRef: 'AFTER', format: 'ZPL' });
@@ -138,7 +153,7 @@ describe('LabelBatchWriter', () => {
     it('a directory that cannot be made fails those shipments (their promise), never the process', async () => {
       const base = mkdtempSync(join(tmpdir(), 'ship-batch-nodir-'));
       writeFileSync(join(base, 'file'), 'x');
-      const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 }, { use: 'always' });
+      const batch = new LabelBatchWriter({ filesPerTurn: 10 }, { use: 'always' });
       await batch.threadStarted();
       await expect(batch.write([ZPL], { dir: join(base, 'file', 'labels'), shipmentRef: 'NODIR', format: 'ZPL' })).rejects.toMatchObject({ code: 'ENOTDIR' });
       await batch.close();
@@ -150,7 +165,7 @@ describe('LabelBatchWriter', () => {
       const victim = join(dir, 'victim.txt');
       writeFileSync(victim, 'precious');
       symlinkSync(victim, join(dir, 'L-1_1.zpl'));
-      const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 }, { use: 'always' });
+      const batch = new LabelBatchWriter({ filesPerTurn: 10 }, { use: 'always' });
       await batch.threadStarted();
       await expect(batch.write([ZPL], { dir, shipmentRef: 'L-1', format: 'ZPL' })).rejects.toMatchObject({ code: 'ELOOP', message: expect.stringContaining('L-1_1.zpl is a symbolic link') });
       expect(batch.jobsOffThread).toBe(1);
@@ -162,12 +177,12 @@ describe('LabelBatchWriter', () => {
 
     it("'when-slow' starts the thread only once a batch written here was slow per file, then writes there", async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ship-batch-slow-'));
-      const fast = new LabelBatchWriter({ maxFiles: 8, delayMs: 1 }, { use: 'when-slow', slowFileUs: 1e9, minFiles: 8 });
+      const fast = new LabelBatchWriter({ filesPerTurn: 8 }, { use: 'when-slow', slowFileUs: 1e9, minFiles: 8 });
       await Promise.all(Array.from({ length: 8 }, (_, i) => fast.write([ZPL], { dir, shipmentRef: `F${i}`, format: 'ZPL' })));
       // A fast disk: no thread (its isolate would cost ~28 MB for nothing).
       expect(fast.threaded).toBe(false);
       expect(fast.jobsOffThread).toBe(0);
-      const slow = new LabelBatchWriter({ maxFiles: 8, delayMs: 1 }, { use: 'when-slow', slowFileUs: 0, minFiles: 8 });
+      const slow = new LabelBatchWriter({ filesPerTurn: 8 }, { use: 'when-slow', slowFileUs: 0, minFiles: 8 });
       await Promise.all(Array.from({ length: 8 }, (_, i) => slow.write([ZPL], { dir, shipmentRef: `S${i}`, format: 'ZPL' })));
       expect(slow.jobsOffThread).toBe(0);
       expect(slow.threaded).toBe(true);
@@ -182,7 +197,7 @@ describe('LabelBatchWriter', () => {
 
     it('until the thread runs, writes on the main thread (a short run is over before it has started)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ship-batch-early-'));
-      const batch = new LabelBatchWriter({ maxFiles: 1, delayMs: 1 }, { use: 'always' });
+      const batch = new LabelBatchWriter({ filesPerTurn: 1 }, { use: 'always' });
       expect(await batch.write([ZPL], { dir, shipmentRef: 'EARLY', format: 'ZPL' })).toEqual([join(dir, 'EARLY_1.zpl')]);
       expect(batch.jobsOffThread).toBe(0);
       await batch.close();
@@ -194,7 +209,7 @@ describe('LabelBatchWriter', () => {
       const b = mkdtempSync(join(tmpdir(), 'ship-batch-tb-'));
       const namerA = new LabelNamer();
       const namerB = new LabelNamer();
-      const batch = new LabelBatchWriter({ maxFiles: 3, delayMs: 5 }, { use: 'always' });
+      const batch = new LabelBatchWriter({ filesPerTurn: 3 }, { use: 'always' });
       await batch.threadStarted();
       const expected = [
         writeLabels([ZPL, `${ZPL}^FDtwo`], { dir: a, shipmentRef: 'ORD/1', format: 'ZPL', namer: namerA }),
@@ -227,7 +242,7 @@ describe('LabelBatchWriter', () => {
 
   it('a label that is not its format rejects at once and writes nothing of that shipment', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-batch-'));
-    const batch = new LabelBatchWriter({ maxFiles: 10, delayMs: 1 });
+    const batch = new LabelBatchWriter({ filesPerTurn: 10 });
     await expect(batch.write([pdf, Buffer.from('not a pdf').toString('base64')], { dir, shipmentRef: 'P', format: 'PDF' })).rejects.toThrow(/not a PDF/);
     expect(await batch.write([], { dir, shipmentRef: 'NONE', format: 'ZPL' })).toEqual([]);
     expect(readdirSync(dir)).toEqual([]);

@@ -195,8 +195,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // a path is reported only after its label was written whole; a shipment is journaled `done` only after
   // its labels are written, so a run killed mid-write leaves that shipment `sending`, and the next run
   // settles it first, writing its labels again (or removing them if they cannot be fetched) before it
-  // reports anything. A label file of a shipment not journaled `done` is never trusted. They are written in
-  // batches (LabelBatchWriter) after the request's slot is given back; the same holds of a batch.
+  // reports anything. A label file of a shipment not journaled `done` is never trusted. They are written a few
+  // at a time between network reads (LabelBatchWriter) after the request's slot is given back; the same holds then.
   // (Its batch writer, and the thread that writes the files, come with the run itself: below.)
   const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true };
 
@@ -263,8 +263,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     out.warn(existedWarning(existedBefore, o.labels ? o.outputDir : undefined));
   };
   let thrown: unknown;
-  // Label files written in batches, on a thread of their own once creating them proves slow (LabelBatchWriter):
-  // made here, so that the `finally` below always ends that thread (it would keep the process alive).
+  // Label files written a few at a time between network reads, on a thread of their own once creating them
+  // proves slow (LabelBatchWriter): made here, so that the `finally` below always ends that thread (it would keep the process alive).
   if (o.labels) policy.batch = new LabelBatchWriter(undefined, { use: 'when-slow' });
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
