@@ -298,7 +298,9 @@ function printSummary<I, R>(
   if (mode.json) {
     // stdout carries only the per-task lines; the summary is one JSON line of talk on stderr.
     const line: Record<string, unknown> = {
-      summary: { total: s.total, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, ...opts.summaryCounts, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
+      // `listed`: the whole list's size (null when it was not counted ahead: a list read as it comes), beside
+      // `total`, which counts what this run started (they differ only when it stopped early).
+      summary: { total: s.total, listed: opts.total ?? null, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, ...opts.summaryCounts, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
     };
     if (stoppedForAuth) {
       Object.assign(line.summary as Record<string, unknown>, {

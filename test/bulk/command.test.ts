@@ -59,7 +59,7 @@ describe('runBulkCommand', () => {
       ['B-2', 'failed'],
       ['C-3', 'created'],
     ]);
-    expect(JSON.parse(io.err().trim().split('\n').pop()!)).toMatchObject({ summary: { total: 3, created: 2, failed: 1 } });
+    expect(JSON.parse(io.err().trim().split('\n').pop()!)).toMatchObject({ summary: { total: 3, listed: 3, created: 2, failed: 1 } });
     // failed.csv: the same header plus error, the original row unchanged (re-importable), quoted per RFC 4180
     expect(failedPath).toBe(join(dir, 'orders.failed.csv'));
     expect(readFileSync(failedPath, 'utf8')).toBe(
@@ -156,7 +156,7 @@ describe('runBulkCommand', () => {
     expect(jsonErr.message).toMatch(/^interrupted: \d+ of 100 shipments handled; rerun the same command to continue$/);
     // It counts what the rerun will take up, as the text summary's "not started" row does.
     const summary = JSON.parse(jsonIo.err().split('\n').find((l) => l.startsWith('{"summary"'))!).summary;
-    expect(summary).toMatchObject({ interrupted: true, not_started: 100 - summary.total });
+    expect(summary).toMatchObject({ interrupted: true, not_started: 100 - summary.total, listed: 100 });
   });
 
   it('Ctrl-C while the last task is under way: every task done, so nothing is left to rerun (still 130)', async () => {

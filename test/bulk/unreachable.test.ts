@@ -93,7 +93,7 @@ describe('runBulkCommand: API unreachable', () => {
     }).catch((e) => e);
     expect(err).toBeInstanceOf(NetworkError);
     expect(err.exitCode).toBe(1);
-    expect(JSON.parse(io.err().trim().split('\n').pop()!).summary).toMatchObject({ total: 3, created: 1, failed: 1, refused: 1, stopped: 'unreachable', not_started: 17 });
+    expect(JSON.parse(io.err().trim().split('\n').pop()!).summary).toMatchObject({ total: 3, listed: 20, created: 1, failed: 1, refused: 1, stopped: 'unreachable', not_started: 17 });
     expect(readFileSync(failedCsvPathFor(csv), 'utf8')).toBe('ref,n,error\nK1,1,n: The n is bad.\n');
   });
 });

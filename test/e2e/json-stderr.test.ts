@@ -81,7 +81,7 @@ describe('--json: talk on stderr is JSON lines (built binary)', () => {
     expect(JSON.parse(String(r.stdout))).toMatchObject({ shipment_reference: 'JSONDUP-1', status: 'skipped', reason: 'already exists' });
     const lines = jsonLines(r.stderr);
     // The summary closes stderr (`tail -n1 | jq .summary`): the warning comes before it.
-    expect(lines.at(-1)).toMatchObject({ summary: { total: 1, skipped: 1 } });
+    expect(lines.at(-1)).toMatchObject({ summary: { total: 1, listed: 1, skipped: 1 } });
     const warning = lines.find((l) => l.warning)?.warning.message;
     expect(warning).toMatch(/^1 shipment reference was already on the service, not created by this run's journal: JSONDUP-1\. /);
     expect(warning).toContain('give the row a new reference');
