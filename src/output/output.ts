@@ -217,6 +217,7 @@ export class Output {
       columns.map((col, i) => Math.max(cellWidth(col.header), ...cells.map((row) => longestLine(row[i])))),
       terminalWidth,
       columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
+      columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestLine(row[i])))),
     );
     // Wider than the terminal even with every column wrapped between words: a boxed table would either be
     // wrapped by the terminal line by line, borders and all, or cut words in two (a tracking reference, a
@@ -301,18 +302,25 @@ function longestWord(text: string): number {
  * Column widths (including 2 cells of padding) that fit the terminal, or undefined when the natural widths
  * already fit. Wide columns give up space first, by wrapping between words, down to their longest word (a word
  * is never cut): widths that still add up to more than the terminal mean the table cannot be shown whole.
+ * With `softFloors` (per column, what it takes to wrap only its header: its values' widest line, at least its
+ * header's longest word), every column first gives up what only its header needs, and values wrap only after:
+ * a column of weights under a long header no longer keeps its width while the dimensions beside it wrap.
  */
-export function fitColumns(natural: number[], terminalWidth: number, longestWords: number[] = []): number[] | undefined {
+export function fitColumns(natural: number[], terminalWidth: number, longestWords: number[] = [], softFloors: number[] = []): number[] | undefined {
   const borders = natural.length + 1;
   const want = natural.map((w) => w + 2);
   const floor = natural.map((w, i) => Math.min(w, longestWords[i] ?? 0) + 2);
-  const total = () => want.reduce((a, b) => a + b, 0) + borders;
-  if (total() <= terminalWidth) return undefined;
-  while (total() > terminalWidth) {
-    let widest = -1;
-    for (let i = 0; i < want.length; i++) if (want[i] > floor[i] && (widest < 0 || want[i] > want[widest])) widest = i;
-    if (widest < 0) break;
-    want[widest]--;
+  let total = want.reduce((a, b) => a + b, 0) + borders;
+  if (total <= terminalWidth) return undefined;
+  const soft = natural.map((w, i) => Math.max(floor[i], Math.min(w, softFloors[i] ?? w) + 2));
+  for (const limit of [soft, floor]) {
+    while (total > terminalWidth) {
+      let widest = -1;
+      for (let i = 0; i < want.length; i++) if (want[i] > limit[i] && (widest < 0 || want[i] > want[widest])) widest = i;
+      if (widest < 0) break;
+      want[widest]--;
+      total--;
+    }
   }
   return want;
 }

@@ -131,6 +131,18 @@ describe('fitColumns', () => {
     const w = fitColumns([19, 80], 40, [19, 7])!;
     expect(w).toEqual([21, 16]);
   });
+  it('wraps headers before values: a long header over short values gives up its width first', () => {
+    // `ship packaging` at 120 columns: dimensions (14 cells) under 19-cell headers, weights (3–5 cells) under
+    // 14–20-cell headers. The dimensions used to wrap while the weight columns kept their headers' width.
+    const natural = [11, 11, 7, 19, 19, 14, 18, 20];
+    const words = [11, 11, 7, 8, 8, 6, 7, 9];
+    const values = [11, 11, 7, 14, 14, 6, 7, 9];
+    const w = fitColumns(natural, 120, words, values)!;
+    expect(w.reduce((a, b) => a + b, 0) + natural.length + 1).toBeLessThanOrEqual(120);
+    expect(w.slice(3, 5).every((x) => x >= 16)).toBe(true);
+    // Without the values' widths, the old behaviour: every wide column shrinks alike, dimensions included.
+    expect(fitColumns(natural, 120, words)!.slice(3, 5).some((x) => x < 16)).toBe(true);
+  });
   it('never below a column\'s longest word: widths wider than the terminal say the table cannot be shown whole', () => {
     const w = fitColumns([80, 80, 3], 60, [80, 80, 3])!;
     expect(w).toEqual([82, 82, 5]);
