@@ -314,19 +314,26 @@ function inPlaceData(content: string | Uint8Array, format: LabelFormat): string 
  * over (writeLabels with `inPlace`, the same file names and bytes). A call's files wait for the event loop's
  * next check phase (setImmediate), after the answers that have arrived were read and the requests they free
  * were sent; each turn then writes up to `filesPerTurn` files back to back and leaves the rest to the next
- * turn. Measured (bench/create-csv.mjs's CSV, labels on ext4, Node 20, paired runs): 64 files at a time held
- * the event loop for 2–4 ms (~25–60 µs of kernel time each), every connection idle meanwhile, the bulk phase
- * ~12% slower than 8 a turn; one file a turn was slower again (a file-creation path cold each time costs the
- * kernel more). Meant for work that no longer holds a request slot (the bulk runner's release()), so the wait
+ * turn. Once `maxWaiting` files wait (answers coming faster than the turns write them: a high --concurrency),
+ * all of them are written at once, as before, so the backlog stays bounded, and so does what a full disk lets
+ * through before it stops the run. Measured (bench/create-csv.mjs's CSV, labels on ext4, Node 20, paired
+ * runs): 64 files at a time held the event loop for 2–4 ms (~25–60 µs of kernel time each), every connection
+ * idle meanwhile, the bulk phase ~12% slower than 8 a turn; one file a turn was slower again (a file-creation
+ * path cold each time costs the kernel more). Meant for work that no longer holds a request slot (the bulk runner's release()), so the wait
  * costs no throughput.
  */
 export class LabelBatchWriter {
   private readonly pending: Array<{ files: Array<{ path: string; data: string | Uint8Array }>; dir: string; done: (err?: unknown) => void }> = [];
   private turnScheduled = false;
+  /** Files of the jobs in `pending`. */
+  private pendingFiles = 0;
   private worker: LabelWorker | undefined;
 
   constructor(
-    private readonly limits: { filesPerTurn: number } = { filesPerTurn: 8 },
+    /**
+     * Files a turn writes (8), and how many may wait before all of them are written at once (64: see write()).
+     */
+    limits: { filesPerTurn?: number; maxWaiting?: number } = {},
     /**
      * When to write the files on a thread of their own (LabelWorker), the event loop going on reading answers
      * and sending requests meanwhile: 'never'; 'always' (started at once: a thread takes ~30 ms to start); or
@@ -339,8 +346,13 @@ export class LabelBatchWriter {
      */
     private readonly thread: { use: 'never' | 'always' | 'when-slow'; slowFileUs?: number; minFiles?: number } = { use: 'never' },
   ) {
+    this.filesPerTurn = limits.filesPerTurn ?? 8;
+    this.maxWaiting = limits.maxWaiting ?? 64;
     if (thread.use === 'always') this.worker = new LabelWorker();
   }
+
+  private readonly filesPerTurn: number;
+  private readonly maxWaiting: number;
 
   /**
    * Writes a shipment's labels (as writeLabels does with `inPlace`) in a coming turn of the event loop; resolves
@@ -359,7 +371,11 @@ export class LabelBatchWriter {
     }
     return new Promise<string[]>((resolve, reject) => {
       this.pending.push({ files, dir: opts.dir, done: (err) => (err === undefined ? resolve(files.map((f) => f.path)) : reject(err)) });
-      this.scheduleTurn();
+      this.pendingFiles += files.length;
+      // More answers than a few turns write (a high --concurrency): everything waiting is written now, so the
+      // backlog, and what a full disk lets through before it stops the run, stay bounded.
+      if (this.pendingFiles >= this.maxWaiting) this.turn(Infinity);
+      else this.scheduleTurn();
     });
   }
 
@@ -388,23 +404,28 @@ export class LabelBatchWriter {
   private scheduleTurn(): void {
     if (this.turnScheduled) return;
     this.turnScheduled = true;
-    setImmediate(() => this.turn());
+    setImmediate(() => {
+      this.turnScheduled = false;
+      this.turn();
+    });
   }
 
-  /** One turn: everything waiting to the thread once it runs; else up to `filesPerTurn` files here. */
-  private turn(): void {
-    this.turnScheduled = false;
+  /** One turn: everything waiting to the thread once it runs; else up to `maxFiles` files here. */
+  private turn(maxFiles = this.filesPerTurn): void {
     // On the thread once it runs; until then here (a short run is over before a thread has started, and its
     // first failing write, a full disk, stops it as early as ever).
     if (this.pending.length && this.worker?.ready && dirsReady(this.pending)) {
       const all = this.pending.splice(0);
+      this.pendingFiles = 0;
       this.worker.write(all);
       this.jobsOffThread += all.length;
       return;
     }
     let take = 0;
-    for (let files = 0; take < this.pending.length && files < this.limits.filesPerTurn; take++) files += this.pending[take].files.length;
+    let taken = 0;
+    for (; take < this.pending.length && taken < maxFiles; take++) taken += this.pending[take].files.length;
     const jobs = this.pending.splice(0, take);
+    this.pendingFiles -= taken;
     if (this.pending.length) this.scheduleTurn();
     const started = performance.now();
     let files = 0;

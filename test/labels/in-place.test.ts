@@ -134,6 +134,22 @@ describe('LabelBatchWriter', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('writes everything waiting at once when maxWaiting files wait (a high --concurrency: the backlog stays bounded)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-batch-max-'));
+    const batch = new LabelBatchWriter({ filesPerTurn: 2, maxWaiting: 5 });
+    const first = Array.from({ length: 4 }, (_, i) => batch.write([ZPL], { dir, shipmentRef: `W${i}`, format: 'ZPL' }));
+    expect(readdirSync(dir)).toEqual([]);
+    // The fifth file waiting: all five are written in that call, none left to a turn.
+    const fifth = batch.write([ZPL], { dir, shipmentRef: 'W4', format: 'ZPL' });
+    expect(readdirSync(dir)).toHaveLength(5);
+    await Promise.all([...first, fifth]);
+    // The count starts again: the next one waits for its turn.
+    const sixth = batch.write([ZPL], { dir, shipmentRef: 'W5', format: 'ZPL' });
+    expect(readdirSync(dir)).toHaveLength(5);
+    expect(await sixth).toEqual([join(dir, 'W5_1.zpl')]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a file that cannot be written fails its own shipment only, the partial file removed; the rest of the batch is written', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-batch-'));
     mkdirSync(join(dir, 'BAD_2.zpl'));
