@@ -213,12 +213,14 @@ export class Output {
     // Control characters shown as escapes before the cells are measured (see inert), so the borders line up.
     const cells = rows.map((r) => columns.map((col) => inert(cellText(col.value(r)))));
     const terminalWidth = this.io.columns || 80;
-    const widths = fitColumns(
-      columns.map((col, i) => Math.max(cellWidth(col.header), ...cells.map((row) => longestLine(row[i])))),
-      terminalWidth,
-      columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i])))),
-      columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestLine(row[i])))),
-    );
+    const natural = columns.map((col, i) => Math.max(cellWidth(col.header), ...cells.map((row) => longestLine(row[i]))));
+    const words = columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i]))));
+    // Two ways to fit: the widest columns first, or the headers wrapped before the values; the one whose table
+    // is shorter (ties: widest first). Wrapping headers only helps when it spares values a wrap.
+    const widest = fitColumns(natural, terminalWidth, words);
+    const headersFirst = fitColumns(natural, terminalWidth, words, columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestLine(row[i])))));
+    const heads = columns.map((col) => col.header);
+    const widths = widest && headersFirst && tableHeight(heads, cells, headersFirst) < tableHeight(heads, cells, widest) ? headersFirst : widest;
     // Wider than the terminal even with every column wrapped between words: a boxed table would either be
     // wrapped by the terminal line by line, borders and all, or cut words in two (a tracking reference, a
     // service key, "create/d"), which then read as two values. One block of "Header  value" lines per row
@@ -291,6 +293,30 @@ export function cellText(v: unknown): string {
 /** Terminal cells of the widest line (a CJK character takes two, colour codes none). */
 function longestLine(text: string): number {
   return Math.max(0, ...text.split('\n').map(cellWidth));
+}
+
+/** Lines a table takes with these column widths (padding included), its cells wrapped between words. */
+function tableHeight(headers: readonly string[], rows: readonly string[][], widths: readonly number[]): number {
+  const rowHeight = (cells: readonly string[]) => Math.max(1, ...cells.map((c, i) => wrappedLines(c, widths[i] - 2)));
+  return rowHeight(headers) + rows.reduce((n, r) => n + rowHeight(r), 0);
+}
+
+/** Lines `text` takes wrapped between words at `width` cells (as cli-table3's wrapOnWordBoundary, near enough). */
+function wrappedLines(text: string, width: number): number {
+  let lines = 0;
+  for (const line of text.split('\n')) {
+    lines++;
+    let used: number | undefined;
+    for (const word of line.split(' ')) {
+      const w = cellWidth(word);
+      if (used === undefined) used = w;
+      else if (used + 1 + w > width) {
+        lines++;
+        used = w;
+      } else used += 1 + w;
+    }
+  }
+  return lines;
 }
 
 /** Length of the longest whitespace-separated word: a column narrower than that would truncate data. */

@@ -118,6 +118,36 @@ describe('Output.table: words kept whole', () => {
   });
 });
 
+describe('Output.table: wrapping headers or values', () => {
+  const tsv = (text: string) => text.trim().split('\n').map((l) => l.split('\t'));
+  const render = async (headers: string[], rows: string[][], width: number) => {
+    const io = { ...bufferIO({ tty: true }), columns: width };
+    await new Output(io, mode).table(rows, headers.map((header, i) => ({ header, value: (r: string[]) => r[i] })));
+    return io.out();
+  };
+  const packaging = tsv(`SMALL_BOX\tSmall Box\t*\t240 × 190 × 90\t250 × 200 × 100\t2000\t500\t120
+MEDIUM_BOX\tMedium Box\t\t390 × 290 × 190\t400 × 300 × 200\t10000\t2000\t300
+MAILING_BAG\tMailing Bag\t\t320 × 240 × 20\t330 × 250 × 25\t1000\t200\t15`);
+  const packagingHeads = ['KEY', 'NAME', 'DEFAULT', 'INTERNAL W×H×D (mm)', 'EXTERNAL W×H×D (mm)', 'MAX WEIGHT (g)', 'DEFAULT WEIGHT (g)', 'PACKAGING WEIGHT (g)'];
+  const fields = tsv(`gift_message\tGift message\tSHIPMENT\tTEXT\tDIRECT\t\t\tmax length 100
+priority\tPriority\tSHIPMENT\tLIST\tDIRECT\tstandard\t\tone of "standard","express","overnight"
+declared_value\tDeclared value\tPARCEL\tNUMERIC\tDIRECT\t\t\tdecimal, >= 0, <= 10000`);
+  const fieldHeads = ['KEY', 'NAME', 'ENTITY', 'DATA TYPE', 'SOURCE', 'DEFAULT', 'MAPPED TO', 'RULES'];
+
+  it('wraps long headers over short values rather than the values beside them (`ship packaging` at 120)', async () => {
+    const out = await render(packagingHeads, packaging, 120);
+    for (const dims of ['390 × 290 × 190', '400 × 300 × 200', '250 × 200 × 100']) expect(out).toContain(dims);
+    expect(out.split('\n').every((l) => [...l].length <= 120)).toBe(true);
+  });
+
+  it('keeps headers whole when wrapping them spares no value a wrap (`ship custom-fields` at 125)', async () => {
+    const out = await render(fieldHeads, fields, 125);
+    expect(out).toContain('DATA TYPE');
+    expect(out).toContain('MAPPED TO');
+    expect(out.split('\n').every((l) => [...l].length <= 125)).toBe(true);
+  });
+});
+
 describe('fitColumns', () => {
   it('leaves natural widths alone when they fit', () => {
     expect(fitColumns([5, 10], 80)).toBeUndefined();
