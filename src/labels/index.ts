@@ -397,9 +397,13 @@ export class LabelBatchWriter {
 
   /** Stops the writer's thread, if it has one (after the run: every write awaited). */
   async close(): Promise<void> {
+    this.noThread = true;
     await this.worker?.close();
     this.worker = undefined;
   }
+
+  /** close() was called (nothing would end a thread started after it), or no thread could be made. */
+  private noThread = false;
 
   private scheduleTurn(): void {
     if (this.turnScheduled) return;
@@ -446,8 +450,13 @@ export class LabelBatchWriter {
     // the next ones go to a thread, started now.
     this.mainFiles += files;
     this.mainUs += (performance.now() - started) * 1000;
-    if (this.thread.use === 'when-slow' && !this.worker && this.mainFiles >= (this.thread.minFiles ?? SLOW_AFTER_FILES) && this.mainUs / this.mainFiles > (this.thread.slowFileUs ?? SLOW_FILE_US)) {
-      this.worker = new LabelWorker();
+    if (this.thread.use === 'when-slow' && !this.worker && !this.noThread && this.mainFiles >= (this.thread.minFiles ?? SLOW_AFTER_FILES) && this.mainUs / this.mainFiles > (this.thread.slowFileUs ?? SLOW_FILE_US)) {
+      try {
+        this.worker = new LabelWorker();
+      } catch {
+        // No thread to be had (a resource limit): the files go on being written here.
+        this.noThread = true;
+      }
     }
   }
 }
