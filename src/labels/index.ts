@@ -202,8 +202,12 @@ export function writeFileAtomic(path: string, data: Uint8Array | string, opts: {
  * followed as usual.
  */
 const IN_PLACE_FLAGS = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | NO_FOLLOW;
-/** writeFileSync's options with those flags (Node takes numeric flags; its types say string only). */
-const IN_PLACE = { flag: IN_PLACE_FLAGS as unknown as string };
+/**
+ * writeFileSync's options with those flags (Node takes numeric flags; its types say string only). The encoding
+ * must be named: only `encoding: 'utf8'` takes Node's native path for a string (open, write and close in one
+ * call, no Buffer copy); without it, a label went through openSync, Buffer.from, writeSync and closeSync.
+ */
+const IN_PLACE = { flag: IN_PLACE_FLAGS as unknown as string, encoding: 'utf8' as const };
 /** What a label file is, in a refusal of its path. */
 const A_LABEL = 'a label';
 
@@ -491,12 +495,12 @@ class LabelWorker {
       const flag = ${IN_PLACE_FLAGS};
       const write = (f, dir) => {
         try {
-          fs.writeFileSync(f.path, f.data, { flag });
+          fs.writeFileSync(f.path, f.data, { flag, encoding: 'utf8' });
         } catch (e) {
           // The directory went away since it was made (someone cleaned up): made again, once.
           if (e.code !== 'ENOENT') throw e;
           fs.mkdirSync(dir, { recursive: true });
-          fs.writeFileSync(f.path, f.data, { flag });
+          fs.writeFileSync(f.path, f.data, { flag, encoding: 'utf8' });
         }
       };
       parentPort.on('message', ({ id, jobs }) => {
