@@ -227,8 +227,10 @@ export function createContext(init: CtxInit): Ctx {
       if (!p) {
         p = (async () => {
           const s = await ctx.settings();
-          // No credentials because --profile or SHIP_PROFILE names a profile that does not exist: say that.
-          if (!s.apiKey || (needToken && !s.token)) await refuseUnknownProfile(ctx);
+          // --profile or SHIP_PROFILE names a profile that does not exist: said, when that profile was to give the
+          // credentials or the base URL (credentials in the environment would otherwise go, with a mistyped
+          // profile name, to the built-in default URL).
+          if (!s.apiKey || (needToken && !s.token) || s.baseUrl.source === 'default') await refuseUnknownProfile(ctx);
           const { checkCredential, loginCommand } = await import('./config/settings.js');
           // The test set is empty until a login in test mode, even when the live one is not: say which is missing.
           const where = s.credentialSet.name === 'test' ? ` in the test credentials of profile ${s.profile.value}` : '';

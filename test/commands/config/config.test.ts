@@ -338,6 +338,12 @@ describe('ship config', () => {
     }
     // Credentials from the environment need no profile: whoami still works under an unknown name.
     expect((await ship(['--profile', 'stagign', 'whoami', '--json'], { env: { SHIP_API_KEY: API_KEY, SHIP_TOKEN: TOKEN, SHIP_BASE_URL: 'http://127.0.0.1:9/v1.2' } })).code).toBe(1);
+    // …but not the base URL: a mistyped profile name would send them to the built-in default URL instead.
+    for (const args of [['whoami'], ['services'], ['track', 'X-1']]) {
+      const typoed = await ship(['--profile', 'stagign', ...args], { env: { SHIP_API_KEY: API_KEY, SHIP_TOKEN: TOKEN } });
+      expect(typoed.code, args.join(' ')).toBe(2);
+      expect(typoed.stderr).toContain('--profile: no profile "stagign" (profiles: staging)');
+    }
     // "default" is what a fresh install uses: never unknown.
     expect((await ship(['--profile', 'default', 'config', 'get', 'base_url'])).code).toBe(0);
     // set is how a profile starts: it says so.
