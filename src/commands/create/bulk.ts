@@ -455,8 +455,12 @@ function firstFew(refs: readonly string[], sep: string, note = ''): string {
  */
 function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string[], dir: string, cut: ReadonlyMap<string, readonly string[]>, listPath?: string): ShipError {
   const name = printer.name ?? printer.url;
-  const shown = firstFew(refs, ' ', listPath ? `: all in ${listPath}` : ': "labels_not_sent" in the JSON lines');
-  const sendAll = listPath ? `; all of them with \`xargs -n1 ship print --printer ${name} < ${listPath}\`` : '';
+  // The list holds the shipments none of whose labels went out (`ship print` sends them whole); those cut short
+  // are named in the hint below, parcel by parcel.
+  const listed = refs.filter((ref) => !cut.has(ref)).length;
+  const inList = cut.size ? `the ${listed} with no label sent` : 'all';
+  const shown = firstFew(refs, ' ', listPath ? `: ${inList} in ${listPath}` : ': "labels_not_sent" in the JSON lines');
+  const sendAll = listPath ? `; ${cut.size ? `the ${listed} in that list` : 'all of them'} with \`xargs -n1 ship print --printer ${name} < ${listPath}\`` : '';
   // `ship print REF` sends every label of REF: for a shipment some of whose labels went out, name the parcels
   // still to send (ship label sends one parcel's), so no label comes out twice.
   const cutNotes = [...cut].map(([ref, parcels]) => `of ${ref} only ${parcels.length === 1 ? 'parcel' : 'parcels'} ${parcels.join(', ')} (\`ship label ${parcels[0]} --printer ${name}\`${parcels.length > 1 ? ' for each' : ''})`);

@@ -1113,6 +1113,10 @@ describe('ship create --csv', () => {
     // PF-2's first label went out before the printer failed: the hint resends its second parcel alone.
     const pf2Second = lines[1].tracking_references[1];
     expect(err.hint).toContain(`but of PF-2 only parcel ${pf2Second} (\`ship label ${pf2Second} --printer tcp://127.0.0.1:${port}\`), the others went out`);
+    // The list beside the CSV holds the shipments none of whose labels went out (printed whole from it), and says so.
+    const list = join(work, 'pfail.unprinted.txt');
+    expect(readFileSync(list, 'utf8')).toBe('PF-3\nPF-4\n');
+    expect(err.hint).toContain(`; the 2 in that list with \`xargs -n1 ship print --printer tcp://127.0.0.1:${port} < ${list}\``);
     const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
     expect(summary).toMatchObject({ created: 4, failed: 0 });
   });
