@@ -85,7 +85,7 @@ function accountHint(onlyFields: boolean): string {
  * account's used to come only once the file's own were fixed, a second round on a 10,000-row file. The account
  * is read as a dry run reads it (a short wait; what cannot be read is left out, the file's own problems said).
  */
-export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>, opts: { skipped?: () => Promise<Set<string>> } = {}): Promise<T> {
+export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>, opts: { skipped?: () => Promise<Set<string>>; dryRun?: boolean } = {}): Promise<T> {
   try {
     return await load();
   } catch (e) {
@@ -93,7 +93,8 @@ export async function loadReportingAll<T>(ctx: Ctx, load: () => Promise<T>, opts
     // What a rerun will skip (created by an earlier run) is not checked, as the run itself does not check it.
     const skipped = (await opts.skipped?.().catch(() => undefined)) ?? new Set<string>();
     const shipments = skipped.size ? () => notSkipped(e.valid.shipments(), skipped) : e.valid.shipments;
-    const found = await accountProblems(ctx, shipments, e.valid, { dryRun: true, quiet: true }).catch((err: unknown) => {
+    // A dry run says what it could not check against the account, as it does for a file without problems.
+    const found = await accountProblems(ctx, shipments, e.valid, { dryRun: true, quiet: !opts.dryRun }).catch((err: unknown) => {
       if (ctx.signal.aborted) throw err;
       return undefined;
     });

@@ -95,6 +95,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   };
   const loaded = await loadReportingAll(ctx, () => loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' }), {
     skipped: o.dryRun ? undefined : async () => createdEarlier(await journalOf()),
+    dryRun: o.dryRun,
   });
   const extra = extraFields(o);
   const withExtras = (body: ShipmentBody) => {

@@ -612,6 +612,13 @@ describe('ship create --csv', () => {
     const offline = await runShip(['create', '--csv', csv, '--dry-run'], { env: { ...env, SHIP_TOKEN: '', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-cfk-')) } });
     expect(offline.code, offline.stderr).toBe(0);
     expect(offline.stderr).toMatch(/custom fields not checked against the account, which could not be read \(not logged in/);
+    // So does one whose file has problems of its own (it used to list those alone, a misspelt key unmentioned).
+    const broken = join(work, 'custom-fields-broken.csv');
+    writeFileSync(broken, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,delivery_service_key\nCB-1,Ann,1 St,London,E1 1AA,GB,heavy,RM_TRACKD_48\n');
+    const offlineBroken = await runShip(['create', '--csv', broken, '--dry-run'], { env: { ...env, SHIP_TOKEN: '', SHIP_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'ship-cfg-cfk-')) } });
+    expect(offlineBroken.code, offlineBroken.stderr).toBe(2);
+    expect(offlineBroken.stderr).toMatch(/row 2, column weight/);
+    expect(offlineBroken.stderr).toMatch(/delivery service keys not checked against the account, which could not be read \(not logged in/);
   });
 
   it('refuses delivery services, packaging types and brands the account does not have before sending, with a "did you mean"', async () => {
