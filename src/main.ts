@@ -44,6 +44,14 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
     abort.abort(new Interrupted(undefined, signal));
   };
+  // --json, as the command read it, or from the command line when a signal comes before that.
+  const jsonNow = (): boolean => {
+    try {
+      return ctx.mode.json;
+    } catch {
+      return asksJson(argv);
+    }
+  };
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
     // The first signal after a closed stdout's stop is that same stop, the user's: Ctrl-C to the whole pipeline
@@ -65,6 +73,12 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       const text = 'aborted: the requests in flight were not waited for; rerun the same command to continue (it finds out first what they did)';
       if (ctx.mode.json) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stopping.exitCode, type: 'Interrupted' } })}\n`);
       else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : ''}${text}\n`);
+    } else if (interrupts === 1 && !ctx.interruptsQuiet && stopping.signal !== undefined && stopping.signal !== 'SIGPIPE') {
+      // A command stopped at once (nothing of it to finish): a script's log says why it ended, under --json as
+      // its one error line; a person at a terminal saw the ^C.
+      const text = stopping.signal === 'SIGINT' ? 'interrupted' : `stopped (${stopping.signal})`;
+      if (jsonNow()) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stopping.exitCode, type: 'Interrupted' } })}\n`);
+      else if (!io.stderrIsTTY) io.stderr.write(`${text}\n`);
     }
     process.exit(stopping.exitCode);
   };

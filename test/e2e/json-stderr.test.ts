@@ -130,3 +130,32 @@ describe('ship config get (built binary)', () => {
     }
   });
 });
+
+describe('a command stopped at once by a signal says so (built binary)', () => {
+  it('Ctrl-C or SIGTERM while a request hangs: the JSON error line under --json, a line of text in a log, exit 130 or 143', async () => {
+    let arrived = 0;
+    const hanging = createServer(() => {
+      arrived++; // never answered
+    });
+    servers.push(hanging);
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    const env = { SHIP_BASE_URL: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/v1.2`, SHIP_API_KEY: 'sandbox-api-key', SHIP_TOKEN: 'tok_e2e_hanging_0001', SHIP_CONFIG_DIR: tempConfigDir() };
+    const stopped = async (args: string[], signal: NodeJS.Signals) => {
+      const before = arrived;
+      const run = ship(args, { env });
+      for (let i = 0; i < 200 && arrived === before; i++) await new Promise((r) => setTimeout(r, 25));
+      run.kill(signal);
+      return run;
+    };
+    const json = await stopped(['services', '--json'], 'SIGINT');
+    expect(json.exitCode).toBe(130);
+    expect(String(json.stdout)).toBe('');
+    expect(jsonLines(json.stderr)).toEqual([{ error: { message: 'interrupted', exit_code: 130, type: 'Interrupted' } }]);
+    const text = await stopped(['services'], 'SIGINT');
+    expect(text.exitCode).toBe(130);
+    expect(String(text.stderr)).toBe('interrupted');
+    const term = await stopped(['services', '--json'], 'SIGTERM');
+    expect(term.exitCode).toBe(143);
+    expect(jsonLines(term.stderr)).toEqual([{ error: { message: 'stopped (SIGTERM)', exit_code: 143, type: 'Interrupted' } }]);
+  });
+});
