@@ -75,10 +75,10 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : ''}${text}\n`);
     } else if (interrupts === 1 && !ctx.interruptsQuiet && stopping.signal !== undefined && stopping.signal !== 'SIGPIPE') {
       // A command stopped at once (nothing of it to finish): a script's log says why it ended, under --json as
-      // its one error line; a person at a terminal saw the ^C.
+      // its one error line; a person at a terminal saw the ^C (a SIGTERM from elsewhere is said there too).
       const text = stopping.signal === 'SIGINT' ? 'interrupted' : `stopped (${stopping.signal})`;
       if (jsonNow()) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stopping.exitCode, type: 'Interrupted' } })}\n`);
-      else if (!io.stderrIsTTY) io.stderr.write(`${text}\n`);
+      else if (!io.stderrIsTTY || stopping.signal !== 'SIGINT') io.stderr.write(`${text}\n`);
     }
     process.exit(stopping.exitCode);
   };

@@ -58,9 +58,12 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   if (!settings) return finish(ctx, checks);
 
   const srcOf = (r: { source: string; origin?: string }) => (r.origin ? `${r.source} ${r.origin}` : r.source);
+  // A profile no profile has, with the base URL from the built-in default: commands refuse it (see context.ts api()).
+  let profileRefused = false;
   {
     const { profilesNote, unknownProfile } = await import('../../config/store.js');
     const store = await ctx.config();
+    profileRefused = unknownProfile(store) !== undefined && settings.baseUrl.source === 'default';
     add(
       unknownProfile(store)
         ? { name: 'profile', status: 'warn', detail: `${settings.profile.value}: not in the config file${profilesNote(store.profileNames())}`, source: srcOf(settings.profile) }
@@ -144,6 +147,7 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   }
 
   if (!apiKey || !token) add({ name: 'token valid', status: 'skip', detail: 'no credentials to check' });
+  else if (profileRefused) add({ name: 'token valid', status: 'skip', detail: 'commands refuse a profile not in the config file when it would give the base URL (see profile)' });
   else if (!reachable) add({ name: 'token valid', status: 'skip', detail: 'server not reachable' });
   else if (notTheApi) add({ name: 'token valid', status: 'skip', detail: 'the base URL does not lead to the API (see reachable)' });
   else {

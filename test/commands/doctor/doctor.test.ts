@@ -151,6 +151,11 @@ describe('ship doctor', () => {
     expect(r.code).toBe(4);
     const doc = JSON.parse(r.stdout) as { checks: Check[] };
     expect(byName(doc.checks, 'profile')).toMatchObject({ status: 'warn', detail: 'defualt: not in the config file (profiles: default)', source: 'flag --profile' });
+    // Credentials from the environment and the base URL from the default: commands refuse that profile, and the
+    // token is not checked (no "GET /tokens:" failure for a request never sent).
+    const refused = await runShip(['--profile', 'defualt', 'doctor', '--json'], { env: { SHIP_API_KEY: 'k-12345678', SHIP_TOKEN: 't-12345678', SHIP_CONFIG_DIR: dir } });
+    const checks = (JSON.parse(refused.stdout) as { checks: Check[] }).checks;
+    expect(byName(checks, 'token valid')).toMatchObject({ status: 'skip', detail: expect.stringContaining('see profile') });
   });
 
   it('exits 1 when the base URL is unreachable', async () => {
