@@ -341,12 +341,30 @@ async function* walk(
   rowProblems: InputProblem[],
   counter?: { rows: number },
   malformed?: MalformedCells,
+  inOrder = false,
 ): AsyncGenerator<Finished> {
   const grouper = new ShipmentGrouper(layout.labelFor);
-  const finish = (draft: ShipmentDraft): Finished | undefined => {
+  const finished = (draft: ShipmentDraft): Finished | undefined => {
     grouper.drafts.delete(draft.reference);
     if (opts.only !== undefined && draft.reference !== opts.only) return undefined;
     return finishDraft(draft, layout, opts, validate);
+  };
+  // inOrder: shipments given in the order they first appear, not as they finish (a shipment whose rows are not
+  // next to each other finishes after those between them). One finished is held while a shipment that began
+  // before it is still open: the drafts are in the order they began, so the first one open is the oldest.
+  const held: Array<{ first: number; f: Finished }> = [];
+  const firstRowOf = (f: Finished) => (f.kind === 'shipment' ? f.shipment.row : f.kind === 'excluded' ? f.excluded.row : (f.rows[0] ?? 0));
+  function* release(all: boolean): Generator<Finished> {
+    const open = all ? undefined : grouper.drafts.values().next().value;
+    const oldestOpen = open === undefined ? undefined : (open.firstRow ?? open.rows[0] ?? 0);
+    while (held.length && (oldestOpen === undefined || held[0].first < oldestOpen)) yield held.shift()!.f;
+  }
+  const hold = (f: Finished | undefined): void => {
+    if (!f) return;
+    const first = firstRowOf(f);
+    let at = held.length;
+    while (at > 0 && held[at - 1].first > first) at--;
+    held.splice(at, 0, { first, f });
   };
   for await (const batch of records) {
     for (const rec of batch) {
@@ -366,16 +384,24 @@ async function* walk(
       const refValue = row.cells.get('shipment_reference')?.value;
       const ref = refValue === undefined ? undefined : groupingReference(refValue);
       if (ref !== undefined && lastRow?.get(ref) === rec.row) {
-        const f = finish(grouper.drafts.get(ref)!);
-        if (f) yield f;
+        const f = finished(grouper.drafts.get(ref)!);
+        if (!inOrder) {
+          if (f) yield f;
+        } else {
+          hold(f);
+          yield* release(false);
+        }
       }
     }
   }
   // Without a first pass (stdin), every shipment finishes here.
   for (const draft of [...grouper.drafts.values()]) {
-    const f = finish(draft);
-    if (f) yield f;
+    const f = finished(draft);
+    if (!inOrder) {
+      if (f) yield f;
+    } else hold(f);
   }
+  yield* release(true);
   // One by one: a spread of every row's problem (one per row of a 200,000-row file with a wrong column) exceeds
   // the call stack's room for arguments.
   for (const p of grouper.problems) rowProblems.push(p);
@@ -651,7 +677,7 @@ async function* streamShipments(
 ): AsyncGenerator<PreparedShipment> {
   if (!('path' in opts.source)) throw new Error('stream() needs a file: spool stdin to a file first');
   const { records } = await openRecords(opts, name);
-  for await (const f of walk(records, layout, opts, lastRow, false, [])) {
+  for await (const f of walk(records, layout, opts, lastRow, false, [], undefined, undefined, true)) {
     if (f.kind === 'shipment') yield f.shipment;
   }
 }

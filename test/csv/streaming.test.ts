@@ -117,3 +117,26 @@ describe('a parse error while the reader is busy', () => {
     expect(String((caught as Error).message)).toMatch(/not a readable CSV file/);
   });
 });
+
+describe('stream() order', () => {
+  it('gives shipments in the order they first appear, a shipment whose rows are not next to each other included', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'ship-stream-order-')), 'order.csv');
+    // A's rows span B and C's; D starts inside A too and ends after it; E stands alone.
+    writeFileSync(
+      path,
+      'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n' +
+        ['A,Ann,1 St,London,E1 1AA,GB,100', 'B,Bob,2 St,Leeds,LS1 1AA,GB,100', 'D,Di,4 St,Bath,BA1 1AA,GB,100', 'C,Cy,3 St,York,YO1 1AA,GB,100', 'A,,,,,,200', 'D,,,,,,300', 'E,Ed,5 St,Ely,CB7 4AA,GB,100'].join('\n') +
+        '\n',
+    );
+    const r = await loadCsv({ source: { path }, layout: contractLayout(), validate: await apiValidator(), keep: false });
+    const streamed: Array<[string, number]> = [];
+    for await (const s of r.stream()) streamed.push([s.reference, s.row]);
+    expect(streamed).toEqual([
+      ['A', 2],
+      ['B', 3],
+      ['D', 4],
+      ['C', 5],
+      ['E', 8],
+    ]);
+  });
+});
