@@ -317,8 +317,9 @@ export class Journal {
   }
 
   private schedule(): void {
-    // Records appended meanwhile (several tasks finishing together) share one write and one fdatasync.
-    if (this.commitDelayMs > 0) setTimeout(() => this.flush(), this.commitDelayMs);
+    // Records appended meanwhile (several tasks finishing together) share one write and one fdatasync. The first
+    // commit of a run goes at once: the first requests wait for their "sending" records (reserved together).
+    if (this.commitDelayMs > 0 && this.commits > 0) setTimeout(() => this.flush(), this.commitDelayMs);
     else setImmediate(() => this.flush());
   }
 
