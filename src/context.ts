@@ -227,10 +227,8 @@ export function createContext(init: CtxInit): Ctx {
       if (!p) {
         p = (async () => {
           const s = await ctx.settings();
-          // --profile or SHIP_PROFILE names a profile that does not exist: said, when that profile was to give the
-          // credentials or the base URL (credentials in the environment would otherwise go, with a mistyped
-          // profile name, to the built-in default URL).
-          if (!s.apiKey || (needToken && !s.token) || s.baseUrl.source === 'default') await refuseUnknownProfile(ctx);
+          // --profile or SHIP_PROFILE names a profile that does not exist, and it was to give something: said.
+          await refuseUnknownProfile(ctx, s, needToken);
           const { checkCredential, loginCommand } = await import('./config/settings.js');
           // The test set is empty until a login in test mode, even when the live one is not: say which is missing.
           const where = s.credentialSet.name === 'test' ? ` in the test credentials of profile ${s.profile.value}` : '';
@@ -266,16 +264,16 @@ export function createContext(init: CtxInit): Ctx {
   return ctx;
 }
 
-/** A usage error when the profile chosen by --profile or SHIP_PROFILE is not in the config file (a typo). */
-async function refuseUnknownProfile(ctx: Ctx): Promise<void> {
+/** A usage error when the profile chosen by --profile or SHIP_PROFILE is not in the config file (a typo) and was needed. */
+async function refuseUnknownProfile(ctx: Ctx, s: Settings, needToken: boolean): Promise<void> {
   let store;
   try {
     store = await ctx.config();
   } catch {
     return;
   }
-  const { unknownProfile } = await import('./config/store.js');
-  const err = unknownProfile(store);
+  const { unknownProfileNeeded } = await import('./config/store.js');
+  const err = unknownProfileNeeded(store, s, needToken);
   if (err) throw err;
 }
 

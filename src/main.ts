@@ -44,14 +44,6 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     else io.stderr.write(`${io.stderrIsTTY ? '\r\x1b[K' : '\n'}${text}\n`);
     abort.abort(new Interrupted(undefined, signal));
   };
-  // --json, as the command read it, or from the command line when a signal comes before that.
-  const jsonNow = (): boolean => {
-    try {
-      return ctx.mode.json;
-    } catch {
-      return asksJson(argv);
-    }
-  };
   const onSignal = (sig: NodeJS.Signals) => {
     signals++;
     // The first signal after a closed stdout's stop is that same stop, the user's: Ctrl-C to the whole pipeline
@@ -77,7 +69,7 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
       // A command stopped at once (nothing of it to finish): a script's log says why it ended, under --json as
       // its one error line; a person at a terminal saw the ^C (a SIGTERM from elsewhere is said there too).
       const text = stopping.signal === 'SIGINT' ? 'interrupted' : `stopped (${stopping.signal})`;
-      if (jsonNow()) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stopping.exitCode, type: 'Interrupted' } })}\n`);
+      if (ctx.mode.json) io.stderr.write(`${JSON.stringify({ error: { message: text, exit_code: stopping.exitCode, type: 'Interrupted' } })}\n`);
       else if (!io.stderrIsTTY || stopping.signal !== 'SIGINT') io.stderr.write(`${text}\n`);
     }
     process.exit(stopping.exitCode);

@@ -193,6 +193,20 @@ export function profilesNote(names: readonly string[]): string {
  * likely: every value would silently fall back to its default); undefined when it exists, or was not named.
  * `default` is never unknown: it is what a fresh install uses.
  */
+/**
+ * unknownProfile(), for a command that talks to the service: only when that profile was to give the credentials
+ * or the base URL. Credentials and base URL from the environment or flags need no profile; credentials from the
+ * environment with a mistyped profile name would otherwise go to the built-in default URL.
+ */
+export function unknownProfileNeeded(
+  store: Pick<ConfigStore, 'selected' | 'profileNames'>,
+  s: { apiKey?: unknown; token?: unknown; baseUrl: { source: Source } },
+  needToken = true,
+): UsageError | undefined {
+  if (s.apiKey && (s.token || !needToken) && s.baseUrl.source !== 'default') return undefined;
+  return unknownProfile(store);
+}
+
 export function unknownProfile(store: Pick<ConfigStore, 'selected' | 'profileNames'>): UsageError | undefined {
   const { name, source, origin } = store.selected;
   if ((source !== 'flag' && source !== 'env') || name === 'default') return undefined;

@@ -323,8 +323,8 @@ function inPlaceData(content: string | Uint8Array, format: LabelFormat): string 
  * through before it stops the run. Measured (bench/create-csv.mjs's CSV, labels on ext4, Node 20, paired
  * runs): 64 files at a time held the event loop for 2–4 ms (~25–60 µs of kernel time each), every connection
  * idle meanwhile, the bulk phase ~12% slower than 8 a turn; one file a turn was slower again (a file-creation
- * path cold each time costs the kernel more). Meant for work that no longer holds a request slot (the bulk runner's release()), so the wait
- * costs no throughput.
+ * path cold each time costs the kernel more). Meant for work that no longer holds a request slot (the bulk
+ * runner's release()), so the wait costs no throughput.
  */
 export class LabelBatchWriter {
   private readonly pending: Array<{ files: Array<{ path: string; data: string | Uint8Array }>; dir: string; done: (err?: unknown) => void }> = [];

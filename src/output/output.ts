@@ -213,12 +213,13 @@ export class Output {
     // Control characters shown as escapes before the cells are measured (see inert), so the borders line up.
     const cells = rows.map((r) => columns.map((col) => inert(cellText(col.value(r)))));
     const terminalWidth = this.io.columns || 80;
-    const natural = columns.map((col, i) => Math.max(cellWidth(col.header), ...cells.map((row) => longestLine(row[i]))));
+    const values = columns.map((_, i) => Math.max(0, ...cells.map((row) => longestLine(row[i]))));
+    const natural = columns.map((col, i) => Math.max(cellWidth(col.header), values[i]));
     const words = columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestWord(row[i]))));
     // Two ways to fit: the widest columns first, or the headers wrapped before the values; the one whose table
     // is shorter (ties: widest first). Wrapping headers only helps when it spares values a wrap.
     const widest = fitColumns(natural, terminalWidth, words);
-    const headersFirst = fitColumns(natural, terminalWidth, words, columns.map((col, i) => Math.max(longestWord(col.header), ...cells.map((row) => longestLine(row[i])))));
+    const headersFirst = fitColumns(natural, terminalWidth, words, columns.map((col, i) => Math.max(longestWord(col.header), values[i])));
     const heads = columns.map((col) => col.header);
     const widths = widest && headersFirst && tableHeight(heads, cells, headersFirst) < tableHeight(heads, cells, widest) ? headersFirst : widest;
     // Wider than the terminal even with every column wrapped between words: a boxed table would either be

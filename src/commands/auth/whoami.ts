@@ -23,11 +23,11 @@ export async function run(ctx: Ctx): Promise<void> {
   const profile = s.profile.value;
   const stored = store.credentials(s.credentialSet.name, profile);
   const login = loginCommand(s);
-  if (!s.apiKey || !s.token || s.baseUrl.source === 'default') {
+  {
     // "No API key" would send a person to `ship login` for a profile whose name they mistyped (and credentials
     // from the environment to the built-in default URL).
-    const { unknownProfile } = await import('../../config/store.js');
-    const err = unknownProfile(store);
+    const { unknownProfileNeeded } = await import('../../config/store.js');
+    const err = unknownProfileNeeded(store, s);
     if (err) throw err;
   }
 

@@ -265,7 +265,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   };
   let thrown: unknown;
   // Label files written a few at a time between network reads, on a thread of their own once creating them
-  // proves slow (LabelBatchWriter): made here, so that the `finally` below always ends that thread (it would keep the process alive).
+  // proves slow (LabelBatchWriter): made here, so that the `finally` below always ends that thread (it would
+  // keep the process alive).
   if (o.labels) policy.batch = new LabelBatchWriter(undefined, { use: 'when-slow' });
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {

@@ -58,14 +58,15 @@ export async function run(ctx: Ctx, opts: DoctorOptions): Promise<void> {
   if (!settings) return finish(ctx, checks);
 
   const srcOf = (r: { source: string; origin?: string }) => (r.origin ? `${r.source} ${r.origin}` : r.source);
-  // A profile no profile has, with the base URL from the built-in default: commands refuse it (see context.ts api()).
+  // A profile no profile has, where it was to give the credentials or the base URL: commands refuse it.
   let profileRefused = false;
   {
-    const { profilesNote, unknownProfile } = await import('../../config/store.js');
+    const { profilesNote, unknownProfile, unknownProfileNeeded } = await import('../../config/store.js');
     const store = await ctx.config();
-    profileRefused = unknownProfile(store) !== undefined && settings.baseUrl.source === 'default';
+    const unknown = unknownProfile(store);
+    profileRefused = unknownProfileNeeded(store, settings) !== undefined;
     add(
-      unknownProfile(store)
+      unknown
         ? { name: 'profile', status: 'warn', detail: `${settings.profile.value}: not in the config file${profilesNote(store.profileNames())}`, source: srcOf(settings.profile) }
         : { name: 'profile', status: 'ok', detail: settings.profile.value, source: srcOf(settings.profile) },
     );
