@@ -38,6 +38,12 @@
 // loop 2–4 ms, the 8 connections idle. Paired runs of the old and new builds, labels on ext4, bulk phase
 // (median of 8 pairs): Node 20 2.12 s against 2.39 s; Node 24 (6 pairs) 2.27 against 2.40; tmpfs unchanged.
 // One file a turn was slower than 8, 24 no better than 64.
+// Kept (2026-11-27, session 20): the young-generation cap (src/bulk/young-gen.ts) is put back once the label thread
+// runs: V8 resets it when it configures the thread's isolate, and the run's young generation grew to 32 MB again
+// (Node 20 with the thread: peak 126-146 MB against 151-166). Still open: with the thread, Node 24 peaks at
+// 142-178 MB (without it 126-137): its isolate (~18 MB) plus ~15 MB more old generation and ~10 MB of
+// ArrayBuffers on the main thread, the same when the thread writes nothing (so the messages, not the disk).
+// The "label thread" line says in which rounds ship started it.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
@@ -212,7 +218,7 @@ async function shipRun(baseUrl, token, csv, outDir, extraArgs = []) {
   const timeKb = useTime ? Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr)?.[1]) : undefined;
   const usage = existsSync(usageFile) ? JSON.parse(readFileSync(usageFile, 'utf8')) : {};
   const created = r.stdout.split('\n').filter((l) => l.includes('"status":"created"')).length;
-  return { ...r, summary, created, maxRssKb: usage.maxRSS, timeKb, cpuUs: usage.cpuUs, bulkCpuUs: usage.bulkCpuUs, bulkMainUs: usage.bulkMainUs };
+  return { ...r, summary, created, maxRssKb: usage.maxRSS, timeKb, cpuUs: usage.cpuUs, bulkCpuUs: usage.bulkCpuUs, bulkMainUs: usage.bulkMainUs, threads: usage.threads };
 }
 
 /**
@@ -392,6 +398,10 @@ async function main() {
       console.log(`  vs client writing files  ${fmt(median(vsFiles), 2)} bulk phase, ${fmt(median(vsFilesE2e), 2)} end to end  (per round: ${vsFiles.map((x) => fmt(x, 2)).join(', ')}; ${vsFilesE2e.map((x) => fmt(x, 2)).join(', ')})`);
     }
     console.log(`  peak memory (RSS)        ${fmt(Math.max(...peaks))} MB, the highest of the rounds  (target ≤ 150 MB; per round: ${peaks.map((x) => fmt(x, 0)).join(', ')})`);
+    // ship moves its label writing to a thread of its own when creating files proves slow (a disk in a slow
+    // phase): that round's memory includes the thread's isolate (~10 MB on Node 20, ~18 on Node 24) and more.
+    const threaded = rs.flatMap((r, i) => (r.threads > 0 ? [i + 1] : []));
+    if (threaded.length) console.log(`  label thread             started in round${threaded.length > 1 ? 's' : ''} ${threaded.join(', ')} (creating files proved slow: see src/labels/index.ts LabelWorker)`);
     const probes = rs.map((r) => r.probe).filter(Boolean);
     if (probes.length) {
       const perFile = median(probes.map((p) => p.wallUs));
