@@ -434,11 +434,12 @@ export class Journal {
 /**
  * Why a journal's last line is incomplete, by how the previous run ended (see Journal.open). One that ended on its
  * own, having released its lock, was stopped by a write that failed part way (a full disk: ENOSPC mid-record)
- * and could not cut it off, or was a version of ship that did not.
+ * and could not cut it off, or was a version of ship that did not; or the file was changed since (cut short by
+ * hand, or by a tool).
  */
 const TORN_LAST_LINE_CAUSE = {
   killed: 'the previous run was killed while writing it',
-  ended: 'the previous run could not finish writing it: a write failed, as on a full disk',
+  ended: 'a write that failed part way, as on a full disk, or the file changed since the previous run',
   unknown: 'the previous run stopped while writing it',
 } as const;
 

@@ -10,7 +10,8 @@
 // ahead, in group commits, so the disk never holds up a free slot) → "done" with the result summary, or
 // "failed" with the error and whether its outcome is unknown. A reservation that was never used is closed
 // with "unsent". On a rerun: done → skipped with the stored result; sending (or failed with unknown outcome)
-// → settle() first, then send only if absent; failed → sent again.
+// → settle() first, then send only if absent (or, with resendToSettle, sent again at once: the service's
+// refusal of a duplicate says it exists); failed → sent again.
 //
 // Credentials refused (an AuthError: 401/403): every other task would be refused the same way, so the run
 // stops as on Ctrl-C: nothing new starts, tasks in flight finish and are journalled, reservations of tasks
@@ -79,6 +80,19 @@ export interface BulkHooks<I, R> {
   isAlreadyDone?(err: unknown): boolean;
   /** Repeating execute() is harmless (e.g. a GET); unknown outcomes are then resent without settle(). */
   idempotent?: boolean;
+  /**
+   * Whether a task whose outcome is unknown is sent again at once instead of looked up first (given the task's
+   * journal record from earlier runs, if any): if it exists, the service refuses the duplicate (isAlreadyDone),
+   * and settle() then fetches it. For keys that may be given again once their object is cancelled (a shipment
+   * reference): a look-up finds the cancelled one too, and could not tell it from one the unknown attempt
+   * created. Needs isAlreadyDone and settle.
+   */
+  resendToSettle?(entry: JournalEntry | undefined): boolean;
+  /**
+   * Whether a "done" record's stored result is one execute() returns. One that is not (a journal edited by hand,
+   * a record with no result) is taken as an outcome unknown: settled, never trusted nor resent blindly.
+   */
+  isResult?(stored: unknown): boolean;
   /** A fingerprint of the task's input; a rerun that skips a done task whose input changed reports `changed`. */
   fingerprint?(task: BulkTask<I>): string;
   /**
@@ -397,7 +411,9 @@ export async function runBulk<I, R>(
 
   const runTask = async (task: BulkTask<I>, index: number, prior: Prior, slot: Slot): Promise<BulkResult<I, R>> => {
     const { fp, entry, reserved } = prior;
-    if (entry?.state === 'done') {
+    // A "done" record without the summary this command stores (a journal edited by hand): its outcome is unknown.
+    const doneBefore = entry?.state === 'done' && (hooks.isResult?.(entry.result) ?? true);
+    if (doneBefore) {
       const changed = fp !== undefined && entry.fp !== undefined && fp !== entry.fp;
       if (!(changed && hooks.redoChanged)) {
         let result = entry.result as R;
@@ -420,7 +436,7 @@ export async function runBulk<I, R>(
       }
     }
     // An earlier run sent it and never learnt the outcome: ask before sending again.
-    let needSettle = entry !== undefined && (entry.state === 'sending' || (entry.state === 'failed' && entry.unknown === true));
+    let needSettle = entry !== undefined && (entry.state === 'sending' || (entry.state === 'failed' && entry.unknown === true) || (entry.state === 'done' && !doneBefore));
     // True once this run itself may have created it, so a later "exists" counts as created by us.
     let maybeOurs = false;
     let attempts = 0;
@@ -482,7 +498,10 @@ export async function runBulk<I, R>(
       // retry) takes one again at once, without waiting for it: concurrency is exceeded by that task, briefly.
       slot.take();
       if (needSettle) {
-        if (hooks.settle) {
+        if (hooks.isAlreadyDone && hooks.settle && hooks.resendToSettle?.(entry)) {
+          // Sent again below: a refusal as a duplicate means it exists, and settle() fetches it then.
+          needSettle = false;
+        } else if (hooks.settle) {
           let outcome: Outcome<R>;
           try {
             outcome = await hooks.settle(task, workSignal, { bySelf: true });
@@ -520,7 +539,8 @@ export async function runBulk<I, R>(
           } catch (e2) {
             return fail(e2, true);
           }
-          if (outcome.status === 'done') return done(outcome.result, maybeOurs || lastUnknown ? 'created' : 'exists');
+          // Its outcome unknown since an earlier run, and sent again without a look-up (resendToSettle): that run's work.
+          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : lastUnknown ? (entry !== undefined ? 'earlier' : 'created') : 'exists');
           return fail(e, false);
         }
         const cls = classifyFailure(e);

@@ -253,6 +253,85 @@ describe('runBulk', () => {
     expect(s).toMatchObject({ created: 2, skipped: 1 });
   });
 
+  it('resendToSettle: an unknown outcome is sent again without a look-up; a duplicate refusal is then settled (an earlier run\'s work)', async () => {
+    const dir = tmp();
+    const path = join(dir, 'j.jsonl');
+    const server = fakeServer();
+    server.create('K1', 1); // the killed run got K1 created but never wrote "done"
+    // K2's only object was cancelled: a look-up would find it, a resend creates a live one.
+    const cancelled = new Set(['K2']);
+    const lines = ['K1', 'K2', 'K3'].map((k) => JSON.stringify({ k, s: 'sending', t: 'x', a: 1 }));
+    // K3: an earlier run created it, and only writing its labels failed: looked up, not sent again.
+    lines[2] = JSON.stringify({ k: 'K3', s: 'failed', t: 'x', u: true, e: { message: 'no room', type: 'LabelsNotWritten' } });
+    server.create('K3', 3);
+    writeFileSync(path, lines.join('\n') + '\n');
+    const settled: string[] = [];
+    const j = await Journal.open(path);
+    const results: BulkResult<number, unknown>[] = [];
+    const s = await runBulk(
+      tasks(4),
+      {
+        execute: async (t) => server.create(t.key, t.input),
+        isAlreadyDone: (e) => e instanceof ValidationError && /already been taken/.test(JSON.stringify(e.fields)),
+        resendToSettle: (entry) => entry?.error?.type !== 'LabelsNotWritten',
+        async settle(t) {
+          settled.push(t.key);
+          if (cancelled.has(t.key)) return { status: 'done', result: { id: 'the cancelled one' } };
+          return server.exists.has(t.key) ? { status: 'done', result: { id: `id-${t.key}` } } : { status: 'absent' };
+        },
+        onResult: (r) => void results.push(r),
+      },
+      { concurrency: 4, signal: never, journal: j },
+    );
+    await j.close();
+    // K1 is looked up only once refused as a duplicate; K2 never (created by the resend); K3 looked up at once.
+    expect(settled.sort()).toEqual(['K1', 'K3']);
+    expect(server.creates.get('K1')).toBe(2); // the resend, refused
+    expect(server.exists.get('K1')).toBe(1); // still the first one
+    expect(server.creates.get('K2')).toBe(1);
+    expect(server.creates.get('K3')).toBe(1); // never resent
+    expect(results.map((r) => [r.task.key, r.status, r.skipReason])).toEqual([
+      ['K0', 'created', undefined],
+      ['K1', 'skipped', 'journal'],
+      ['K2', 'created', undefined],
+      ['K3', 'skipped', 'journal'],
+    ]);
+    expect(results[2].result).toEqual({ id: 'id-K2', v: 2 });
+    expect(s).toMatchObject({ created: 2, skipped: 2, failed: 0 });
+  });
+
+  it('isResult: a "done" record without the stored summary (a journal edited by hand) is settled, not trusted', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const server = fakeServer();
+    server.create('K0', 0); // created; its record lost its result
+    writeFileSync(path, JSON.stringify({ k: 'K0', s: 'done', t: 'x' }) + '\n' + JSON.stringify({ k: 'K1', s: 'done', t: 'x' }) + '\n');
+    const j = await Journal.open(path);
+    const results: BulkResult<number, unknown>[] = [];
+    const s = await runBulk(
+      tasks(2),
+      {
+        execute: async (t) => server.create(t.key, t.input),
+        isAlreadyDone: (e) => e instanceof ValidationError,
+        resendToSettle: () => true,
+        isResult: (r) => typeof r === 'object' && r !== null && 'id' in r,
+        settle: async (t) => (server.exists.has(t.key) ? { status: 'done', result: { id: `id-${t.key}`, v: server.exists.get(t.key) } } : { status: 'absent' }),
+        refresh: async (_t, stored) => {
+          expect(stored).toMatchObject({ id: expect.any(String) }); // never given the record without a result
+          return undefined;
+        },
+        onResult: (r) => void results.push(r),
+      },
+      { concurrency: 2, signal: never, journal: j },
+    );
+    await j.close();
+    expect(results.map((r) => [r.task.key, r.status, r.result])).toEqual([
+      ['K0', 'skipped', { id: 'id-K0', v: 0 }],
+      ['K1', 'created', { id: 'id-K1', v: 1 }],
+    ]);
+    expect(server.creates.get('K0')).toBe(2); // sent again, refused as a duplicate
+    expect(s).toMatchObject({ created: 1, skipped: 1, failed: 0 });
+  });
+
   it('a row changed after a send whose outcome is unknown stays "changed" through a settle that fails', async () => {
     const path = join(tmp(), 'j.jsonl');
     // Run 1 sent K0 with values A and was killed before the outcome; the shipment exists.
@@ -588,7 +667,7 @@ describe('Journal', () => {
     // A run stopped by a full disk ends normally: it releases its lock, and its last commit may be torn.
     const ended = join(tmp(), 'j.jsonl');
     torn(ended);
-    expect(await warningsOf(ended)).toEqual([`journal ${ended}: ignored an incomplete last line (the previous run could not finish writing it: a write failed, as on a full disk)`]);
+    expect(await warningsOf(ended)).toEqual([`journal ${ended}: ignored an incomplete last line (a write that failed part way, as on a full disk, or the file changed since the previous run)`]);
     // A killed run leaves its lock behind.
     const killed = join(tmp(), 'j.jsonl');
     torn(killed);

@@ -298,6 +298,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         // Done by an earlier run: its labels in this run's format (--format may differ), or again if their files are gone.
         refresh: (task, stored, signal) => refreshLabels(api, task.key, stored, policy, signal),
         isAlreadyDone: isDuplicateReference,
+        // A cancelled shipment's reference may be given to a new one (api-notes: to change a shipment, cancel it and
+        // create it again): GET /shipments/:ref/events finds the cancelled one too, so an unknown outcome is settled
+        // by sending again, the service refusing a live duplicate. Not a shipment created whose labels could not
+        // be written: it is known to exist, and is looked up for its labels.
+        resendToSettle: (entry) => entry?.error?.type !== 'LabelsNotWritten',
+        isResult: (stored) => typeof stored === 'object' && stored !== null && Array.isArray((stored as Created).tracking_references),
         // A full (or read-only) disk for the labels: every later shipment would be created without its labels.
         stopsRun: (err) => labelDiskStop(err, o.outputDir),
         fingerprint: (task) => fingerprint(task.input.json + extraKey),

@@ -50,21 +50,41 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   let response: ShipmentResponse[] | undefined;
   // Created, but no label file: the shipment is shown as usual, then the run fails (exit 1) saying so.
   let labelsFailed: LabelsNotWritten | undefined;
-  try {
-    ({ created, response } = await createShipment(api, input.body, policy));
-  } catch (e) {
-    await explainCustomFields(ctx, api, e, input.body);
-    locateApiProblems(e, input);
-    if (e instanceof LabelsNotWritten) {
-      created = e.created;
-      response = e.response;
-      labelsFailed = e;
-    } else if (isDuplicateReference(e)) {
-      const err = e as ValidationError;
-      err.hint = `a shipment ${ref} exists already: \`ship track ${ref}\` shows it; to change it, \`ship cancel ${ref}\` and create it again`;
-      throw err;
-    } else {
-      created = await settleUnknown(ctx, api, ref, policy, e);
+  // A request whose outcome is unknown (a timeout, a reset, a 5xx) is sent once more: the service refuses a
+  // duplicate of a live shipment, which is then fetched. Not looked up first: a cancelled shipment's reference
+  // may be given to a new one (api-notes), and GET /shipments/:ref/events finds the cancelled one too.
+  let unknownError: unknown;
+  for (;;) {
+    try {
+      ({ created, response } = await createShipment(api, input.body, policy));
+      break;
+    } catch (e) {
+      await explainCustomFields(ctx, api, e, input.body);
+      locateApiProblems(e, input);
+      if (e instanceof LabelsNotWritten) {
+        created = e.created;
+        response = e.response;
+        labelsFailed = e;
+        break;
+      }
+      if (isDuplicateReference(e) && unknownError !== undefined) {
+        created = await existingAfterUnknown(ctx, api, ref, policy, unknownError, e);
+        break;
+      }
+      if (isDuplicateReference(e)) {
+        const err = e as ValidationError;
+        err.hint = `a shipment ${ref} exists already: \`ship track ${ref}\` shows it; to change it, \`ship cancel ${ref}\` and create it again`;
+        throw err;
+      }
+      if (unknownError === undefined && classifyFailure(e).unknownOutcome) {
+        unknownError = e;
+        ctx.out.warn(`the create request ended in an error (${errorText(e)}); sending it again (a shipment it made would be refused as a duplicate)`);
+        continue;
+      }
+      if (unknownError !== undefined && classifyFailure(e).unknownOutcome && e instanceof Error) {
+        (e as Error & { hint?: string }).hint = `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`;
+      }
+      throw e;
     }
   }
 
@@ -137,26 +157,23 @@ function allLabelsSent(ref: string, printer: PrinterTarget, n: number, dir: stri
 }
 
 /**
- * After an error whose outcome is unknown (no answer came back), looks whether the shipment exists before
- * anyone retries: its summary when it does (labels fetched and written), the error otherwise.
+ * The shipment a create whose outcome was unknown made after all: sent again, the service refused it as a
+ * duplicate. Fetched (its labels written as usual); a failure to fetch it says how to look.
  */
-async function settleUnknown(ctx: Ctx, api: Api, ref: string, policy: LabelPolicy, e: unknown): Promise<Created> {
-  if (!classifyFailure(e).unknownOutcome) throw e;
+async function existingAfterUnknown(ctx: Ctx, api: Api, ref: string, policy: LabelPolicy, unknown: unknown, duplicate: unknown): Promise<Created> {
   let found;
   try {
     found = await findShipment(api, ref, policy);
-  } catch {
-    found = undefined;
-  }
-  if (found?.status !== 'done') {
-    if (e instanceof Error && found === undefined) {
-      (e as Error & { hint?: string }).hint = `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`;
-    }
+  } catch (e) {
+    if (e instanceof Error) (e as Error & { hint?: string }).hint = `shipment ${ref} exists (the service refused it as a duplicate): \`ship track ${ref}\` shows it`;
     throw e;
   }
-  ctx.out.warn(`the create request ended in an error (${(e as Error).message}), but shipment ${ref} exists: using it`);
+  if (found.status !== 'done') throw duplicate;
+  ctx.out.warn(`the create request ended in an error (${errorText(unknown)}), but shipment ${ref} exists: using it`);
   return found.result;
 }
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Prints a created shipment: JSON (--json), its tracking references (--quiet) or a table of its parcels. */
 async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, response: ShipmentResponse[] | undefined): Promise<void> {

@@ -184,14 +184,35 @@ describe('ship create from flags', () => {
   it('when the answer to the create is lost, finds the shipment instead of failing or creating it twice', async () => {
     proxy.dropNextCreates = 1;
     const r = await ship(['create', '--reference', 'LOST-1', ...ADDRESS, '--weight', '500', '-o', work, '--quiet']);
+    expect(r.stderr).toContain('sending it again (a shipment it made would be refused as a duplicate)');
     expect(r.stderr).toContain('but shipment LOST-1 exists: using it');
     expect(r.code).toBe(0);
-    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['LOST-1']);
+    // Sent again, and refused as a duplicate: created once.
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['LOST-1', 'LOST-1']);
+    expect(proxy.created().map((b) => b.shipment_reference)).toEqual(['LOST-1']);
     const tracking = r.stdout.trim();
     expect(tracking).toMatch(/^[A-Z0-9]+$/);
     // The label came from GET /parcels/:ref/label, since the create answer never arrived.
     expect(proxy.requests.some((x) => x.path.startsWith(`/v1.2/parcels/${tracking}/label`))).toBe(true);
     expect(readFileSync(join(work, 'LOST-1_1.zpl'), 'utf8')).toMatch(/\^XA/);
+  });
+
+  it('a reference given again after its shipment was cancelled: a create whose outcome is unknown is sent again, not taken for the cancelled one', async () => {
+    const old = await ship(['create', '--reference', 'REUSE-S', ...ADDRESS, '--weight', '500', '-o', work, '--json']);
+    expect(old.code, old.stderr).toBe(0);
+    const oldTracking = JSON.parse(old.stdout)[0].tracking_reference as string;
+    // To change a shipment, cancel it and create it again with the same reference (api-notes).
+    expect((await ship(['cancel', 'REUSE-S', '--yes'])).code).toBe(0);
+    proxy.failNextCreates = 1; // a 503: nothing created, but ship cannot know that
+    const r = await ship(['create', '--reference', 'REUSE-S', ...ADDRESS, '--weight', '600', '-o', work, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('sending it again');
+    const created = JSON.parse(r.stdout) as Array<{ tracking_reference: string }>;
+    expect(created[0].tracking_reference).not.toBe(oldTracking);
+    expect(proxy.created().filter((b) => b.shipment_reference === 'REUSE-S').map((b) => b.parcels[0].weight)).toEqual([500, 600]);
+    // The new one is live: cancelling it cancels it (the cancelled one alone would be "already cancelled").
+    const cancel = await ship(['cancel', 'REUSE-S', '--yes', '--json']);
+    expect(JSON.parse(cancel.stdout.split('\n')[0])).toMatchObject({ status: 'cancelled', message: 'Shipment Cancelled' });
   });
 
   it('requires --reference', async () => {
@@ -435,6 +456,50 @@ describe('ship create --csv', () => {
       expect(r.stderr).toContain('CHS-1 was created by an earlier run from different values');
       expect(r.stderr).toContain('`ship cancel CHS-1`, then create it from a file or flags of its own');
     }
+  });
+
+  it('a reference given again after its shipment was cancelled: an unknown outcome is settled by sending again, so the row gets a live shipment, once', async () => {
+    const csv = join(work, 'reuse.csv');
+    const rows = (w: number) => `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nREUSE-B,Ann,1 St,London,E1 1AA,GB,${w}\nREUSE-C,Bob,2 St,Leeds,LS1 1AA,GB,${w}\n`;
+    writeFileSync(csv, rows(100));
+    const first = await ship(['create', '--csv', csv, '-o', join(work, 'a'), '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const oldTracking = first.stdout.trim().split('\n').slice(0, 2).map((l) => JSON.parse(l).tracking_reference as string);
+    // To change shipments, cancel them and create them again with the same references (api-notes).
+    expect((await ship(['cancel', 'REUSE-B', 'REUSE-C', '--yes'])).code).toBe(0);
+    writeFileSync(csv, rows(200));
+    proxy.requests.length = 0;
+    // REUSE-B's first POST is answered 503 (nothing created, outcome unknown); REUSE-C goes through as usual.
+    proxy.failNextCreates = 1;
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'b'), '--json', '--concurrency', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').slice(0, 2).map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status])).toEqual([['REUSE-B', 'created'], ['REUSE-C', 'created']]);
+    for (const [i, l] of lines.entries()) expect(l.tracking_reference).not.toBe(oldTracking[i]);
+    // Created once each in this run (a look-up would have found the cancelled REUSE-B and sent nothing).
+    expect(proxy.created().map((b) => [b.shipment_reference, b.parcels[0].weight])).toEqual([['REUSE-B', 200], ['REUSE-C', 200]]);
+    const cancel = await ship(['cancel', 'REUSE-B', 'REUSE-C', '--yes', '--json']);
+    expect(cancel.stdout.trim().split('\n').slice(0, 2).map((l) => JSON.parse(l).message)).toEqual(['Shipment Cancelled', 'Shipment Cancelled']);
+  });
+
+  it('a killed run\'s shipment is found through the duplicate refusal on the rerun: sent again, refused, reported as the earlier run\'s', async () => {
+    const csv = join(work, 'lost.csv');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLOSTB-1,Ann,1 St,London,E1 1AA,GB,100\n');
+    const dir = join(work, 'lost');
+    const first = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(first.code, first.stderr).toBe(0);
+    const tracking = JSON.parse(first.stdout.trim().split('\n')[0]).tracking_reference as string;
+    // As a run killed after sending leaves its journal: "sending", and no outcome.
+    const journal = join(dir, readdirSync(dir).find((f) => f.startsWith('.ship-journal'))!);
+    writeFileSync(journal, JSON.stringify({ k: 'LOSTB-1', s: 'sending', t: new Date().toISOString(), a: 1 }) + '\n');
+    proxy.requests.length = 0;
+    const r = await ship(['create', '--csv', csv, '-o', dir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n')[0])).toMatchObject({ shipment_reference: 'LOSTB-1', status: 'skipped', tracking_reference: tracking });
+    expect(r.stdout).not.toContain('already exist');
+    expect(proxy.creates().map((b) => b.shipment_reference)).toEqual(['LOSTB-1']); // sent again…
+    expect(proxy.created()).toEqual([]); // …and refused as a duplicate
+    expect(readFileSync(join(dir, 'LOSTB-1_1.zpl'), 'utf8')).toMatch(/\^XA/);
   });
 
   it('a shipment found on a rerun whose label cannot be written stays unsettled: exit 3 until the label is on disk', async () => {

@@ -10,6 +10,8 @@ export interface Recorded {
   method: string;
   path: string;
   body: any;
+  /** The target's answer status (unset when the proxy answered itself or the request failed). */
+  status?: number;
 }
 
 /** A running recording proxy. */
@@ -19,8 +21,12 @@ export interface RecordingProxy {
   requests: Recorded[];
   /** Bodies of POST /shipments, in arrival order. */
   creates(): any[];
+  /** Bodies of the POST /shipments the target created (answered 2xx): a resend refused as a duplicate is not one. */
+  created(): any[];
   /** The next N successful POST /shipments are forwarded, then the client's connection is cut: created, answer lost. */
   dropNextCreates: number;
+  /** The next N POST /shipments are answered 503 by the proxy, never forwarded: nothing created, outcome unknown to the client. */
+  failNextCreates: number;
   close(): Promise<void>;
 }
 
@@ -38,7 +44,7 @@ export interface RecordingProxyHooks {
 export async function startRecordingProxy(targetBaseUrl: string, hooks: RecordingProxyHooks = {}): Promise<RecordingProxy> {
   const target = new URL(targetBaseUrl);
   const requests: Recorded[] = [];
-  const self = { dropNextCreates: 0 } as RecordingProxy;
+  const self = { dropNextCreates: 0, failNextCreates: 0 } as RecordingProxy;
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -54,6 +60,12 @@ export async function startRecordingProxy(targetBaseUrl: string, hooks: Recordin
     const rec: Recorded = { method: req.method ?? 'GET', path: req.url ?? '/', body };
     requests.push(rec);
     hooks.onRequest?.(rec);
+    if (req.method === 'POST' && /\/shipments$/.test((req.url ?? '').split('?')[0]) && self.failNextCreates > 0) {
+      self.failNextCreates--;
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ message: 'Service Unavailable' }));
+      return;
+    }
     const canned = hooks.respond?.(rec);
     if (canned) {
       res.writeHead(canned.status, { 'content-type': 'application/json' });
@@ -71,6 +83,7 @@ export async function startRecordingProxy(targetBaseUrl: string, hooks: Recordin
         body: req.method === 'GET' || req.method === 'HEAD' ? undefined : raw,
       });
       const out = Buffer.from(await up.arrayBuffer());
+      rec.status = up.status;
       await hooks.onResponse?.(rec, up.status, headers);
       const isCreate = req.method === 'POST' && /\/shipments$/.test((req.url ?? '').split('?')[0]);
       if (isCreate && up.status < 300 && self.dropNextCreates > 0) {
@@ -94,6 +107,7 @@ export async function startRecordingProxy(targetBaseUrl: string, hooks: Recordin
     baseUrl: `http://127.0.0.1:${port}${target.pathname.replace(/\/$/, '')}`,
     requests,
     creates: () => requests.filter((r) => r.method === 'POST' && /\/shipments$/.test(r.path.split('?')[0])).map((r) => r.body),
+    created: () => requests.filter((r) => r.method === 'POST' && /\/shipments$/.test(r.path.split('?')[0]) && r.status !== undefined && r.status < 300).map((r) => r.body),
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections?.();
