@@ -10,8 +10,8 @@
 // ahead, in group commits, so the disk never holds up a free slot) → "done" with the result summary, or
 // "failed" with the error and whether its outcome is unknown. A reservation that was never used is closed
 // with "unsent". On a rerun: done → skipped with the stored result; sending (or failed with unknown outcome)
-// → settle() first, then send only if absent (or, with resendToSettle, sent again at once: the service's
-// refusal of a duplicate says it exists); failed → sent again.
+// → settle() first, then send only if absent (or, with verifyByResend, also when found but perhaps no longer
+// live: the service's refusal of a duplicate then says it is); failed → sent again.
 //
 // Credentials refused (an AuthError: 401/403): every other task would be refused the same way, so the run
 // stops as on Ctrl-C: nothing new starts, tasks in flight finish and are journalled, reservations of tasks
@@ -53,8 +53,12 @@ export function stoppedEarly(s: Pick<BulkSummary, 'interrupted' | 'authStop' | '
   return s.interrupted || s.authStop !== undefined || s.unreachable !== undefined || s.localStop !== undefined;
 }
 
-/** What settle() found out about a task whose previous attempt has an unknown outcome. */
-export type Outcome<R> = { status: 'done'; result: R } | { status: 'absent' };
+/**
+ * What settle() found out about a task whose previous attempt has an unknown outcome: done (it exists: its
+ * summary), absent, or found (with `existsOnly`: something has its key, perhaps not live — a cancelled object
+ * whose key was given again; see verifyByResend).
+ */
+export type Outcome<R> = { status: 'done'; result: R } | { status: 'absent' } | { status: 'found' };
 
 /** What the runner asks of the command. R must be JSON-serialisable: it is stored in the journal. */
 export interface BulkHooks<I, R> {
@@ -68,9 +72,10 @@ export interface BulkHooks<I, R> {
   /**
    * Asked before resending a task whose previous attempt's outcome is unknown (journal says "sending" with
    * no outcome, or it failed with a timeout/reset/5xx) and after isAlreadyDone(): does it exist already?
-   * Without settle, a task with an unknown outcome is resent only when `idempotent` is true.
+   * Without settle, a task with an unknown outcome is resent only when `idempotent` is true. `existsOnly`
+   * (see verifyByResend): only whether something has the key, answered `found` or `absent`; nothing fetched.
    */
-  settle?(task: BulkTask<I>, signal: AbortSignal, sent: { bySelf: boolean }): Promise<Outcome<R>>;
+  settle?(task: BulkTask<I>, signal: AbortSignal, sent: { bySelf: boolean; existsOnly?: boolean }): Promise<Outcome<R>>;
   /**
    * A failed task's error that every later task would meet too (a full disk): the error to stop the run with
    * (no new task starts; those in flight finish), or undefined to go on.
@@ -81,13 +86,15 @@ export interface BulkHooks<I, R> {
   /** Repeating execute() is harmless (e.g. a GET); unknown outcomes are then resent without settle(). */
   idempotent?: boolean;
   /**
-   * Whether a task whose outcome is unknown is sent again at once instead of looked up first (given the task's
-   * journal record from earlier runs, if any): if it exists, the service refuses the duplicate (isAlreadyDone),
-   * and settle() then fetches it. For keys that may be given again once their object is cancelled (a shipment
-   * reference): a look-up finds the cancelled one too, and could not tell it from one the unknown attempt
-   * created. Needs isAlreadyDone and settle.
+   * Whether a task whose outcome is unknown, found by its look-up, is sent again to learn whether what was found
+   * is live (given the task's journal record from earlier runs, if any): the service refuses a live duplicate
+   * (isAlreadyDone; settle() then fetches it), and creates the task's own object when the one found was
+   * cancelled. For keys that may be given again once their object is cancelled (a shipment reference): a
+   * look-up finds the cancelled one too, and could not tell it from one the unknown attempt created. Not when
+   * the task's input changed since that attempt (its fingerprint): the one found is then reported as before.
+   * Needs isAlreadyDone and settle.
    */
-  resendToSettle?(entry: JournalEntry | undefined): boolean;
+  verifyByResend?(entry: JournalEntry | undefined): boolean;
   /**
    * Whether a "done" record's stored result is one execute() returns. One that is not (a journal edited by hand,
    * a record with no result) is taken as an outcome unknown: settled, never trusted nor resent blindly.
@@ -498,13 +505,13 @@ export async function runBulk<I, R>(
       // retry) takes one again at once, without waiting for it: concurrency is exceeded by that task, briefly.
       slot.take();
       if (needSettle) {
-        if (hooks.isAlreadyDone && hooks.settle && hooks.resendToSettle?.(entry)) {
-          // Sent again below: a refusal as a duplicate means it exists, and settle() fetches it then.
-          needSettle = false;
-        } else if (hooks.settle) {
+        if (hooks.settle) {
+          // Found, it may be a cancelled one whose key was given again: sent again below to tell (verifyByResend).
+          const existsOnly =
+            hooks.isAlreadyDone !== undefined && (hooks.verifyByResend?.(entry) ?? false) && !(fp !== undefined && entry?.fp !== undefined && fp !== entry.fp);
           let outcome: Outcome<R>;
           try {
-            outcome = await hooks.settle(task, workSignal, { bySelf: true });
+            outcome = await hooks.settle(task, workSignal, { bySelf: true, existsOnly });
           } catch (e) {
             const cls = classifyFailure(e);
             const next = cls.retriable ? await backoff(cls) : 'exhausted';
@@ -515,7 +522,8 @@ export async function runBulk<I, R>(
           // Found, and the journal says an earlier run sent it: that run's work, not someone else's.
           if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : entry !== undefined ? 'earlier' : 'exists');
           needSettle = false;
-          lastUnknown = false;
+          // Found but perhaps not live: a refusal of the resend as a duplicate is the earlier attempt's work.
+          lastUnknown = outcome.status === 'found';
         } else if (!hooks.idempotent) {
           return fail(
             new ShipError('an earlier attempt may have succeeded and there is no way to check; not resent', 1),
@@ -539,8 +547,8 @@ export async function runBulk<I, R>(
           } catch (e2) {
             return fail(e2, true);
           }
-          // Its outcome unknown since an earlier run, and sent again without a look-up (resendToSettle): that run's work.
-          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : lastUnknown ? (entry !== undefined ? 'earlier' : 'created') : 'exists');
+          // Found by the look-up before this resend (verifyByResend), and now known live: the earlier attempt's work.
+          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : lastUnknown ? 'earlier' : 'exists');
           return fail(e, false);
         }
         const cls = classifyFailure(e);

@@ -24,7 +24,11 @@ export function capYoungGeneration(): () => void {
     capped = true;
     return true;
   };
-  if (check()) return () => undefined;
+  if (check()) {
+    return () => {
+      capped = false;
+    };
+  }
   // Growth happens at scavenges, a few times a second at most: a 5 ms look catches it at the size wanted.
   const timer = setInterval(() => {
     if (check()) clearInterval(timer);

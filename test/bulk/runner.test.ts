@@ -253,51 +253,58 @@ describe('runBulk', () => {
     expect(s).toMatchObject({ created: 2, skipped: 1 });
   });
 
-  it('resendToSettle: an unknown outcome is sent again without a look-up; a duplicate refusal is then settled (an earlier run\'s work)', async () => {
+  it('verifyByResend: a task found after an unknown outcome is sent again, as it may be a cancelled one; a duplicate refusal is the earlier run\'s work', async () => {
     const dir = tmp();
     const path = join(dir, 'j.jsonl');
     const server = fakeServer();
     server.create('K1', 1); // the killed run got K1 created but never wrote "done"
-    // K2's only object was cancelled: a look-up would find it, a resend creates a live one.
+    // K2's only object was cancelled: the look-up finds it, the resend creates a live one.
     const cancelled = new Set(['K2']);
-    const lines = ['K1', 'K2', 'K3'].map((k) => JSON.stringify({ k, s: 'sending', t: 'x', a: 1 }));
-    // K3: an earlier run created it, and only writing its labels failed: looked up, not sent again.
+    const lines = ['K1', 'K2', 'K3', 'K4'].map((k) => JSON.stringify({ k, s: 'sending', t: 'x', a: 1, f: 'same' }));
+    // K3: an earlier run created it, and only writing its labels failed: fetched, not sent again.
     lines[2] = JSON.stringify({ k: 'K3', s: 'failed', t: 'x', u: true, e: { message: 'no room', type: 'LabelsNotWritten' } });
     server.create('K3', 3);
+    // K4: found, but its row changed since the send: reported as the earlier run's (changed), not sent again.
+    lines[3] = JSON.stringify({ k: 'K4', s: 'sending', t: 'x', a: 1, f: 'before' });
+    server.create('K4', 4);
     writeFileSync(path, lines.join('\n') + '\n');
-    const settled: string[] = [];
+    const looked: string[] = [];
     const j = await Journal.open(path);
     const results: BulkResult<number, unknown>[] = [];
     const s = await runBulk(
-      tasks(4),
+      tasks(5),
       {
         execute: async (t) => server.create(t.key, t.input),
         isAlreadyDone: (e) => e instanceof ValidationError && /already been taken/.test(JSON.stringify(e.fields)),
-        resendToSettle: (entry) => entry?.error?.type !== 'LabelsNotWritten',
-        async settle(t) {
-          settled.push(t.key);
-          if (cancelled.has(t.key)) return { status: 'done', result: { id: 'the cancelled one' } };
-          return server.exists.has(t.key) ? { status: 'done', result: { id: `id-${t.key}` } } : { status: 'absent' };
+        verifyByResend: (entry) => entry?.error?.type !== 'LabelsNotWritten',
+        fingerprint: () => 'same',
+        async settle(t, _signal, sent) {
+          looked.push(`${t.key}${sent.existsOnly ? '?' : ''}`);
+          if (cancelled.has(t.key)) return sent.existsOnly ? { status: 'found' } : { status: 'done', result: { id: 'the cancelled one' } };
+          if (!server.exists.has(t.key)) return { status: 'absent' };
+          return sent.existsOnly ? { status: 'found' } : { status: 'done', result: { id: `id-${t.key}` } };
         },
         onResult: (r) => void results.push(r),
       },
-      { concurrency: 4, signal: never, journal: j },
+      { concurrency: 5, signal: never, journal: j },
     );
     await j.close();
-    // K1 is looked up only once refused as a duplicate; K2 never (created by the resend); K3 looked up at once.
-    expect(settled.sort()).toEqual(['K1', 'K3']);
+    // K1 and K2 only asked whether they exist, K1 fetched once refused as a duplicate; K3 and K4 fetched at once.
+    expect(looked.sort()).toEqual(['K1', 'K1?', 'K2?', 'K3', 'K4']);
     expect(server.creates.get('K1')).toBe(2); // the resend, refused
     expect(server.exists.get('K1')).toBe(1); // still the first one
     expect(server.creates.get('K2')).toBe(1);
     expect(server.creates.get('K3')).toBe(1); // never resent
-    expect(results.map((r) => [r.task.key, r.status, r.skipReason])).toEqual([
-      ['K0', 'created', undefined],
-      ['K1', 'skipped', 'journal'],
-      ['K2', 'created', undefined],
-      ['K3', 'skipped', 'journal'],
+    expect(server.creates.get('K4')).toBe(1); // never resent
+    expect(results.map((r) => [r.task.key, r.status, r.skipReason, r.changed])).toEqual([
+      ['K0', 'created', undefined, undefined],
+      ['K1', 'skipped', 'journal', undefined],
+      ['K2', 'created', undefined, undefined],
+      ['K3', 'skipped', 'journal', undefined],
+      ['K4', 'skipped', 'journal', true],
     ]);
     expect(results[2].result).toEqual({ id: 'id-K2', v: 2 });
-    expect(s).toMatchObject({ created: 2, skipped: 2, failed: 0 });
+    expect(s).toMatchObject({ created: 2, skipped: 3, failed: 0 });
   });
 
   it('isResult: a "done" record without the stored summary (a journal edited by hand) is settled, not trusted', async () => {
@@ -311,8 +318,6 @@ describe('runBulk', () => {
       tasks(2),
       {
         execute: async (t) => server.create(t.key, t.input),
-        isAlreadyDone: (e) => e instanceof ValidationError,
-        resendToSettle: () => true,
         isResult: (r) => typeof r === 'object' && r !== null && 'id' in r,
         settle: async (t) => (server.exists.has(t.key) ? { status: 'done', result: { id: `id-${t.key}`, v: server.exists.get(t.key) } } : { status: 'absent' }),
         refresh: async (_t, stored) => {
@@ -328,7 +333,7 @@ describe('runBulk', () => {
       ['K0', 'skipped', { id: 'id-K0', v: 0 }],
       ['K1', 'created', { id: 'id-K1', v: 1 }],
     ]);
-    expect(server.creates.get('K0')).toBe(2); // sent again, refused as a duplicate
+    expect(server.creates.get('K0')).toBe(1); // found by the look-up, not sent again
     expect(s).toMatchObject({ created: 1, skipped: 1, failed: 0 });
   });
 

@@ -32,7 +32,7 @@ import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
 import { checkAgainstAccount, loadReportingAll } from './account-check.js';
 import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
-import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, type Created, type LabelPolicy } from './shipment.js';
+import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, shipmentExists, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
 
 /** What each bulk task carries. */
@@ -286,6 +286,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           return (await createShipment(api, body, policy, signal, { prevalidated: extrasOk && task.input.validated === true, release, callerRetries: true })).created;
         },
         settle: async (task, signal, sent) => {
+          // Only whether it exists (verifyByResend): a cancelled one's labels are not to be written as the row's.
+          if (sent.existsOnly) return (await shipmentExists(api, task.key, signal)) ? { status: 'found' } : { status: 'absent' };
           const found = await findShipment(api, task.key, policy, signal);
           // Sent by this journal and found, but its labels could not be fetched or written: not settled, so the
           // next run tries again (as after a failed write in execute); reported with its tracking references
@@ -299,11 +301,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         refresh: (task, stored, signal) => refreshLabels(api, task.key, stored, policy, signal),
         isAlreadyDone: isDuplicateReference,
         // A cancelled shipment's reference may be given to a new one (api-notes: to change a shipment, cancel it and
-        // create it again): GET /shipments/:ref/events finds the cancelled one too, so an unknown outcome is settled
-        // by sending again, the service refusing a live duplicate. Not a shipment created whose labels could not
-        // be written: it is known to exist, and is looked up for its labels.
-        resendToSettle: (entry) => entry?.error?.type !== 'LabelsNotWritten',
-        isResult: (stored) => typeof stored === 'object' && stored !== null && Array.isArray((stored as Created).tracking_references),
+        // create it again): GET /shipments/:ref/events finds the cancelled one too, so a shipment found after an
+        // unknown outcome is sent again, the service refusing a live duplicate (api-notes: re-post only once it is
+        // known to exist). Not one created whose labels could not be written: known live, it is fetched for them.
+        verifyByResend: (entry) => entry?.error?.type !== 'LabelsNotWritten',
+        isResult: isCreatedSummary,
         // A full (or read-only) disk for the labels: every later shipment would be created without its labels.
         stopsRun: (err) => labelDiskStop(err, o.outputDir),
         fingerprint: (task) => fingerprint(task.input.json + extraKey),
@@ -592,8 +594,13 @@ function createdEarlier(journalPath: string): Set<string> {
   } catch {
     return created; // the run itself reports a journal it cannot read
   }
-  for (const [key, e] of entries) if (e.state === 'done') created.add(key);
+  for (const [key, e] of entries) if (e.state === 'done' && isCreatedSummary(e.result)) created.add(key);
   return created;
+}
+
+/** A journal's "done" record holds what execute() returned; one that does not (edited by hand) is settled again. */
+function isCreatedSummary(stored: unknown): boolean {
+  return typeof stored === 'object' && stored !== null && Array.isArray((stored as Created).tracking_references);
 }
 
 /**

@@ -191,6 +191,20 @@ export function isDuplicateReference(err: unknown): boolean {
  * parcels' labels are fetched and written, so a run killed between the POST and the label files still ends
  * with every label on disk. A label that cannot be fetched does not make the shipment "absent".
  */
+/**
+ * Whether the service has a shipment with this reference (GET /shipments/:ref/events; 404: none). It may be a
+ * cancelled one whose reference was given again: the events do not say.
+ */
+export async function shipmentExists(api: Api, ref: string, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await api.shipments.events(ref, { signal });
+    return true;
+  } catch (e) {
+    if (e instanceof NotFoundError) return false;
+    throw e;
+  }
+}
+
 export async function findShipment(
   api: Api,
   ref: string,

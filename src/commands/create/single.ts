@@ -9,7 +9,8 @@ import { mergePdfs } from '../../labels/index.js';
 import { loadSingleShipment, locateApiProblems } from '../../shipment-input/index.js';
 import { printDryRun, problemText } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
-import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, type Created, type LabelPolicy } from './shipment.js';
+import { createShipment, findShipment, isDuplicateReference, LabelsNotWritten, shipmentExists, type Created, type LabelPolicy } from './shipment.js';
+import { abortableSleep } from '../../util/sleep.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
 import { printerName, type PrinterTarget } from '../../printer/index.js';
 import { resendRestHint } from '../shared/printer-flag.js';
@@ -50,9 +51,10 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   let response: ShipmentResponse[] | undefined;
   // Created, but no label file: the shipment is shown as usual, then the run fails (exit 1) saying so.
   let labelsFailed: LabelsNotWritten | undefined;
-  // A request whose outcome is unknown (a timeout, a reset, a 5xx) is sent once more: the service refuses a
-  // duplicate of a live shipment, which is then fetched. Not looked up first: a cancelled shipment's reference
-  // may be given to a new one (api-notes), and GET /shipments/:ref/events finds the cancelled one too.
+  // A request whose outcome is unknown (a timeout, a reset, a 5xx) is sent once more, after a look-up
+  // (api-notes: re-post a shipment only once it is known whether it exists). Found, it is sent all the same: it
+  // may be a cancelled shipment whose reference this one reuses (the look-up cannot tell), and the service
+  // refuses a live duplicate, which is then fetched.
   let unknownError: unknown;
   for (;;) {
     try {
@@ -68,7 +70,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
         break;
       }
       if (isDuplicateReference(e) && unknownError !== undefined) {
-        created = await existingAfterUnknown(ctx, api, ref, policy, unknownError, e);
+        created = await existingAfterUnknown(ctx, api, ref, policy, unknownError);
         break;
       }
       if (isDuplicateReference(e)) {
@@ -78,11 +80,17 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
       }
       if (unknownError === undefined && classifyFailure(e).unknownOutcome) {
         unknownError = e;
-        ctx.out.warn(`the create request ended in an error (${errorText(e)}); sending it again (a shipment it made would be refused as a duplicate)`);
+        // A moment first: a request the service is still working on has finished by then.
+        await abortableSleep(UNKNOWN_SETTLE_MS, ctx.signal);
+        const exists = await shipmentExists(api, ref).catch(() => undefined);
+        if (exists === undefined) throw withHint(e, `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`);
+        ctx.out.warn(
+          `the create request ended in an error (${errorText(e)}); ${exists ? `a shipment ${ref} exists, perhaps a cancelled one: sending it again (the service refuses a live duplicate)` : `no shipment ${ref} exists: sending it again`}`,
+        );
         continue;
       }
-      if (unknownError !== undefined && classifyFailure(e).unknownOutcome && e instanceof Error) {
-        (e as Error & { hint?: string }).hint = `the shipment may or may not exist: check with \`ship track ${ref}\` before creating it again`;
+      if (unknownError !== undefined) {
+        throw withHint(e, `the first attempt (${errorText(unknownError)}) may or may not have created it: check with \`ship track ${ref}\` before creating it again`);
       }
       throw e;
     }
@@ -160,17 +168,28 @@ function allLabelsSent(ref: string, printer: PrinterTarget, n: number, dir: stri
  * The shipment a create whose outcome was unknown made after all: sent again, the service refused it as a
  * duplicate. Fetched (its labels written as usual); a failure to fetch it says how to look.
  */
-async function existingAfterUnknown(ctx: Ctx, api: Api, ref: string, policy: LabelPolicy, unknown: unknown, duplicate: unknown): Promise<Created> {
+async function existingAfterUnknown(ctx: Ctx, api: Api, ref: string, policy: LabelPolicy, unknown: unknown): Promise<Created> {
+  const lookHint = `the service refused ${ref} as a duplicate: \`ship track ${ref}\` shows it`;
   let found;
   try {
     found = await findShipment(api, ref, policy);
   } catch (e) {
-    if (e instanceof Error) (e as Error & { hint?: string }).hint = `shipment ${ref} exists (the service refused it as a duplicate): \`ship track ${ref}\` shows it`;
-    throw e;
+    throw withHint(e, lookHint);
   }
-  if (found.status !== 'done') throw duplicate;
+  if (found.status !== 'done') {
+    throw new ShipError(`the create request ended in an error (${errorText(unknown)}); sent again, it was refused as a duplicate, yet no shipment ${ref} is found`, ExitCode.Failure, { hint: lookHint });
+  }
   ctx.out.warn(`the create request ended in an error (${errorText(unknown)}), but shipment ${ref} exists: using it`);
   return found.result;
+}
+
+/** How long a create whose outcome is unknown waits before it is looked up and sent again. */
+const UNKNOWN_SETTLE_MS = 500;
+
+/** The error with this hint: what to do now, in place of the API layer's generic one. */
+function withHint(e: unknown, hint: string): unknown {
+  if (e instanceof Error) (e as Error & { hint?: string }).hint = hint;
+  return e;
 }
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -184,7 +184,7 @@ describe('ship create from flags', () => {
   it('when the answer to the create is lost, finds the shipment instead of failing or creating it twice', async () => {
     proxy.dropNextCreates = 1;
     const r = await ship(['create', '--reference', 'LOST-1', ...ADDRESS, '--weight', '500', '-o', work, '--quiet']);
-    expect(r.stderr).toContain('sending it again (a shipment it made would be refused as a duplicate)');
+    expect(r.stderr).toContain('a shipment LOST-1 exists, perhaps a cancelled one: sending it again (the service refuses a live duplicate)');
     expect(r.stderr).toContain('but shipment LOST-1 exists: using it');
     expect(r.code).toBe(0);
     // Sent again, and refused as a duplicate: created once.
@@ -213,6 +213,24 @@ describe('ship create from flags', () => {
     // The new one is live: cancelling it cancels it (the cancelled one alone would be "already cancelled").
     const cancel = await ship(['cancel', 'REUSE-S', '--yes', '--json']);
     expect(JSON.parse(cancel.stdout.split('\n')[0])).toMatchObject({ status: 'cancelled', message: 'Shipment Cancelled' });
+  });
+
+  it('a create whose outcome is unknown and that made nothing is sent again once, after a look-up; a second failure says to check', async () => {
+    proxy.failNextCreates = 1;
+    const r = await ship(['create', '--reference', 'AGAIN-1', ...ADDRESS, '--weight', '500', '-o', work, '--quiet']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('no shipment AGAIN-1 exists: sending it again');
+    expect(proxy.created().map((b) => b.shipment_reference)).toEqual(['AGAIN-1']);
+    expect(proxy.requests.map((x) => `${x.method} ${x.path.split('?')[0]}`).filter((x) => /shipments/.test(x))).toEqual([
+      'POST /v1.2/shipments',
+      'GET /v1.2/shipments/AGAIN-1/events',
+      'POST /v1.2/shipments',
+    ]);
+    proxy.failNextCreates = 2;
+    const twice = await ship(['create', '--reference', 'AGAIN-2', ...ADDRESS, '--weight', '500', '-o', work]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toMatch(/hint: the first attempt \(.*503.*\) may or may not have created it: check with `ship track AGAIN-2` before creating it again/);
+    expect(proxy.created().map((b) => b.shipment_reference)).toEqual(['AGAIN-1']);
   });
 
   it('requires --reference', async () => {
