@@ -90,9 +90,9 @@ export interface BulkHooks<I, R> {
    * is live (given the task's journal record from earlier runs, if any): the service refuses a live duplicate
    * (isAlreadyDone; settle() then fetches it), and creates the task's own object when the one found was
    * cancelled. For keys that may be given again once their object is cancelled (a shipment reference): a
-   * look-up finds the cancelled one too, and could not tell it from one the unknown attempt created. Not when
-   * the task's input changed since that attempt (its fingerprint): the one found is then reported as before.
-   * Needs isAlreadyDone and settle.
+   * look-up finds the cancelled one too, and could not tell it from one the unknown attempt created. A task
+   * whose input changed since that attempt is sent with its new values: created, the one found was cancelled;
+   * refused, the live one is reported as the earlier run's, changed. Needs isAlreadyDone and settle.
    */
   verifyByResend?(entry: JournalEntry | undefined): boolean;
   /**
@@ -449,6 +449,12 @@ export async function runBulk<I, R>(
     let attempts = 0;
     let failures = 0;
     let lastUnknown = needSettle;
+    // An earlier run's attempt found by the look-up, and sent again to tell whether it is live (verifyByResend):
+    // from a row changed since, what is live may be made from either values, so the journal keeps the earlier
+    // send's fingerprint and a duplicate refusal is reported as the earlier run's, changed (a spurious "changed"
+    // warning is safer than a lost one).
+    let earlierUnresolved = false;
+    const changedSince = fp !== undefined && entry?.fp !== undefined && fp !== entry.fp;
 
     // Outcome records need not hold a concurrency slot: the next request may leave while they are
     // written. onResult waits for them, and a crash before they land only costs a settle() on rerun.
@@ -463,7 +469,7 @@ export async function runBulk<I, R>(
       if (!unknownOutcome && (error instanceof AuthError || isUnreachable(error))) return record(r, { key: task.key, state: 'unsent' });
       // Still unknown since an earlier run's send: the journal keeps the fingerprint of the values that send
       // carried, so the run that finds the shipment can tell whether the row changed since.
-      const sentFp = unknownOutcome && !maybeOurs && entry?.fp !== undefined ? entry.fp : fp;
+      const sentFp = unknownOutcome && (!maybeOurs || earlierUnresolved) && entry?.fp !== undefined ? entry.fp : fp;
       return record(r, { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp: sentFp });
     };
     const done = async (result: R, how: 'created' | 'earlier' | 'exists'): Promise<BulkResult<I, R>> => {
@@ -507,8 +513,7 @@ export async function runBulk<I, R>(
       if (needSettle) {
         if (hooks.settle) {
           // Found, it may be a cancelled one whose key was given again: sent again below to tell (verifyByResend).
-          const existsOnly =
-            hooks.isAlreadyDone !== undefined && (hooks.verifyByResend?.(entry) ?? false) && !(fp !== undefined && entry?.fp !== undefined && fp !== entry.fp);
+          const existsOnly = hooks.isAlreadyDone !== undefined && (hooks.verifyByResend?.(entry) ?? false);
           let outcome: Outcome<R>;
           try {
             outcome = await hooks.settle(task, workSignal, { bySelf: true, existsOnly });
@@ -524,6 +529,7 @@ export async function runBulk<I, R>(
           needSettle = false;
           // Found but perhaps not live: a refusal of the resend as a duplicate is the earlier attempt's work.
           lastUnknown = outcome.status === 'found';
+          if (lastUnknown && entry !== undefined && !maybeOurs) earlierUnresolved = true;
         } else if (!hooks.idempotent) {
           return fail(
             new ShipError('an earlier attempt may have succeeded and there is no way to check; not resent', 1),
@@ -535,7 +541,7 @@ export async function runBulk<I, R>(
       attempts++;
       // The "sending" record is durable before the request leaves (reserved ahead of time for fresh tasks).
       if (attempts === 1 && reserved) await reserved;
-      else await journal?.append({ key: task.key, state: 'sending', attempt: attempts, fp });
+      else await journal?.append({ key: task.key, state: 'sending', attempt: attempts, fp: earlierUnresolved && changedSince ? entry!.fp : fp });
       try {
         const result = await hooks.execute(task, workSignal, slot.release);
         return await done(result, 'created');
@@ -548,7 +554,7 @@ export async function runBulk<I, R>(
             return fail(e2, true);
           }
           // Found by the look-up before this resend (verifyByResend), and now known live: the earlier attempt's work.
-          if (outcome.status === 'done') return done(outcome.result, maybeOurs ? 'created' : lastUnknown ? 'earlier' : 'exists');
+          if (outcome.status === 'done') return done(outcome.result, earlierUnresolved && changedSince ? 'earlier' : maybeOurs ? 'created' : lastUnknown ? 'earlier' : 'exists');
           return fail(e, false);
         }
         const cls = classifyFailure(e);

@@ -258,23 +258,28 @@ describe('runBulk', () => {
     const path = join(dir, 'j.jsonl');
     const server = fakeServer();
     server.create('K1', 1); // the killed run got K1 created but never wrote "done"
-    // K2's only object was cancelled: the look-up finds it, the resend creates a live one.
-    const cancelled = new Set(['K2']);
-    const lines = ['K1', 'K2', 'K3', 'K4'].map((k) => JSON.stringify({ k, s: 'sending', t: 'x', a: 1, f: 'same' }));
+    // K2's only object was cancelled: the look-up finds it, the resend creates a live one. K5 likewise, its row changed since.
+    const cancelled = new Set(['K2', 'K5']);
+    const lines = ['K1', 'K2', 'K3', 'K4', 'K5'].map((k) => JSON.stringify({ k, s: 'sending', t: 'x', a: 1, f: 'same' }));
     // K3: an earlier run created it, and only writing its labels failed: fetched, not sent again.
     lines[2] = JSON.stringify({ k: 'K3', s: 'failed', t: 'x', u: true, e: { message: 'no room', type: 'LabelsNotWritten' } });
     server.create('K3', 3);
-    // K4: found, but its row changed since the send: reported as the earlier run's (changed), not sent again.
+    // K4: found and live, its row changed since the send: sent again, refused, reported as the earlier run's (changed).
     lines[3] = JSON.stringify({ k: 'K4', s: 'sending', t: 'x', a: 1, f: 'before' });
     server.create('K4', 4);
+    lines[4] = JSON.stringify({ k: 'K5', s: 'sending', t: 'x', a: 1, f: 'before' });
     writeFileSync(path, lines.join('\n') + '\n');
     const looked: string[] = [];
     const j = await Journal.open(path);
     const results: BulkResult<number, unknown>[] = [];
     const s = await runBulk(
-      tasks(5),
+      tasks(6),
       {
-        execute: async (t) => server.create(t.key, t.input),
+        execute: async (t) => {
+          // The cancelled one does not stand in the way of a new one (its key given again).
+          if (cancelled.delete(t.key)) server.exists.delete(t.key);
+          return server.create(t.key, t.input);
+        },
         isAlreadyDone: (e) => e instanceof ValidationError && /already been taken/.test(JSON.stringify(e.fields)),
         verifyByResend: (entry) => entry?.error?.type !== 'LabelsNotWritten',
         fingerprint: () => 'same',
@@ -289,22 +294,25 @@ describe('runBulk', () => {
       { concurrency: 5, signal: never, journal: j },
     );
     await j.close();
-    // K1 and K2 only asked whether they exist, K1 fetched once refused as a duplicate; K3 and K4 fetched at once.
-    expect(looked.sort()).toEqual(['K1', 'K1?', 'K2?', 'K3', 'K4']);
+    // Asked whether they exist, fetched once refused as a duplicate (K1, K4); K3 fetched at once.
+    expect(looked.sort()).toEqual(['K1', 'K1?', 'K2?', 'K3', 'K4', 'K4?', 'K5?']);
     expect(server.creates.get('K1')).toBe(2); // the resend, refused
     expect(server.exists.get('K1')).toBe(1); // still the first one
     expect(server.creates.get('K2')).toBe(1);
     expect(server.creates.get('K3')).toBe(1); // never resent
-    expect(server.creates.get('K4')).toBe(1); // never resent
+    expect(server.creates.get('K4')).toBe(2); // the resend (new values), refused
+    expect(server.exists.get('K4')).toBe(4);
+    expect(server.creates.get('K5')).toBe(1); // created from the new values
     expect(results.map((r) => [r.task.key, r.status, r.skipReason, r.changed])).toEqual([
       ['K0', 'created', undefined, undefined],
       ['K1', 'skipped', 'journal', undefined],
       ['K2', 'created', undefined, undefined],
       ['K3', 'skipped', 'journal', undefined],
       ['K4', 'skipped', 'journal', true],
+      ['K5', 'created', undefined, undefined],
     ]);
     expect(results[2].result).toEqual({ id: 'id-K2', v: 2 });
-    expect(s).toMatchObject({ created: 2, skipped: 3, failed: 0 });
+    expect(s).toMatchObject({ created: 3, skipped: 3, failed: 0 });
   });
 
   it('isResult: a "done" record without the stored summary (a journal edited by hand) is settled, not trusted', async () => {
@@ -352,6 +360,36 @@ describe('runBulk', () => {
     expect(await run(async () => Promise.reject(new NetworkError('timeout', 'timeout')))).toMatchObject({ status: 'failed', unknownOutcome: true });
     // Run 3 finds the shipment: made from A, so the row changed since.
     expect(await run(async () => ({ status: 'done', result: { id: 'x' } }))).toMatchObject({ status: 'skipped', skipReason: 'journal', changed: true });
+  });
+
+  it('verifyByResend: a changed row\'s resend whose outcome is unknown too keeps the earlier send\'s fingerprint, so the next run still says "changed"', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    // Run 1 sent K0 with values A and was killed before the outcome; the shipment exists, live.
+    writeFileSync(path, JSON.stringify({ k: 'K0', s: 'sending', t: 'x', a: 1, f: 'A' }) + '\n');
+    const server = fakeServer();
+    server.create('K0', 0);
+    const run = async (execute: (t: BulkTask<number>) => Promise<unknown>) => {
+      const j = await Journal.open(path);
+      const results: BulkResult<number, unknown>[] = [];
+      await runBulk(
+        tasks(1),
+        {
+          execute,
+          isAlreadyDone: (e) => e instanceof ValidationError,
+          verifyByResend: () => true,
+          settle: async (t, _s, sent) => (!server.exists.has(t.key) ? { status: 'absent' } : sent.existsOnly ? { status: 'found' } : { status: 'done', result: { id: 'x' } }),
+          fingerprint: () => 'B',
+          onResult: (r) => void results.push(r),
+        },
+        { concurrency: 1, signal: never, journal: j, retries: 0 },
+      ).catch(() => undefined);
+      await j.close();
+      return results[0];
+    };
+    // Run 2 (the row now B): found, sent again with B, and that answer is lost too.
+    expect(await run(async () => Promise.reject(new NetworkError('timeout', 'timeout')))).toMatchObject({ status: 'failed', unknownOutcome: true });
+    // Run 3: found, sent again, refused: the live one may be made from A, so the row is said changed.
+    expect(await run(async (t) => server.create(t.key, t.input))).toMatchObject({ status: 'skipped', skipReason: 'journal', changed: true });
   });
 
   it('"unsent" brings back what an earlier run recorded (its failure and error), not nothing', async () => {

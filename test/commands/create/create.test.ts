@@ -500,6 +500,25 @@ describe('ship create --csv', () => {
     expect(cancel.stdout.trim().split('\n').slice(0, 2).map((l) => JSON.parse(l).message)).toEqual(['Shipment Cancelled', 'Shipment Cancelled']);
   });
 
+  it('a reused reference whose send had an unknown outcome, its row then edited: the rerun creates it from the new values, not reports the cancelled one', async () => {
+    const csv = join(work, 'edited.csv');
+    const rows = (w: number) => `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nEDIT-1,Ann,1 St,London,E1 1AA,GB,${w}\n`;
+    writeFileSync(csv, rows(100));
+    expect((await ship(['create', '--csv', csv, '-o', join(work, 'a'), '--json'])).code).toBe(0);
+    expect((await ship(['cancel', 'EDIT-1', '--yes'])).code).toBe(0);
+    // Every POST answered 503: the run ends with EDIT-1's outcome unknown.
+    proxy.failNextCreates = 20;
+    const failed = await ship(['create', '--csv', csv, '-o', join(work, 'b'), '--json']);
+    proxy.failNextCreates = 0;
+    expect(failed.code).not.toBe(0);
+    writeFileSync(csv, rows(300));
+    proxy.requests.length = 0;
+    const r = await ship(['create', '--csv', csv, '-o', join(work, 'b'), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.trim().split('\n')[0])).toMatchObject({ shipment_reference: 'EDIT-1', status: 'created' });
+    expect(proxy.created().map((b) => [b.shipment_reference, b.parcels[0].weight])).toEqual([['EDIT-1', 300]]);
+  });
+
   it('a killed run\'s shipment is found through the duplicate refusal on the rerun: sent again, refused, reported as the earlier run\'s', async () => {
     const csv = join(work, 'lost.csv');
     writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLOSTB-1,Ann,1 St,London,E1 1AA,GB,100\n');
