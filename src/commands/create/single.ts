@@ -56,6 +56,8 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
   // may be a cancelled shipment whose reference this one reuses (the look-up cannot tell), and the service
   // refuses a live duplicate, which is then fetched.
   let unknownError: unknown;
+  // Fetched after the service refused the resend as a duplicate: made by the first request, whose answer was lost.
+  let foundAfterUnknown = false;
   for (;;) {
     try {
       ({ created, response } = await createShipment(api, input.body, policy));
@@ -71,6 +73,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
       }
       if (isDuplicateReference(e) && unknownError !== undefined) {
         created = await existingAfterUnknown(ctx, api, ref, policy, unknownError);
+        foundAfterUnknown = true;
         break;
       }
       if (isDuplicateReference(e)) {
@@ -111,7 +114,7 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
     await mergePdfs(created.labels, o.merge);
     ctx.out.info(`Labels merged into ${o.merge}`);
   }
-  await show(ctx, o, ref, created, response);
+  await show(ctx, o, ref, created, response, foundAfterUnknown);
   // Ctrl-C while the last label was being sent (one earlier would have stopped the next: printFailed): it was
   // finished and none is left, but the run was interrupted all the same (exit 130, as `ship label` says it).
   if (printer && printFailed === undefined && sent > 0 && sent === created.labels.length && ctx.signal.aborted) {
@@ -195,7 +198,7 @@ function withHint(e: unknown, hint: string): unknown {
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** Prints a created shipment: JSON (--json), its tracking references (--quiet) or a table of its parcels. */
-async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, response: ShipmentResponse[] | undefined): Promise<void> {
+async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, response: ShipmentResponse[] | undefined, found = false): Promise<void> {
   if (ctx.mode.json) {
     if (response) {
       ctx.out.json(
@@ -215,7 +218,9 @@ async function show(ctx: Ctx, o: CreateOptions, ref: string, created: Created, r
   }
   const n = Math.max(created.tracking_references.length, response?.length ?? 0);
   const price = created.price ? `, price ${created.price}` : '';
-  ctx.out.success(`Created shipment ${ref}: ${n} parcel${n === 1 ? '' : 's'}${created.carrier ? `, ${created.carrier}` : ''}${created.service ? ` ${created.service}` : ''}${price}`);
+  // Found after a lost answer, it is known by its tracking events only: no carrier, service or price to show.
+  const what = found ? `Created shipment ${ref} (by the first request, whose answer was lost)` : `Created shipment ${ref}`;
+  ctx.out.success(`${what}: ${n} parcel${n === 1 ? '' : 's'}${created.carrier ? `, ${created.carrier}` : ''}${created.service ? ` ${created.service}` : ''}${price}`);
   const rows = Array.from({ length: n }, (_, i) => ({
     n: i + 1,
     parcel: response?.[i]?.parcel_reference ?? '',

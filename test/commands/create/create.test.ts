@@ -195,6 +195,11 @@ describe('ship create from flags', () => {
     // The label came from GET /parcels/:ref/label, since the create answer never arrived.
     expect(proxy.requests.some((x) => x.path.startsWith(`/v1.2/parcels/${tracking}/label`))).toBe(true);
     expect(readFileSync(join(work, 'LOST-1_1.zpl'), 'utf8')).toMatch(/\^XA/);
+    // On a terminal's table: which request made it.
+    proxy.dropNextCreates = 1;
+    const shown = await ship(['create', '--reference', 'LOST-2', ...ADDRESS, '--weight', '500', '-o', work]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout + shown.stderr).toContain('Created shipment LOST-2 (by the first request, whose answer was lost): 1 parcel');
   });
 
   it('a reference given again after its shipment was cancelled: a create whose outcome is unknown is sent again, not taken for the cancelled one', async () => {
