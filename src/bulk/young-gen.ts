@@ -6,6 +6,8 @@
 // objects) and peaks ~30 MB lower on Node 20 and at ~137 MB on Node 24, no slower (bench/create-csv.mjs).
 // `--max-semi-space-size` only takes effect at start-up; the growth factor is read at each growth, so setting
 // it to 1 once the young generation reached the size we want stops it there.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Worker } from 'node:worker_threads';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /** Young-generation size (both semi-spaces) at which growth is stopped. */
@@ -24,32 +26,34 @@ export function capYoungGeneration(): () => void {
     capped = true;
     return true;
   };
-  if (check()) {
-    return () => {
-      capped = false;
-    };
-  }
+  // Put back once each worker thread runs (see onWorker).
+  subscribe('worker_threads', onWorker);
+  const stop = (timer?: NodeJS.Timeout) => () => {
+    clearInterval(timer);
+    unsubscribe('worker_threads', onWorker);
+    capped = false;
+  };
+  if (check()) return stop();
   // Growth happens at scavenges, a few times a second at most: a 5 ms look catches it at the size wanted.
   const timer = setInterval(() => {
     if (check()) clearInterval(timer);
   }, 5);
   timer.unref();
-  return () => {
-    clearInterval(timer);
-    capped = false;
-  };
+  return stop(timer);
 }
 
 /** The cap is in force (capYoungGeneration reached its size, and was not undone). */
 let capped = false;
 
 /**
- * Puts the cap back after a worker thread started. V8 sets the growth factor back to its default (2) whenever
- * it configures a new isolate's heap (it takes no less), and a worker thread is a new isolate: a run whose
- * label files went to a thread (src/labels/index.ts LabelWorker) grew its young generation to 32 MB again.
- * Put back once the thread runs (its `online` event: its heap is configured by then), 3 paired 10,000-shipment
- * runs with the thread on Node 20 peaked at 126–146 MB against 151–166.
+ * Puts the cap back once a worker thread runs. V8 sets the growth factor back to its default (2) whenever it
+ * configures a new isolate's heap (it takes no less), and a worker thread is a new isolate: a run whose label
+ * files went to a thread (src/labels/index.ts LabelWorker) grew its young generation to 32 MB again. Put back
+ * on the thread's `online` event (its heap is configured by then), 3 paired 10,000-shipment runs with the thread
+ * on Node 20 peaked at 126–146 MB against 151–166. Node publishes every new Worker on this channel.
  */
-export function restoreYoungGenerationCap(): void {
-  if (capped) setFlagsFromString('--semi-space-growth-factor=1');
+function onWorker(message: unknown): void {
+  (message as { worker: Worker }).worker.once('online', () => {
+    if (capped) setFlagsFromString('--semi-space-growth-factor=1');
+  });
 }

@@ -348,17 +348,11 @@ export class LabelBatchWriter {
      * (paired runs, bench/create-csv.mjs's CSV). Where it is fast, the thread gains nothing and its own
      * isolate costs ~28 MB of memory: so not started.
      */
-    private readonly thread: {
-      use: 'never' | 'always' | 'when-slow';
-      slowFileUs?: number;
-      minFiles?: number;
-      /** Called once the thread runs: a new isolate puts some of V8's settings back (see bulk/young-gen.ts). */
-      onStarted?: () => void;
-    } = { use: 'never' },
+    private readonly thread: { use: 'never' | 'always' | 'when-slow'; slowFileUs?: number; minFiles?: number } = { use: 'never' },
   ) {
     this.filesPerTurn = limits.filesPerTurn ?? 8;
     this.maxWaiting = limits.maxWaiting ?? 64;
-    if (thread.use === 'always') this.worker = new LabelWorker(thread.onStarted);
+    if (thread.use === 'always') this.worker = new LabelWorker();
   }
 
   private readonly filesPerTurn: number;
@@ -462,7 +456,7 @@ export class LabelBatchWriter {
     this.mainUs += (performance.now() - started) * 1000;
     if (this.thread.use === 'when-slow' && !this.worker && !this.noThread && this.mainFiles >= (this.thread.minFiles ?? SLOW_AFTER_FILES) && this.mainUs / this.mainFiles > (this.thread.slowFileUs ?? SLOW_FILE_US)) {
       try {
-        this.worker = new LabelWorker(this.thread.onStarted);
+        this.worker = new LabelWorker();
       } catch {
         // No thread to be had (a resource limit): the files go on being written here.
         this.noThread = true;
@@ -493,7 +487,7 @@ class LabelWorker {
   ready = false;
   readonly started: Promise<void>;
 
-  constructor(onStarted?: () => void) {
+  constructor() {
     // Plain JS run from a string: nothing to bundle, nothing else loaded in the thread.
     const code = `
       const { parentPort } = require('node:worker_threads');
@@ -531,7 +525,6 @@ class LabelWorker {
     this.started = new Promise((resolve) =>
       this.thread.once('online', () => {
         this.ready = true;
-        onStarted?.();
         resolve();
       }),
     );

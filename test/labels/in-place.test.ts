@@ -211,21 +211,6 @@ describe('LabelBatchWriter', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('tells onStarted once its thread runs, whether started at once or once slow (a bulk run puts its young-generation cap back then)', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'ship-batch-started-'));
-      const started: string[] = [];
-      const always = new LabelBatchWriter({ filesPerTurn: 8 }, { use: 'always', onStarted: () => started.push('always') });
-      await always.threadStarted();
-      expect(started).toEqual(['always']);
-      const slow = new LabelBatchWriter({ filesPerTurn: 8 }, { use: 'when-slow', slowFileUs: 0, minFiles: 1, onStarted: () => started.push('slow') });
-      await slow.write([ZPL], { dir, shipmentRef: 'S1', format: 'ZPL' });
-      expect(started).toEqual(['always']);
-      await slow.threadStarted();
-      expect(started).toEqual(['always', 'slow']);
-      await Promise.all([always.close(), slow.close()]);
-      rmSync(dir, { recursive: true, force: true });
-    });
-
     it('until the thread runs, writes on the main thread (a short run is over before it has started)', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'ship-batch-early-'));
       const batch = new LabelBatchWriter({ filesPerTurn: 1 }, { use: 'always' });

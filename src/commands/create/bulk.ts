@@ -15,7 +15,7 @@ import { animationsAllowed } from '../../output/output.js';
 import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
-import { capYoungGeneration, restoreYoungGenerationCap } from '../../bulk/young-gen.js';
+import { capYoungGeneration } from '../../bulk/young-gen.js';
 import { FailedRowsWriter, failedCsvPathFor, ResultsWriter, type ResultColumns, type WriteBackLayout } from '../../bulk/csv-out.js';
 import { isDeepStrictEqual } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
@@ -267,7 +267,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // Label files written a few at a time between network reads, on a thread of their own once creating them
   // proves slow (LabelBatchWriter): made here, so that the `finally` below always ends that thread (it would
   // keep the process alive).
-  if (o.labels) policy.batch = new LabelBatchWriter(undefined, { use: 'when-slow', onStarted: restoreYoungGenerationCap });
+  if (o.labels) policy.batch = new LabelBatchWriter(undefined, { use: 'when-slow' });
   try {
     await runBulkCommand<CreateInput, Created>(ctx, {
       noun: 'shipments',

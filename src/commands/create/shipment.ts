@@ -186,38 +186,37 @@ export function isDuplicateReference(err: unknown): boolean {
   return msgs.some((m) => /already (been )?taken|already exists/i.test(m));
 }
 
+/** A shipment's tracking events (GET /shipments/:ref/events), or undefined when it has none (404). */
+async function eventsOrAbsent(api: Api, ref: string, signal?: AbortSignal): Promise<Awaited<ReturnType<Api['shipments']['events']>> | undefined> {
+  try {
+    return await api.shipments.events(ref, { signal });
+  } catch (e) {
+    if (e instanceof NotFoundError) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Whether the service has a shipment with this reference. It may be a cancelled one whose reference was given
+ * again: the events do not say.
+ */
+export async function shipmentExists(api: Api, ref: string, signal?: AbortSignal): Promise<boolean> {
+  return (await eventsOrAbsent(api, ref, signal)) !== undefined;
+}
+
 /**
  * Whether a shipment exists (GET /shipments/:ref/events; 404 means it was never created). When it does, its
  * parcels' labels are fetched and written, so a run killed between the POST and the label files still ends
  * with every label on disk. A label that cannot be fetched does not make the shipment "absent".
  */
-/**
- * Whether the service has a shipment with this reference (GET /shipments/:ref/events; 404: none). It may be a
- * cancelled one whose reference was given again: the events do not say.
- */
-export async function shipmentExists(api: Api, ref: string, signal?: AbortSignal): Promise<boolean> {
-  try {
-    await api.shipments.events(ref, { signal });
-    return true;
-  } catch (e) {
-    if (e instanceof NotFoundError) return false;
-    throw e;
-  }
-}
-
 export async function findShipment(
   api: Api,
   ref: string,
   policy: LabelPolicy,
   signal?: AbortSignal,
 ): Promise<{ status: 'absent' } | { status: 'done'; result: Created }> {
-  let events;
-  try {
-    events = await api.shipments.events(ref, { signal });
-  } catch (e) {
-    if (e instanceof NotFoundError) return { status: 'absent' };
-    throw e;
-  }
+  const events = await eventsOrAbsent(api, ref, signal);
+  if (events === undefined) return { status: 'absent' };
   const tracking = Object.keys(events);
   const result: Created = { shipment_reference: ref, tracking_references: tracking, labels: [] };
   if (tracking[0]) result.tracking_reference = tracking[0];
