@@ -44,6 +44,25 @@
 // 142-178 MB (without it 126-137): its isolate (~18 MB) plus ~15 MB more old generation and ~10 MB of
 // ArrayBuffers on the main thread, the same when the thread writes nothing (so the messages, not the disk).
 // The "label thread" line says in which rounds ship started it.
+// Measured (2026-11-27, session 21), for whoever tries the label thread again:
+//   - started at once instead of when slow (Node 24, quiet ext4, 4 pairs): bulk phase 2.12-2.79 s against
+//     1.96-2.25, main thread as busy (159-170 µs a shipment against 157-169: postMessage costs it what the file
+//     did), +30 µs of CPU a shipment, peak 145-154 MB against 131-133. Dropped again.
+//   - started when slow, in a slow phase of the disk (Node 24): peak 147 MB, the heap as without it (51 MB):
+//     the thread's own isolate (~16-18 MB on Node 24, ~9 on Node 20: a bare Worker measures the same).
+//   - the files handed to the thread through a ring in shared memory instead of postMessage (copying a label in:
+//     ~0.3 µs; the thread woken with Atomics.notify, its failures sent as messages), started at once (Node 24,
+//     ext4, 4 pairs): slower again, 2.12-3.81 s against 1.84-3.60; CPU +35 µs a shipment (the thread's
+//     wake-ups and the cores it takes from the others: the main thread was busier, 170-200 µs a shipment
+//     against 158-173); peak 146-150 MB. On 2 cores shared with the sandbox, no core is free for it.
+//   - libuv's pool instead (fs.writeFile, or open/write/close callbacks, 8 in flight; 10,000 files on tmpfs):
+//     the main thread is busier than with writeFileSync (22-33 µs a file against 17).
+//   - the slow phase of ext4 after deletions is kernel CPU time of the process creating files, not I/O wait
+//     (250-950 µs of CPU a file in the minute after deleting 10,000 files; 23-30 µs once quiet).
+//   - Node 24's peak is ~25 MB above Node 20's outside the JS heap (heaps 51 and 49 MB): V8's malloc peaks at
+//     ~30 MB (Node 20: 9) just after the first POST, the TurboFan compile of llhttp's WebAssembly. Only
+//     --liftoff-only on the command line avoids it (125 MB); V8 13 ignores it, and every WebAssembly tiering
+//     flag tried, when set at run time.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)
