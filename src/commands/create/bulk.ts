@@ -58,7 +58,7 @@ export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // (same CPU per shipment, measured). Read when the module is compiled, on the first connection (no request
   // has been made yet). Only where measured (V8 11, Node 20), as undici-lite.ts does with its flag.
   if (process.versions.v8.startsWith('11.')) setFlagsFromString('--liftoff-only');
-  if (o.results !== undefined) refuseResultsOverInput(o);
+  refuseOutputsOverInputs(o);
   const uncap = capYoungGeneration();
   try {
     await bulkCreate(ctx, o);
@@ -68,9 +68,12 @@ export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   }
 }
 
-/** --results naming one of the run's own files would overwrite it (the rerun would then read the results). */
-function refuseResultsOverInput(o: CreateOptions): void {
-  const results = o.results!;
+/**
+ * --results or --merge naming one of the run's own files would overwrite it: the input file (the rerun that
+ * resumes the run would then read results or a PDF), its failed rows' file, the mapping or the customs file, or
+ * each other.
+ */
+function refuseOutputsOverInputs(o: CreateOptions): void {
   const csv = o.csv!;
   const inputs: Array<[string | undefined, string]> = [
     [csv === '-' ? undefined : csv, `the input file (--csv ${csv})`],
@@ -78,8 +81,18 @@ function refuseResultsOverInput(o: CreateOptions): void {
     [o.map === '-' ? undefined : o.map, `--map ${o.map}`],
     [o.customs === '-' ? undefined : o.customs, `--customs ${o.customs}`],
   ];
-  for (const [path, what] of inputs) {
-    if (path !== undefined && sameFile(results, path)) throw new UsageError(`--results ${results} is ${what}: it would be overwritten`, { hint: 'name another file for the results, e.g. --results results.csv' });
+  const outputs: Array<[string | undefined, string, string]> = [
+    [o.results, '--results', 'name another file for the results, e.g. --results results.csv'],
+    [o.merge, '--merge', 'name another file for the merged labels, e.g. --merge labels.pdf'],
+  ];
+  for (const [out, flag, hint] of outputs) {
+    if (out === undefined) continue;
+    for (const [path, what] of inputs) {
+      if (path !== undefined && sameFile(out, path)) throw new UsageError(`${flag} ${out} is ${what}: it would be overwritten`, { hint });
+    }
+  }
+  if (o.results !== undefined && o.merge !== undefined && sameFile(o.results, o.merge)) {
+    throw new UsageError(`--results and --merge name the same file (${o.merge}): each would overwrite the other`, { hint: 'name two files, e.g. --results results.csv --merge labels.pdf' });
   }
 }
 

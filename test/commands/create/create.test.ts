@@ -668,6 +668,28 @@ describe('ship create --csv', () => {
     expect(proxy.requests).toEqual([]);
   });
 
+  it('refuses --merge naming the input file, the request file or the --results file, which it would overwrite, before sending', async () => {
+    const csv = join(work, 'own-merge.csv');
+    const text = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nOM-1,Ann,1 High St,London,E1 1AA,GB,1000\n';
+    writeFileSync(csv, text);
+    const body = join(work, 'own-merge.json');
+    const bodyText = readFileSync(join(EXAMPLES, 'shipment.json'), 'utf8');
+    writeFileSync(body, bodyText);
+    proxy.requests.length = 0;
+    const refused = async (args: string[], message: RegExp) => {
+      const r = await ship([...args, '-o', join(work, 'labels'), '--format', 'PDF', '--json']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(JSON.parse(r.stderr.trim().split('\n').at(-1)!).error.message).toMatch(message);
+    };
+    await refused(['create', '--csv', csv, '--merge', csv], /^--merge .*own-merge\.csv is the input file \(--csv .*\): it would be overwritten$/);
+    await refused(['create', '--csv', csv, '--merge', join(work, 'own-merge.failed.csv')], /^--merge .* is the failed rows' file .*: it would be overwritten$/);
+    await refused(['create', '--csv', csv, '--merge', join(work, 'out.pdf'), '--results', join(work, '.', 'out.pdf')], /^--results and --merge name the same file/);
+    await refused(['create', '--file', body, '--merge', body], /^--merge .*own-merge\.json is the input file \(--file .*\): it would be overwritten$/);
+    expect(readFileSync(csv, 'utf8')).toBe(text);
+    expect(readFileSync(body, 'utf8')).toBe(bodyText);
+    expect(proxy.requests.filter((q) => q.method === 'POST')).toEqual([]);
+  });
+
   it('refuses the whole file, sending no shipment, when a custom field value breaks the account\'s rules (exit 2)', async () => {
     const csv = join(work, 'custom.csv');
     writeFileSync(
