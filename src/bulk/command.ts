@@ -105,6 +105,8 @@ export interface BulkCommandOptions<I, R> {
   summary?: boolean;
   retries?: number;
   retryDelayMs?: number;
+  /** How long 429s are waited out while no request gets through (runBulk's rateLimitPatienceMs; tests). */
+  rateLimitPatienceMs?: number;
   order?: 'input' | 'completion';
 }
 
@@ -182,8 +184,14 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
       total: opts.total,
       retries: opts.retries,
       retryDelayMs: opts.retryDelayMs,
+      rateLimitPatienceMs: opts.rateLimitPatienceMs,
       order: opts.order,
       sleep: (ms, signal) => ctx.clock.sleep(ms, signal),
+      now: () => ctx.clock.now().getTime(),
+      onRateLimited: (waitMs) => {
+        progress.stop();
+        out.warn(`the service is limiting the request rate (429): waiting as it asks (${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`}) before sending more; the run goes on at the rate it takes`);
+      },
     });
   } catch (e) {
     progress.stop();

@@ -170,6 +170,16 @@ export interface BulkOptions {
   retryDelayMs?: number;
   /** Sleeps between retries (injectable for tests); must reject when the signal aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The clock, in ms (injectable for tests; default Date.now). */
+  now?: () => number;
+  /**
+   * How long the run goes on waiting out a rate limit (429s) while none of its requests gets through (default
+   * 2 min): a 429 is a refusal before any work, waited out and sent again as often as it takes, outside the
+   * `retries`, as long as other requests are answered.
+   */
+  rateLimitPatienceMs?: number;
+  /** Told once, at the run's first 429, with the wait the service asked for. */
+  onRateLimited?: (waitMs: number) => void;
   /** Number of tasks, when known up front (progress bar, and counting what an interrupt left undone). */
   total?: number;
   /** Most results held back waiting for an earlier one when order is 'input' (default max(256, 32×concurrency)). */
@@ -211,6 +221,8 @@ export interface FailureClass {
   unknownOutcome: boolean;
   /** The server asked us to wait this long (Retry-After). */
   retryAfterMs?: number;
+  /** A 429: the service limits the request rate (refused before any work). */
+  rateLimited?: boolean;
 }
 
 /**
@@ -220,7 +232,8 @@ export interface FailureClass {
  */
 export function classifyFailure(err: unknown): FailureClass {
   const cls = classifyOnce(err);
-  if (cls.retriable && err instanceof ApiError && (err.http.attempts ?? 1) > 1) return { ...cls, retriable: false };
+  // (Not a 429: a rate limit is waited out as long as the run gets requests through; see rateLimitPatienceMs.)
+  if (cls.retriable && !cls.rateLimited && err instanceof ApiError && (err.http.attempts ?? 1) > 1) return { ...cls, retriable: false };
   return cls;
 }
 
@@ -235,7 +248,7 @@ function classifyOnce(err: unknown): FailureClass {
   }
   if (err instanceof ApiError) {
     const st = err.http.status;
-    if (st === 429) return { retriable: true, unknownOutcome: false, retryAfterMs: err.http.retryAfterMs };
+    if (st === 429) return { retriable: true, unknownOutcome: false, retryAfterMs: err.http.retryAfterMs, rateLimited: true };
     if (st === 502 || st === 503 || st === 504) return { retriable: true, unknownOutcome: true, retryAfterMs: err.http.retryAfterMs };
     if (st !== undefined && st >= 400 && st < 500) return { retriable: false, unknownOutcome: false };
     // 500 or an unreadable answer: the server may well have done it; the next run settles before resending.
@@ -297,6 +310,9 @@ export function errorMessage(err: unknown): string {
 }
 
 /** Runs every task with bounded concurrency, journalled and resumable; resolves when all are done or interrupted. */
+/** How long a 429 without Retry-After holds the run's requests. */
+const RATE_LIMIT_WAIT_MS = 1000;
+
 export async function runBulk<I, R>(
   tasks: AsyncIterable<BulkTask<I>> | Iterable<BulkTask<I>>,
   hooks: BulkHooks<I, R>,
@@ -308,6 +324,29 @@ export async function runBulk<I, R>(
   const retries = Math.max(0, opts.retries ?? 3);
   const baseDelay = opts.retryDelayMs ?? 250;
   const sleep = opts.sleep ?? defaultSleep;
+  const now = opts.now ?? Date.now;
+  const patience = opts.rateLimitPatienceMs ?? 120_000;
+  // A rate limit (429) holds every task's next request until the time the service asked to wait (Retry-After),
+  // so that the run slows down to the rate the service takes instead of sending into the limit; the tasks it
+  // refused wait it out and are sent again as long as requests keep getting through (see rateLimitPatienceMs).
+  let rateLimitedUntil = 0;
+  // When a request last got through the rate limit (an answer other than a 429).
+  let lastThrough = now();
+  let rateLimitSaid = false;
+  /**
+   * Waits until rateLimitedUntil, and a little more (so the tasks held are not all sent in the same instant), again
+   * if another 429 moved it meanwhile; false on Ctrl-C.
+   */
+  const holdForRateLimit = async (): Promise<boolean> => {
+    for (let hold = rateLimitedUntil - now(); hold > 0; hold = rateLimitedUntil - now()) {
+      try {
+        await sleep(hold + Math.round(Math.random() * Math.min(hold / 4, 1000)), opts.signal);
+      } catch {
+        if (opts.signal.aborted) return false;
+      }
+    }
+    return true;
+  };
   const journal = opts.journal;
   const progress = opts.progress;
   const started = Date.now();
@@ -463,6 +502,7 @@ export async function runBulk<I, R>(
       return r;
     };
     const fail = async (error: unknown, unknownOutcome: boolean): Promise<BulkResult<I, R>> => {
+      if (!classifyFailure(error).rateLimited) lastThrough = now();
       const r: BulkResult<I, R> = { task, index, status: 'failed', error, attempts, unknownOutcome: unknownOutcome || undefined };
       // Refused before anything could be created (credentials refused, service unreachable): journaled as never
       // sent, so what an earlier run recorded of the task (a failure and its error) still stands.
@@ -473,6 +513,7 @@ export async function runBulk<I, R>(
       return record(r, { key: task.key, state: 'failed', error: toStoredError(error), unknown: unknownOutcome || undefined, fp: sentFp });
     };
     const done = async (result: R, how: 'created' | 'earlier' | 'exists'): Promise<BulkResult<I, R>> => {
+      lastThrough = now();
       // An earlier run's shipment, sent from values that differ from the row's now: said, and the journal keeps
       // the values it was made from, so later runs say it too.
       const sentFp = how === 'earlier' && entry?.fp !== undefined ? entry.fp : fp;
@@ -485,6 +526,18 @@ export async function runBulk<I, R>(
     };
     // Waits before another try: 'retry', 'exhausted' (no tries left), or 'interrupted' (Ctrl-C came first).
     const backoff = async (cls: FailureClass): Promise<'retry' | 'exhausted' | 'interrupted'> => {
+      if (cls.rateLimited) {
+        // Refused before any work: waited out, outside the retries, while the run gets requests through.
+        if (now() - lastThrough > patience) return 'exhausted';
+        if (opts.signal.aborted) return 'interrupted';
+        const wait = cls.retryAfterMs ?? RATE_LIMIT_WAIT_MS;
+        if (!rateLimitSaid) {
+          rateLimitSaid = true;
+          opts.onRateLimited?.(wait);
+        }
+        rateLimitedUntil = Math.max(rateLimitedUntil, now() + wait);
+        return (await holdForRateLimit()) ? 'retry' : 'interrupted';
+      }
       failures++;
       if (failures > retries) return 'exhausted';
       if (opts.signal.aborted) return 'interrupted';
@@ -538,6 +591,10 @@ export async function runBulk<I, R>(
         }
       }
 
+      // The service asked for a pause (a 429 to another task): not sent into it.
+      if (rateLimitedUntil > now() && !(await holdForRateLimit())) {
+        return unfinished(new ShipError('the service limits the request rate (429): not sent yet', 1), false);
+      }
       attempts++;
       // The "sending" record is durable before the request leaves (reserved ahead of time for fresh tasks).
       if (attempts === 1 && reserved) await reserved;

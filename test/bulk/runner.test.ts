@@ -12,6 +12,38 @@ const noSleep = async () => {};
 const never = new AbortController().signal;
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A virtual clock for runs that sleep: sleep(ms) wakes at now + ms, and time moves on, to the next wake-up, only
+ * once everything awake has run (the next check phase of the event loop).
+ */
+function virtualTime() {
+  let clock = 0;
+  const sleepers: Array<{ at: number; wake: () => void }> = [];
+  let pumping = false;
+  const pump = () => {
+    pumping = false;
+    if (!sleepers.length) return;
+    sleepers.sort((a, b) => a.at - b.at);
+    const at = sleepers[0].at;
+    clock = Math.max(clock, at);
+    while (sleepers.length && sleepers[0].at === at) sleepers.shift()!.wake();
+    schedule();
+  };
+  const schedule = () => {
+    if (pumping) return;
+    pumping = true;
+    setImmediate(pump);
+  };
+  return {
+    now: () => clock,
+    sleep: (ms: number) =>
+      new Promise<void>((wake) => {
+        sleepers.push({ at: clock + Math.max(0, ms), wake });
+        schedule();
+      }),
+  };
+}
+
 /** A fake server: remembers what exists, can fail on demand. */
 function fakeServer() {
   const exists = new Map<string, number>();
@@ -577,6 +609,71 @@ describe('runBulk', () => {
     expect(j2.get('K1')).toBeUndefined();
     expect(j2.get('K2')).toMatchObject({ state: 'failed', unknown: true });
     await j2.close();
+  });
+
+  it('a rate limit (429) is waited out past the retries, holding every request until the time asked, as long as requests get through', async () => {
+    const time = virtualTime();
+    // A service that takes 2 requests a second, each answered in 10 ms, and refuses the others: 429, Retry-After 1 s.
+    const windows = new Map<number, number>();
+    const sends: number[] = [];
+    const answered429: number[] = [];
+    const refusals = new Map<string, number>();
+    const said: number[] = [];
+    const s = await runBulk(
+      tasks(12),
+      {
+        async execute(t) {
+          const at = time.now();
+          sends.push(at);
+          const second = Math.floor(at / 1000);
+          const n = (windows.get(second) ?? 0) + 1;
+          windows.set(second, n);
+          await time.sleep(10);
+          if (n > 2) {
+            refusals.set(t.key, (refusals.get(t.key) ?? 0) + 1);
+            answered429.push(time.now());
+            throw new ApiError('POST /shipments: rate limited (429)', { status: 429, retryAfterMs: 1000 });
+          }
+          return t.input;
+        },
+      },
+      // No retries at all: a 429 is not one of them.
+      { concurrency: 8, signal: never, retries: 0, now: time.now, sleep: time.sleep, onRateLimited: (ms) => void said.push(ms) },
+    );
+    expect(s).toMatchObject({ created: 12, failed: 0, total: 12 });
+    // Some shipments were refused more than once; none failed.
+    expect(Math.max(...refusals.values())).toBeGreaterThan(1);
+    // Once a 429 was answered, nothing was sent until the second it asked for had passed; and it was said once.
+    expect(sends.filter((t) => answered429.some((a) => t > a && t < a + 1000))).toEqual([]);
+    expect(said).toEqual([1000]);
+    // At the rate the service takes: 12 shipments at 2 a second.
+    expect(time.now()).toBeGreaterThanOrEqual(5000);
+    expect(time.now()).toBeLessThan(9000);
+  });
+
+  it('a rate limit that lets nothing through fails the shipments it refused once the patience is out, as 429s', async () => {
+    let clock = 0;
+    const s = await runBulk(
+      tasks(3),
+      {
+        async execute() {
+          throw new ApiError('POST /shipments: rate limited (429)', { status: 429, retryAfterMs: 5000 });
+        },
+      },
+      {
+        concurrency: 3,
+        signal: never,
+        now: () => clock,
+        sleep: async (ms) => {
+          clock += ms;
+        },
+        rateLimitPatienceMs: 60_000,
+      },
+    );
+    expect(s).toMatchObject({ created: 0, failed: 3, serviceFailed: 3 });
+    // Given up a minute (the patience) after the last answer that got through: the start here.
+    expect(clock).toBeGreaterThanOrEqual(60_000);
+    expect(clock).toBeLessThan(60_000 * 3 + 20_000);
   });
 
   it('a failing onResult (printer gone) stops the run and is thrown after in-flight work finishes', async () => {

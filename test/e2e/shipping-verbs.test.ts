@@ -91,6 +91,34 @@ describe('ship create (one shipment)', () => {
   });
 });
 
+describe('ship create --csv under a rate limit', () => {
+  it('waits out 429s at the rate the service takes (beyond the 3 retries), says so once, and creates every shipment once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-429-bulk-'));
+    const csv = join(dir, 'orders.csv');
+    const refs = Array.from({ length: 10 }, (_, i) => `RL-BULK-${i + 1}`);
+    writeFileSync(csv, ['shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight', ...refs.map((r) => `${r},Ann Example,1 High Street,London,SW1A 1AA,GB,1000`)].join('\n') + '\n');
+    // 2 requests a second, 8 at a time: most of each second's requests are refused, several times over for some
+    // (with the 3 retries counted for 429s, some shipments failed).
+    await sb.control('faults', { rate_limit_per_s: 2 });
+    let r;
+    try {
+      r = await ship(['create', '--csv', csv, '-o', join(dir, 'labels'), '--json'], { env });
+    } finally {
+      await sb.control('faults', {});
+    }
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.shipment_reference, l.status])).toEqual(refs.map((ref) => [ref, 'created']));
+    const stderr = String(r.stderr).trim().split('\n').map((l) => JSON.parse(l));
+    expect(stderr.filter((l) => l.warning?.message.includes('limiting the request rate (429)'))).toHaveLength(1);
+    expect(stderr.at(-1).summary).toMatchObject({ created: 10, failed: 0 });
+    for (const ref of refs) {
+      const ev = await fetch(`${sb.baseUrl}/shipments/${ref}/events`, { headers: { accept: 'application/json', 'x-service-api-key': env.SHIP_API_KEY, 'x-service-token': env.SHIP_TOKEN } });
+      expect(Object.keys(((await ev.json()) as { data: Record<string, unknown> }).data)).toHaveLength(1);
+    }
+  }, 30_000);
+});
+
 describe('ship cancel', () => {
   it('an empty list (--from FILE, or - on stdin) is nothing to cancel: said, exit 0, nothing on stdout; no list at all is exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-cancel-empty-'));
