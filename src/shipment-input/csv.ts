@@ -12,6 +12,7 @@ import { convertCell, type Defaults } from './build.js';
 import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText, refuseTerminalStdin } from './read.js';
 import { jsonSyntaxMessage } from '../util/json-error.js';
+import { isStreamPath, namesStdin } from '../util/special-file.js';
 import type { ShipmentInputOptions } from './options.js';
 import { apiChecker, localDay } from './validate.js';
 
@@ -47,6 +48,17 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
 /** Copies stdin to a temporary file, so a piped CSV can be read in two passes and again for the row files. */
 async function spoolStdin(ctx: Ctx, flag: string): Promise<string> {
   refuseTerminalStdin(ctx, flag);
+  return spool(ctx.io.stdin);
+}
+
+/** The same for a pipe given by its path (`--csv <(…)`, /dev/stdin, a named pipe: isStreamPath). */
+async function spoolPath(ctx: Ctx, path: string, flag: string): Promise<string> {
+  if (namesStdin(path)) return spoolStdin(ctx, flag);
+  const { createReadStream } = await import('node:fs');
+  return spool(createReadStream(path));
+}
+
+async function spool(input: NodeJS.ReadableStream): Promise<string> {
   const { mkdtemp, rm } = await import('node:fs/promises');
   const { createWriteStream } = await import('node:fs');
   const { pipeline } = await import('node:stream/promises');
@@ -54,7 +66,7 @@ async function spoolStdin(ctx: Ctx, flag: string): Promise<string> {
   const { join } = await import('node:path');
   const dir = await mkdtemp(join(tmpdir(), 'ship-stdin-'));
   const path = join(dir, 'stdin.csv');
-  await pipeline(ctx.io.stdin, createWriteStream(path));
+  await pipeline(input, createWriteStream(path));
   spooled.push(() => rm(dir, { recursive: true, force: true }));
   return path;
 }
@@ -72,9 +84,16 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   const fromStdin = ([['--csv', path], ['--customs', o.customs], ['--map', o.map]] as const).filter(([, v]) => v === '-').map(([flag]) => `${flag} -`);
   if (fromStdin.length === 2) throw new UsageError(`${fromStdin[0]} and ${fromStdin[1]} both read stdin: give one of them as a file`);
   if (fromStdin.length > 2) throw new UsageError(`${fromStdin.join(', ')} all read stdin: give all but one of them as files`);
-  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv') } : { path };
+  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv') } : isStreamPath(path) ? { path: await spoolPath(ctx, path, '--csv') } : { path };
   // Read before the orders, so a table problem is reported as the table's, whichever file is on stdin.
-  const customs = o.customs === '-' ? await loadCustomsTable(await spoolStdin(ctx, '--customs'), 'stdin') : o.customs ? await loadCustomsTable(o.customs) : undefined;
+  const customs =
+    o.customs === '-'
+      ? await loadCustomsTable(await spoolStdin(ctx, '--customs'), 'stdin')
+      : o.customs !== undefined && isStreamPath(o.customs)
+        ? await loadCustomsTable(await spoolPath(ctx, o.customs, '--customs'), o.customs)
+        : o.customs
+          ? await loadCustomsTable(o.customs)
+          : undefined;
   let delimiter = o.delimiter;
   if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);

@@ -10,6 +10,17 @@ import { resolve } from 'node:path';
  * Whether `path` exists and is a symbolic link, or neither a regular file nor a directory (a device, a pipe):
  * a path to write in place, never to replace by a rename.
  */
+/**
+ * A pipe, socket or character device given by its path (`<(…)` in a shell, /dev/stdin, a named pipe): read once,
+ * in order, like stdin. An input read twice (validated whole, then sent) is copied to a temporary file first, and
+ * nothing is written beside it (FILE.failed.csv goes where `-`'s does).
+ */
+export function isStreamPath(path: string): boolean {
+  if (path === '-') return false;
+  const st = fs.statSync(path, { throwIfNoEntry: false });
+  return st !== undefined && (st.isFIFO() || st.isSocket() || st.isCharacterDevice());
+}
+
 export function isSpecialFile(path: string): boolean {
   const link = fs.lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return false;
@@ -19,6 +30,22 @@ export function isSpecialFile(path: string): boolean {
     return st === undefined || !st.isDirectory();
   }
   return !link.isFile() && !link.isDirectory();
+}
+
+/**
+ * Whether `path` names this process's own stdin (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`): read as `-` is,
+ * from the stream the process has (a socket, as Node gives its children, cannot be opened by path at all).
+ */
+export function namesStdin(path: string, stdinFd = 0): boolean {
+  if (path === '-') return true;
+  try {
+    const target = fs.statSync(path, { throwIfNoEntry: false });
+    if (target === undefined || target.isDirectory() || target.isFile()) return false;
+    const stdin = fs.fstatSync(stdinFd);
+    return stdin.ino !== 0 && target.dev === stdin.dev && target.ino === stdin.ino;
+  } catch {
+    return false;
+  }
 }
 
 /**

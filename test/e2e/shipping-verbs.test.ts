@@ -1,5 +1,6 @@
 // cancel, track, label, print, invoice: the built binary against the in-process sandbox.
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +118,39 @@ describe('ship create --csv under a rate limit', () => {
       expect(Object.keys(((await ev.json()) as { data: Record<string, unknown> }).data)).toHaveLength(1);
     }
   }, 30_000);
+});
+
+describe.skipIf(process.platform === 'win32')('a CSV given as a pipe by its path (<(…) in a shell, /dev/stdin, a named pipe)', () => {
+  it('create --csv /dev/stdin and a named pipe: read once like stdin, every shipment created, journaled as stdin\'s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-csv-pipe-'));
+    const header = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight';
+    const row = (ref: string, postcode = 'SW1A 1AA') => `${ref},Ann Example,1 High Street,London,${postcode},GB,1000`;
+    const viaStdin = await ship(['create', '--csv', '/dev/stdin', '-o', join(dir, 'labels'), '--json'], { env, input: [header, row('PIPE-1'), row('PIPE-2')].join('\n') + '\n', stdin: undefined, cwd: dir });
+    expect(viaStdin.exitCode, String(viaStdin.stderr)).toBe(0);
+    expect(String(viaStdin.stdout).trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['created', 'created']);
+    // A named pipe, as `<(…)` gives: written while ship reads it.
+    const fifo = join(dir, 'orders.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = ship(['create', '--csv', fifo, '-o', join(dir, 'labels'), '--json'], { env, cwd: dir });
+    writeFileSync(fifo, [header, row('PIPE-3'), row('PIPE-4')].join('\n') + '\n');
+    const viaFifo = await run;
+    expect(viaFifo.exitCode, String(viaFifo.stderr)).toBe(0);
+    expect(String(viaFifo.stdout).trim().split('\n').map((l) => [JSON.parse(l).shipment_reference, JSON.parse(l).status])).toEqual([['PIPE-3', 'created'], ['PIPE-4', 'created']]);
+    // Its journal is stdin's (nothing can be written beside a pipe, and the next pipe holds other orders).
+    expect(readdirSync(join(dir, 'labels')).filter((f) => f.startsWith('.ship-journal-')).every((f) => f.startsWith('.ship-journal-stdin-'))).toBe(true);
+    expect(existsSync(`${fifo}.failed.csv`)).toBe(false);
+  });
+
+  it('skus import FILE from a named pipe: read once like stdin', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-skus-pipe-'));
+    const fifo = join(dir, 'skus.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = ship(['skus', 'import', fifo, '--json'], { env, cwd: dir });
+    writeFileSync(fifo, 'sku,product_name\nPIPE-SKU-1,Mug\n');
+    const r = await run;
+    expect(r.exitCode, String(r.stderr)).toBe(0);
+    expect(JSON.parse(String(r.stdout).trim().split('\n')[0])).toMatchObject({ sku: 'PIPE-SKU-1' });
+  });
 });
 
 describe('ship cancel', () => {

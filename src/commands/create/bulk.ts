@@ -25,7 +25,7 @@ import { LabelBatchWriter, LabelNamer, mergePdfs, writeFileAtomic } from '../../
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, journalPathFor, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
-import { sameFile } from '../../util/special-file.js';
+import { isStreamPath, sameFile } from '../../util/special-file.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
@@ -75,9 +75,10 @@ export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
  */
 function refuseOutputsOverInputs(o: CreateOptions): void {
   const csv = o.csv!;
+  const file = inputFileKey(csv) !== '-';
   const inputs: Array<[string | undefined, string]> = [
-    [csv === '-' ? undefined : csv, `the input file (--csv ${csv})`],
-    [csv === '-' ? undefined : failedCsvPathFor(csv), `the failed rows' file ${failedCsvPathFor(csv)}`],
+    [file ? csv : undefined, `the input file (--csv ${csv})`],
+    [file ? failedCsvPathFor(csv) : undefined, `the failed rows' file ${failedCsvPathFor(csv)}`],
     [o.map === '-' ? undefined : o.map, `--map ${o.map}`],
     [o.customs === '-' ? undefined : o.customs, `--customs ${o.customs}`],
   ];
@@ -96,15 +97,25 @@ function refuseOutputsOverInputs(o: CreateOptions): void {
   }
 }
 
+/**
+ * What names the run's journal, FILE.failed.csv and FILE.unprinted.txt: the file's path, or `-` for stdin and for
+ * a pipe given by its path (`<(…)`, /dev/stdin: read once, and nothing can be written beside it).
+ */
+function inputFileKey(csvPath: string): string {
+  return isStreamPath(csvPath) ? '-' : csvPath;
+}
+
 async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const { out, mode, io } = ctx;
   const csvPath = o.csv!;
+  // (Before it is read: a pipe is gone once read.)
+  const fileKey = inputFileKey(csvPath);
   // Validated whole first; the bodies are kept as JSON text (compact) until each is sent (10,000+ rows).
   // (The account is checked too when the file has problems of its own, so that they come all at once.)
   // The run's journal: per file (or stdin), API and account.
   const journalOf = async () => {
     const settings = await ctx.settings();
-    return journalPathFor(o.outputDir, csvPath === '-' ? 'stdin' : csvPath, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value });
+    return journalPathFor(o.outputDir, fileKey === '-' ? 'stdin' : csvPath, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value });
   };
   const loaded = await loadReportingAll(ctx, () => loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' }), {
     skipped: o.dryRun ? undefined : async () => createdEarlier(await journalOf()),
@@ -176,7 +187,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const newBatch = gone.length > stillThere;
   // Otherwise the file was edited since an earlier run: a reference renamed or a row removed left a shipment on
   // the service that this run will never mention again; said once here. (Not for stdin, which is no one file.)
-  if (gone.length && !newBatch && csvPath !== '-') {
+  if (gone.length && !newBatch && fileKey !== '-') {
     const shown = gone.length > 5 ? `${gone.slice(0, 5).join(', ')} and ${gone.length - 5} more` : gone.join(', ');
     out.warn(
       `${gone.length} shipment${gone.length === 1 ? '' : 's'} an earlier run of ${csvPath} created ${gone.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${shown}; ` +
@@ -364,7 +375,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         if (stoppedEarly(s)) {
           addEarlierOutcomes(outcomes, [...handedOut, ...compact.filter((c) => c !== undefined)], journalPath, { withResults: o.results !== undefined, labelFor: loaded.labelFor });
         }
-        const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(csvPath), resultsPath: o.results });
+        const files = await writeRowFiles(loaded, outcomes, { failedPath: failedCsvPathFor(fileKey), resultsPath: o.results });
         return { failedPath: files.failed, resultsPath: files.results };
       },
       // Said before the summary, which is the closing line under --json.
@@ -380,7 +391,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);
         if (labelsUnwritten) {
           notes.push(
-            `${labelsUnwritten} shipment${labelsUnwritten === 1 ? ' was' : 's were'} created but ${labelsUnwritten === 1 ? 'its labels' : 'their labels'} could not be written (not in ${failedCsvPathFor(csvPath)}): rerun the same command once the cause is fixed; it writes them without creating anything again`,
+            `${labelsUnwritten} shipment${labelsUnwritten === 1 ? ' was' : 's were'} created but ${labelsUnwritten === 1 ? 'its labels' : 'their labels'} could not be written (not in ${failedCsvPathFor(fileKey)}): rerun the same command once the cause is fixed; it writes them without creating anything again`,
           );
         }
         if (printer) {
@@ -410,12 +421,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   sayExisted();
   // An earlier run's list of unsent labels goes when this run left none unsent (as FILE.failed.csv does when
   // nothing failed): a nightly file under the same name must not send yesterday's labels again.
-  if (!(printer && printerFailure !== undefined)) removeUnprintedList(csvPath);
+  if (!(printer && printerFailure !== undefined)) removeUnprintedList(fileKey);
   if (printer && printerFailure !== undefined) {
     // Shipments none (or only some) of whose labels went out, all of them, in a file a person or a script can
     // print them from (the error names five; a run without --json has no JSON lines to find the others in).
     const whole = [...notSent.keys()].filter((ref) => !cutShipments.has(ref));
-    const listPath = whole.length ? writeUnprintedList(unprintedListPathFor(csvPath), whole) : removeUnprintedList(csvPath);
+    const listPath = whole.length ? writeUnprintedList(unprintedListPathFor(fileKey), whole) : removeUnprintedList(fileKey);
     const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments, listPath);
     // The run's own error (rows that failed, Ctrl-C) keeps its exit code; the printer's is said beside it.
     if (thrown === undefined) thrown = notSentError;

@@ -6,7 +6,7 @@
 // rather than listing every SKU up front, keeps memory constant and the answer fresh; the cost is one
 // GET per row, run with the same concurrency. If a POST still finds the SKU taken (someone created it
 // between the GET and the POST), the row is updated instead.
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ import { problemCount, refusalWithOtherProblems, sortFileProblems } from '../../
 import { withoutBom } from '../../shipment-input/read.js';
 import { accountReadSignal, unreadReason } from '../shared/account-read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
+import { isStreamPath, namesStdin } from '../../util/special-file.js';
 import { alreadyHas, CUSTOM_FIELD_PREFIX, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import { closestName, valuesUnderNoHeader } from '../../csv/headers.js';
@@ -374,7 +375,9 @@ function idOf(v: unknown): string | undefined {
 
 /** Imports the file. */
 export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
-  if (opts.file !== '-') return importFile(ctx, opts, opts.file);
+  // A pipe given by its path (`<(…)`, /dev/stdin) is read once like stdin, and nothing is written beside it.
+  const streamed = isStreamPath(opts.file);
+  if (opts.file !== '-' && !streamed) return importFile(ctx, opts, opts.file);
   // The file is read twice (validation, then the run), so stdin is kept in a temporary file first.
   // Ctrl-C (or SIGTERM) stops through ctx.signal rather than exiting on the spot, so the copy (the whole file's
   // data) is removed from the temporary directory before the exit 130.
@@ -383,19 +386,19 @@ export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
   try {
     const path = join(dir, 'stdin.csv');
     try {
-      await pipeline(ctx.io.stdin, createWriteStream(path), { signal: ctx.signal });
+      await pipeline(streamed && !namesStdin(opts.file) ? createReadStream(opts.file) : ctx.io.stdin, createWriteStream(path), { signal: ctx.signal });
     } catch (err) {
       ctx.signal?.throwIfAborted();
       throw err;
     }
-    await importFile(ctx, opts, path);
+    await importFile(ctx, opts, path, true);
   } finally {
     await rm(dir, { recursive: true, force: true });
     releaseInterrupts();
   }
 }
 
-async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<void> {
+async function importFile(ctx: Ctx, opts: ImportOptions, path: string, streamed = false): Promise<void> {
   const mapping = await loadMapping(opts.map);
   const { encoding, warning } = await csvEncodingFor(path, opts.encoding, opts.file === '-' ? 'stdin' : opts.file);
   if (warning) ctx.out.warn(warning);
@@ -434,7 +437,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
   // must not make a run of the same file skip the rows it did.
   const settings = await ctx.settings();
   const scope = { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value };
-  const journalPath = opts.file === '-' ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`, scope);
+  const journalPath = streamed ? undefined : journalPathFor(dirname(resolve(opts.file)), `${resolve(opts.file)}.skus`, scope);
 
   const statusOf = (r: BulkResult<RowTask, SkuImportResult>): string => (r.status === 'created' ? (r.result?.action ?? 'created') : r.status);
   // The API's field messages in the file's terms: its row and its own column (the header as written, or as --map
@@ -456,7 +459,7 @@ async function importFile(ctx: Ctx, opts: ImportOptions, path: string): Promise<
     total: rows,
     concurrency: opts.concurrency,
     journalPath,
-    failedCsv: { path: opts.failedPath ?? failedCsvPathFor(opts.file), header, bom: writeBackWithBom(encoding) },
+    failedCsv: { path: opts.failedPath ?? failedCsvPathFor(streamed ? '-' : opts.file), header, bom: writeBackWithBom(encoding) },
     hooks: {
       // GET first, so a repeat after an unknown outcome finds what the lost attempt did and updates it.
       idempotent: true,
