@@ -355,7 +355,7 @@ complete -c ship -n '__ship_is '\''quote'\''' -l customs -r -F -d 'customs detai
 complete -c ship -n '__ship_is '\''quote'\''' -l shipment -r -d 'with --csv: the shipment_reference to quote, when the file holds several'
 complete -c ship -n '__ship_is '\''quote'\''' -l reference -r -d 'shipment_reference (default: a placeholder)'
 complete -c ship -n '__ship_is '\''quote'\''' -l order-reference -r -d 'order_reference: the customer-facing order number'
-complete -c ship -n '__ship_is '\''quote'\''' -l service -r -d 'delivery_service_key (default: the routing rules choose; with --csv, fills blanks)'
+complete -c ship -n '__ship_is '\''quote'\''' -l service -r -d 'delivery_service_key: price that service alone (over the file'\''s or the CSV row'\''s)'
 complete -c ship -n '__ship_is '\''quote'\''' -l brand -r -d 'brand key or id'
 complete -c ship -n '__ship_is '\''quote'\''' -l location -r -d 'location_code to send from'
 complete -c ship -n '__ship_is '\''quote'\''' -l despatch-date -r -d 'despatch_date, YYYY-MM-DD or "YYYY-MM-DD HH:MM:SS"'

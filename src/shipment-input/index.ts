@@ -102,7 +102,19 @@ export async function loadSingleShipment(
     }
     const s = loaded.shipments[0];
     for (const e of extra) setPath(s.body, e.path, e.value);
-    return { body: s.body, warnings: loaded.warnings, source: `${o.csv} row ${s.row}`, locate: (path) => locateApiPath(s, path, loaded.labelFor) };
+    // A quote's --service asks for that service's price: it wins over the row's key, as over a --file body's.
+    const asked = opts.purpose === 'quote' ? o.service?.trim() : undefined;
+    if (asked) {
+      const body = s.body as ShipmentBody & { service_key?: unknown };
+      delete body.service_key;
+      body.delivery_service_key = asked;
+    }
+    return {
+      body: s.body,
+      warnings: loaded.warnings,
+      source: `${o.csv} row ${s.row}`,
+      locate: (path) => (asked && (path === 'delivery_service_key' || path === 'service_key') ? { column: '--service' } : locateApiPath(s, path, loaded.labelFor)),
+    };
   }
 
   if (kind === 'file') {

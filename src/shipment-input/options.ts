@@ -132,7 +132,7 @@ export function addShipmentInputOptions(cmd: Command, purpose: 'create' | 'quote
   cmd
     .option('--reference <ref>', purpose === 'create' ? 'shipment_reference: your unique reference (required)' : 'shipment_reference (default: a placeholder)')
     .option('--order-reference <ref>', 'order_reference: the customer-facing order number')
-    .option('--service <key>', 'delivery_service_key (default: the routing rules choose; with --csv, fills blanks)')
+    .option('--service <key>', purpose === 'create' ? 'delivery_service_key (default: the routing rules choose; with --csv, fills blanks)' : "delivery_service_key: price that service alone (over the file's or the CSV row's)")
     .option('--brand <key>', 'brand key or id')
     .option('--location <code>', 'location_code to send from')
     .option('--despatch-date <date>', 'despatch_date, YYYY-MM-DD or "YYYY-MM-DD HH:MM:SS"')

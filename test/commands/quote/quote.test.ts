@@ -84,6 +84,19 @@ describe('ship quote', () => {
     expect(sent).not.toHaveProperty('format');
   });
 
+  it('--service with --csv prices that service, over the row\'s key, as with --file: exit 1 when it cannot take the shipment', async () => {
+    proxy.requests.length = 0;
+    // ORD-1002's row names DPD_NEXT_DAY; its 2,300 g parcel is too heavy for RM_TRACKED_24.
+    const r = await ship(['quote', '--csv', join(EXAMPLES, 'orders.csv'), '--shipment', 'ORD-1002', '--service', 'RM_TRACKED_24', '--quiet']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout.trim()).not.toBe('DPD_NEXT_DAY');
+    const sent = proxy.requests.find((x) => x.path.endsWith('/shipments/get-services'))!.body;
+    expect(sent.delivery_service_key).toBe('RM_TRACKED_24');
+    const dpd = await ship(['quote', '--csv', join(EXAMPLES, 'orders.csv'), '--shipment', 'ORD-1002', '--service', 'DPD_NEXT_DAY', '--quiet']);
+    expect(dpd.code, dpd.stderr).toBe(0);
+    expect(dpd.stdout.trim()).toBe('DPD_NEXT_DAY');
+  });
+
   it('quotes the API\'s own request body from --file', async () => {
     const r = await ship(['quote', '--file', join(EXAMPLES, 'shipment.json'), '--json']);
     expect(r.code).toBe(0);
