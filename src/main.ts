@@ -7,7 +7,7 @@ import { processIO, type IO } from './output/io.js';
 import { redact } from './output/redact.js';
 import { buildProgram, USAGE_HINT, VERSION } from './program.js';
 import { registersAlone } from './commands/index.js';
-import { inert } from './output/inert.js';
+import { inertData } from './output/inert.js';
 
 export interface MainOptions {
   io?: IO;
@@ -242,7 +242,7 @@ export async function reportError(ctx: Ctx, err: unknown): Promise<void> {
   if (err instanceof AuthError && err.hint === REJECTED_CREDENTIALS_HINT) err.hint = (await rejectedFromEnv(ctx, err.http?.apiMessage)) ?? err.hint;
   const { stderr, stderrIsTTY } = ctx.io;
   // Secrets masked; on a terminal, control characters an API message carries shown, not obeyed (see inert).
-  const clean = (s: string) => (stderrIsTTY ? inert(redact(s, secrets)) : redact(s, secrets));
+  const clean = (s: string) => (stderrIsTTY ? inertData(redact(s, secrets)) : redact(s, secrets));
   let mode;
   try {
     mode = ctx.mode;

@@ -4,7 +4,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import type { IO } from './io.js';
 import { redact } from './redact.js';
 import { WaitIndicator } from './wait.js';
-import { inert } from './inert.js';
+import { inert, inertData } from './inert.js';
 import { cellWidth } from './width.js';
 import { wrapMessageLine } from './wrap.js';
 
@@ -211,7 +211,7 @@ export class Output {
       return;
     }
     // Control characters shown as escapes before the cells are measured (see inert), so the borders line up.
-    const cells = rows.map((r) => columns.map((col) => inert(cellText(col.value(r)))));
+    const cells = rows.map((r) => columns.map((col) => inertData(cellText(col.value(r)))));
     const terminalWidth = this.io.columns || 80;
     const values = columns.map((_, i) => Math.max(0, ...cells.map((row) => longestLine(row[i]))));
     const natural = columns.map((col, i) => Math.max(cellWidth(col.header), values[i]));
@@ -268,7 +268,7 @@ export class Output {
   keyValues(pairs: ReadonlyArray<readonly [string, unknown]>): void {
     const width = Math.max(0, ...pairs.map(([k]) => k.length));
     for (const [k, v] of pairs) {
-      if (this.io.stdoutIsTTY) this.line(`${this.c.bold(k.padEnd(width))}  ${inert(cellText(v))}`);
+      if (this.io.stdoutIsTTY) this.line(`${this.c.bold(k.padEnd(width))}  ${inertData(cellText(v))}`);
       // One line per pair, as a table's rows are: a multi-line value (a description) escaped, not split.
       else this.line(`${k}\t${tsvCell(cellText(v))}`);
     }

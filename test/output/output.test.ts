@@ -353,6 +353,29 @@ describe('text from the API on a terminal (inert)', () => {
     expect(all).not.toContain('\x07');
   });
 
+  it('colour sequences in data (table cells, values, error messages, timelines) are shown too: none of them are ours', async () => {
+    const io = { ...bufferIO({ tty: true }), columns: 200 };
+    const out = new Output(io, { ...mode, color: true });
+    const conceal = 'x\x1b[8mHIDDEN';
+    await out.table([{ v: conceal }], [{ header: 'Product', value: (r: { v: string }) => r.v }]);
+    out.keyValues([['Name', 'a\x1b[31mRED']]);
+    const text = (io as ReturnType<typeof bufferIO>).out();
+    expect(text).toContain('x\\x1b[8mHIDDEN');
+    expect(text).toContain('a\\x1b[31mRED');
+    expect(text).not.toContain('\x1b[8m');
+    expect(text).not.toContain('\x1b[31mRED');
+    // Our own colour stays (the bold header of the key-value lines).
+    expect(text).toContain('\x1b[1m');
+    const { renderTimeline } = await import('../../src/commands/track/render.js');
+    const timeline = renderTimeline(
+      { tracking_reference: 'T\x1b[8m1', events: [{ type: 'DELIVERED', date: '2026-11-27 10:00', description: 'left \x1b[8mwith neighbour' }] } as never,
+      { color: out.c, tty: true, columns: 200 },
+    );
+    expect(timeline).toContain('left \\x1b[8mwith neighbour');
+    expect(timeline).toContain('T\\x1b[8m1');
+    expect(timeline).not.toContain('\x1b[8m');
+  });
+
   it('warnings on a terminal are broken between words to its width (a long one broke mid-word at the edge)', () => {
     const io = { ...bufferIO({ tty: true }), columns: 40 };
     new Output(io, mode).warn('column Inner Barcode, rows 2, 3: "5.01235E+12" is a number a spreadsheet wrote in scientific notation');

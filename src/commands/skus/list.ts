@@ -4,7 +4,7 @@ import { cellText } from '../../output/output.js';
 import type { SkuRecord } from '../../skus/columns.js';
 import { pageNumberOf, walkSkuPages, type SkuListPage, type SkuPageSource } from '../../skus/pages.js';
 import { fit, SKU_TABLE, writeOut } from './render.js';
-import { inert } from '../../output/inert.js';
+import { inertData } from '../../output/inert.js';
 
 /** Options of `skus list`. */
 export interface ListOptions {
@@ -83,7 +83,7 @@ export async function runList(ctx: Ctx, opts: ListOptions): Promise<void> {
       last = page;
       count += page.data.length;
       // (Shown, not obeyed: a product name from the API may hold control characters; see output/inert.ts.)
-      const lines = page.data.map((s: SkuRecord) => SKU_TABLE.map((c, i) => fit(inert(cellText(c.value(s))), widths[i], c.align)).join('  '));
+      const lines = page.data.map((s: SkuRecord) => SKU_TABLE.map((c, i) => fit(inertData(cellText(c.value(s))), widths[i], c.align)).join('  '));
       if (lines.length) await writeOut(ctx, lines.join('\n') + '\n');
     }
   }

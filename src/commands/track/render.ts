@@ -1,5 +1,6 @@
 // Tracking timelines: events oldest first (the latest last, always), stages named for people and coloured.
 import type { ChalkInstance } from 'chalk';
+import { inertData } from '../../output/inert.js';
 import type { TrackingEvent } from '../../api/index.js';
 import { displayWidth } from '../../output/width.js';
 import { fillWords } from '../../output/wrap.js';
@@ -72,20 +73,23 @@ function colorFor(c: ChalkInstance, type: string): (s: string) => string {
 export function renderTimeline(p: ParcelTimeline, o: { color: ChalkInstance; tty: boolean; indent?: string; columns?: number }): string {
   const c = o.color;
   const ind = o.indent ?? '';
-  const head = `${ind}Parcel ${p.tracking_reference}${p.courier_tracking_reference && p.courier_tracking_reference !== p.tracking_reference ? ` (carrier ${p.courier_tracking_reference})` : ''}`;
+  // The API's text, at a terminal: its control characters and colour sequences shown, not obeyed (output/inert.ts).
+  const data = (s: string): string => (o.tty ? inertData(s) : s);
+  const head = `${ind}Parcel ${data(p.tracking_reference)}${p.courier_tracking_reference && p.courier_tracking_reference !== p.tracking_reference ? ` (carrier ${data(p.courier_tracking_reference)})` : ''}`;
   if (p.events.length === 0) return `${head}\n${ind}  ${c.dim('no tracking events yet')}\n`;
-  const width = Math.max(...p.events.map((e) => stageLabel(e.type).length));
+  const width = Math.max(...p.events.map((e) => data(stageLabel(e.type)).length));
   const lines = p.events.map((e, i) => {
     const latest = i === p.events.length - 1;
-    const label = stageLabel(e.type).padEnd(width);
+    const label = data(stageLabel(e.type)).padEnd(width);
     const stage = colorFor(c, e.type ?? '')(latest ? c.bold(label) : label);
     const marker = o.tty ? (latest ? '▶' : '•') : latest ? '>' : '-';
-    const desc = e.description || e.name || '';
+    const desc = data(e.description || e.name || '');
+    const date = data(e.date ?? '');
     // The time is data, not decoration: not dim (faint to unreadable on many themes).
-    const head = `${ind}  ${marker} ${e.date ?? ''}  ${stage}`;
+    const head = `${ind}  ${marker} ${date}  ${stage}`;
     // At a terminal, a description longer than the line wraps under itself, between words (not back at the
     // margin, mid-word); on a terminal too narrow for a column of text beside the stage, it goes under the date.
-    const lead = ind.length + 4 + (e.date ?? '').length + 2 + width + 2;
+    const lead = ind.length + 4 + date.length + 2 + width + 2;
     if (o.tty && o.columns && desc && lead + displayWidth(desc) >= o.columns) {
       if (o.columns - 1 - lead >= MIN_TEXT) return `${head}  ${wrapWords(desc, o.columns - 1 - lead).join(`\n${' '.repeat(lead)}`)}`;
       const under = ind.length + 4;
