@@ -338,7 +338,10 @@ function finish(ctx: Ctx, checks: Check[], login = 'ship login', fromEnv?: strin
   }
   if (failed.length > 0) {
     const names = failed.map((f) => f.name).join(', ');
-    if (exitCode === ExitCode.Auth) throw new AuthError(`doctor: ${checksText(names)} failed`, {}, { hint: fromEnv ?? `run \`${login}\`, or set SHIP_API_KEY and SHIP_TOKEN` });
+    // The environment's credentials are to be set anew when the service refused them; a credential missing
+    // from the set in use (no token stored for test mode) is stored by the login.
+    const refused = failed.some((f) => f.name === 'token valid');
+    if (exitCode === ExitCode.Auth) throw new AuthError(`doctor: ${checksText(names)} failed`, {}, { hint: (refused ? fromEnv : undefined) ?? `run \`${login}\`, or set SHIP_API_KEY and SHIP_TOKEN` });
     throw new ShipError(`doctor: ${checksText(names)} failed`, ExitCode.Failure);
   }
 }

@@ -142,6 +142,11 @@ describe('ship doctor', () => {
     const checks = (JSON.parse(empty.stdout) as { checks: Check[] }).checks;
     expect(byName(checks, 'token')).toMatchObject({ status: 'fail', detail: 'none in the test set: run `ship --test login` or set SHIP_TOKEN' });
     expect(empty.stderr).toContain('ship --test login');
+    // SHIP_API_KEY in the environment, no test token stored: the hint is the login that stores one, not to set
+    // SHIP_API_KEY anew (nothing refused it).
+    const keyFromEnv = await runShip(['--test', 'doctor', '--json'], { env: { SHIP_CONFIG_DIR: dir, SHIP_API_KEY: sb.apiKey } });
+    expect(keyFromEnv.code).toBe(4);
+    expect(JSON.parse(keyFromEnv.stderr.trim().split('\n').at(-1)!).error.hint).toMatch(/^run `ship --test login`/);
   });
 
   it('warns when --profile names a profile the config file does not have', async () => {
