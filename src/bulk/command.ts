@@ -90,6 +90,12 @@ export interface BulkCommandOptions<I, R> {
   beforeSummary?: () => void;
   /** Counts of the input that were never tasks, for the JSON summary (e.g. orders a preset left out). */
   summaryCounts?: Record<string, number>;
+  /**
+   * Input that was never a task for want of data the user can give (a preset's orders without customs
+   * details): counted as failed (in the summary, the exit code 3), as a task refused for its data would be.
+   * Their lines and FILE.failed.csv rows are the command's to write.
+   */
+  heldBack?: ReadonlyArray<{ key: string; rows: number[]; message: string }>;
   /** When exactly one task ran and it failed, throw its own error (its own exit code) instead of exit 3. */
   singleTaskOwnError?: boolean;
   /** What "created" means for this command, in the summary and progress line (e.g. "cancelled"). */
@@ -209,6 +215,11 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     }
   }
 
+  for (const h of opts.heldBack ?? []) {
+    summary.failed++;
+    summary.total++;
+    if (summary.firstFailures.length < 20) summary.firstFailures.push({ key: h.key, rows: h.rows, message: h.message });
+  }
   // Interrupts are still held while the row files and the summary are written: a signal, or stdout closing,
   // once the last task is done must not cut them off (the row files half written, the summary unsaid).
   let summaryShown: boolean;

@@ -38,3 +38,30 @@ export function shopifyExportWithSkus(dir: string): string {
   writeFileSync(path, rows.map((r) => r.map(quote).join(',')).join('\n') + '\n');
   return path;
 }
+
+/**
+ * Writes DIR/orders_mixed.csv: the genuine export, as exported before #1005 and #1013 were fulfilled, these two
+ * renamed #9005 and #9013, #9013 going to London instead of Canada (shippable with no customs data), #9005 still to
+ * Canada with line items that have no SKU (customs data it lacks: left out for want of data the user can give).
+ */
+export function shopifyExportOneNeedsCustoms(dir: string): string {
+  const rows = parse(readFileSync(SHOPIFY_EXPORT, 'utf8'), { relax_column_count: true }) as string[][];
+  const col = (name: string) => rows[0].indexOf(name);
+  for (const row of rows.slice(1)) {
+    if (row[0] !== '#1005' && row[0] !== '#1013') continue;
+    if (row[col('Fulfillment Status')] !== '') row[col('Fulfillment Status')] = 'unfulfilled';
+    row[col('Lineitem fulfillment status')] = 'pending';
+    // Renamed, so a sandbox that created the other copies' #1005 and #1013 does not take these for them.
+    row[0] = row[0] === '#1005' ? '#9005' : '#9013';
+    if (row[0] === '#9013' && row[col('Shipping Country')] !== '') {
+      row[col('Shipping City')] = 'London';
+      row[col('Shipping Zip')] = 'SW1A 1AA';
+      row[col('Shipping Province')] = '';
+      row[col('Shipping Country')] = 'GB';
+    }
+  }
+  const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+  const path = join(dir, 'orders_mixed.csv');
+  writeFileSync(path, rows.map((r) => r.map(quote).join(',')).join('\n') + '\n');
+  return path;
+}

@@ -227,7 +227,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();
-  if (o.results) for (const e of loaded.excluded) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
+  // Orders left out for want of data the user can give are failed rows (FILE.failed.csv, exit 3): they await action.
+  for (const e of loaded.excluded) {
+    if (e.needsData) outcomes.set(e.reference, { status: 'failed', error: e.reason, rowParcels: [] });
+    else if (o.results) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
+  }
 
   const progressShown = animationsAllowed(mode, io);
   const tableAtEnd = progressShown && io.stdoutIsTTY;
@@ -369,6 +373,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       // Orders a preset left out are listed (and in the JSON lines as "skipped" with a reason) but are not
       // shipments of the run: counted apart, so the summary's numbers add up.
       summaryCounts: loaded.excluded.length ? { left_out: loaded.excluded.length } : undefined,
+      heldBack: loaded.excluded.filter((e) => e.needsData).map((e) => ({ key: e.reference, rows: e.rows, message: e.reason })),
       // Stopped before the end (Ctrl-C, credentials refused, service unreachable, disk full): the shipments it never reached
       // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
       rowFiles: async (s) => {
@@ -387,7 +392,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       leftOver: () => (notSent.size ? `the labels of ${notSent.size} shipment${notSent.size === 1 ? ' were' : 's were'} not sent to the printer (listed below)` : undefined),
       summaryNotes: (s) => {
         const notes: string[] = [];
-        if (loaded.excluded.length) notes.push(`Left out ${loaded.excluded.length} order${loaded.excluded.length === 1 ? '' : 's'} that cannot be shipped (listed above)`);
+        const needData = loaded.excluded.filter((e) => e.needsData).length;
+        const byDesign = loaded.excluded.length - needData;
+        if (needData) notes.push(`${needData} order${needData === 1 ? '' : 's'} not sent for want of data you can give (listed above; counted as failed): add it (e.g. --customs FILE) and rerun the same command`);
+        if (byDesign) notes.push(`Left out ${byDesign} order${byDesign === 1 ? '' : 's'} that cannot be shipped (listed above)`);
         if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);
         if (labelsUnwritten) {
           notes.push(
@@ -733,10 +741,16 @@ async function* dryRows(loaded: LoadedCsv, withExtras: (b: ShipmentBody) => Ship
 function reportExcluded(ctx: Ctx, excluded: ExcludedShipment[]): void {
   if (excluded.length === 0) return;
   if (ctx.mode.json) {
-    for (const e of excluded) ctx.out.jsonLine({ row: e.row, shipment_reference: e.reference, status: 'skipped', reason: e.reason });
+    // Left out for want of data the user can give: failed (not sent, awaiting that data); by design: skipped.
+    for (const e of excluded) ctx.out.jsonLine(e.needsData ? { row: e.row, shipment_reference: e.reference, status: 'failed', error: e.reason } : { row: e.row, shipment_reference: e.reference, status: 'skipped', reason: e.reason });
     return;
   }
-  ctx.io.stderr.write(`Left out ${excluded.length} order${excluded.length === 1 ? '' : 's'} that cannot be shipped:\n${excludedLines(excluded, ctx.mode.verbose).join('\n')}\n`);
+  const needData = excluded.filter((e) => e.needsData);
+  const byDesign = excluded.filter((e) => !e.needsData);
+  if (needData.length) {
+    ctx.io.stderr.write(`${needData.length} order${needData.length === 1 ? '' : 's'} cannot ship without data you can give (not sent until it is given):\n${excludedLines(needData, ctx.mode.verbose).join('\n')}\n`);
+  }
+  if (byDesign.length) ctx.io.stderr.write(`Left out ${byDesign.length} order${byDesign.length === 1 ? '' : 's'} that cannot be shipped:\n${excludedLines(byDesign, ctx.mode.verbose).join('\n')}\n`);
 }
 
 /** Orders listed one by one in the report of those left out; beyond, they are counted by reason. */

@@ -60,9 +60,10 @@ CSV files (--csv FILE):
   Orders that are cancelled, refunded or voided, restocked, already fulfilled, need no shipping, or have no
   shipping address are left out and listed (more than 10: counted by reason, --verbose lists each; JSON:
   status "skipped" with a reason) - an address is never guessed; a partial order ships its lines not yet
-  fulfilled, and --include-fulfilled ships fulfilled orders and lines again (a replacement). Also left out:
-  orders going outside mainland UK with a line item that has neither a SKU nor customs details (--customs
-  FILE.csv, by line item name): an orders export does not carry them. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
+  fulfilled, and --include-fulfilled ships fulfilled orders and lines again (a replacement). Not sent, and
+  failed rows (JSON: status "failed" with the reason; FILE.failed.csv; exit 3): orders going outside mainland
+  UK with a line item that has neither a SKU nor customs details (--customs FILE.csv, by line item name): an
+  orders export does not carry them; add them and rerun. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
   The apostrophe Shopify puts before a ZIP code or phone number ('07028) is taken off.
   Exports have no weights: --default-weight G or --packaging KEY, else the account's default packaging applies.
   Leaving mainland UK, an order shipped whole takes its Shipping charge and Discount Amount to the commercial

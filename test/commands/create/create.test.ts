@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { runShip } from '../../helpers/run.js';
-import { shopifyExportWithSkus } from '../../helpers/shopify.js';
+import { shopifyExportOneNeedsCustoms, shopifyExportWithSkus } from '../../helpers/shopify.js';
 import { proxiedSandboxForFile } from './recording-proxy.js';
 
 // Label files named here fail to be written as on a full disk (ENOSPC). /dev/full cannot stand in for one: a
@@ -981,6 +981,25 @@ describe('ship create --csv', () => {
     // The left-out orders are counted apart from the run's shipments, so the summary adds up.
     const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
     expect(summary).toMatchObject({ total: 2, created: 2, skipped: 0, failed: 0, left_out: 17 });
+  });
+
+  it('a Shopify order left out for want of customs data is a failed row (exit 3, FILE.failed.csv), beside the orders created', async () => {
+    const csv = shopifyExportOneNeedsCustoms(work);
+    const r = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', work, '--json', '--default-weight', '900']);
+    expect(r.code, r.stderr).toBe(3);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.filter((l) => l.status === 'created').map((l) => l.shipment_reference)).toEqual(['#9013']);
+    const held = lines.find((l) => l.shipment_reference === '#9005');
+    expect(held).toMatchObject({ status: 'failed', error: expect.stringMatching(/customs/) });
+    const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
+    expect(summary).toMatchObject({ total: 2, created: 1, failed: 1 });
+    const failedCsv = readFileSync(join(work, 'orders_mixed.failed.csv'), 'utf8');
+    expect(failedCsv).toContain('#9005');
+    expect(failedCsv).not.toContain('#9013');
+    // At a terminal it is said apart from the orders left out by design.
+    const tty = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', work, '--default-weight', '900']);
+    expect(tty.code).toBe(3);
+    expect(tty.stderr).toMatch(/1 order cannot ship without data you can give/);
   });
 
   it('--include-fulfilled belongs to --preset shopify', async () => {
