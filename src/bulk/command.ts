@@ -37,6 +37,7 @@ import type { Ctx } from '../context.js';
 import { Interrupted, PartialFailure, ServiceFailure } from '../errors.js';
 import { renewCredentials } from '../config/settings.js';
 import { animationsAllowed } from '../output/output.js';
+import { inertData } from '../output/inert.js';
 import { FailedRowsWriter, ResultsWriter, type ResultColumns } from './csv-out.js';
 import { Journal } from './journal.js';
 import { createProgress, formatDuration } from './progress.js';
@@ -178,7 +179,9 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
           if (l !== undefined) out.line(l);
         } else if (r.status === 'failed') {
           progress.stop();
-          io.stderr.write(`${out.c.red('failed')} ${r.task.key}${rowsText(r.task.rows)}: ${errorText(r)}\n`);
+          // (The key and the API's message shown, not obeyed, at a terminal: output/inert.ts.)
+          const shown = (t: string) => (io.stderrIsTTY ? inertData(t) : t);
+          io.stderr.write(`${out.c.red('failed')} ${shown(r.task.key)}${rowsText(r.task.rows)}: ${shown(errorText(r))}\n`);
         }
       },
     };
@@ -229,7 +232,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     failedPath = failed?.finish() ?? own.failedPath;
     const resultsPath = results?.finish() ?? own.resultsPath;
     // A run stopped after its first task still had more to do: it gets a summary too.
-    summaryShown = opts.summary ?? (opts.total ?? summary.total) !== 1;
+    summaryShown = opts.summary ?? (listedOf(opts) ?? summary.total) !== 1;
     opts.beforeSummary?.();
     if (summaryShown) {
       // How to replace refused credentials: new env vars, or `ship login` (`ship --test login` for the test set).
@@ -250,8 +253,8 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     // The text summary has just said to rerun (with why it is safe); said here again only where it has not.
     // Ctrl-C after the last task had started (during a last label's printing, say): all done, nothing to rerun.
     const left = opts.leftOver?.();
-    const rerun = nothingLeft(summary, opts.total) ? (left ? `; ${left}` : '; nothing is left to do') : summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
-    throw new Interrupted(`interrupted: ${summary.created + summary.skipped + summary.failed} of ${opts.total ?? summary.total} ${opts.noun} handled${rerun}`);
+    const rerun = nothingLeft(summary, listedOf(opts)) ? (left ? `; ${left}` : '; nothing is left to do') : summaryShown && !ctx.mode.json ? '' : '; rerun the same command to continue';
+    throw new Interrupted(`interrupted: ${summary.created + summary.skipped + summary.failed} of ${listedOf(opts) ?? summary.total} ${opts.noun} handled${rerun}`);
   }
   if (summary.failed > 0) {
     if (opts.singleTaskOwnError && summary.total === 1 && lastError !== undefined) throw lastError;
@@ -259,6 +262,11 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
     throw new PartialFailure(summary.failed, summary.total, `${summary.failed} of ${summary.total} ${opts.noun} failed`);
   }
   return summary;
+}
+
+/** The tasks listed, and the input held back as failed (BulkCommandOptions.heldBack): what `total` counts. */
+function listedOf(opts: Pick<BulkCommandOptions<unknown, unknown>, 'total' | 'heldBack'>): number | undefined {
+  return opts.total === undefined ? undefined : opts.total + (opts.heldBack?.length ?? 0);
 }
 
 /**
@@ -319,7 +327,7 @@ function printSummary<I, R>(
     const line: Record<string, unknown> = {
       // `listed`: the whole list's size (null when it was not counted ahead: a list read as it comes), beside
       // `total`, which counts what this run started (they differ only when it stopped early).
-      summary: { total: s.total, listed: opts.total ?? null, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, ...opts.summaryCounts, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
+      summary: { total: s.total, listed: listedOf(opts) ?? null, ...Object.fromEntries(doneCounts), skipped: s.skipped, failed: s.failed, ...opts.summaryCounts, interrupted: s.interrupted, elapsed_s: round(s.elapsedS) },
     };
     if (stoppedForAuth) {
       Object.assign(line.summary as Record<string, unknown>, {
@@ -358,7 +366,8 @@ function printSummary<I, R>(
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).
     lines.push('', 'Failures:');
-    for (const f of s.firstFailures) lines.push(`  ${f.key}${rowsText(f.rows)}: ${f.message}`);
+    const shown = (t: string) => (io.stderrIsTTY ? inertData(t) : t);
+    for (const f of s.firstFailures) lines.push(`  ${shown(f.key)}${rowsText(f.rows)}: ${shown(f.message)}`);
     if (s.failed > s.firstFailures.length) lines.push(`  … and ${s.failed - s.firstFailures.length} more`);
   }
   if (files.failedPath) {
@@ -404,7 +413,7 @@ function printSummary<I, R>(
     const left = opts.leftOver?.();
     lines.push(
       c.bold(
-        nothingLeft(s, opts.total)
+        nothingLeft(s, listedOf(opts))
           ? `Interrupted after the last of the ${opts.noun} was handled: ${left ?? 'nothing is left to do'}.`
           : 'Rerun the same command to continue: nothing is created twice.',
       ),

@@ -309,10 +309,16 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
-/** Runs every task with bounded concurrency, journalled and resumable; resolves when all are done or interrupted. */
 /** How long a 429 without Retry-After holds the run's requests. */
 const RATE_LIMIT_WAIT_MS = 1000;
+/**
+ * The shortest and longest hold after a 429 whatever Retry-After says: 0 (or a date past) would have every task
+ * send again at once, over and over; an hour would hold the run past any patience (the API client's cap).
+ */
+const RATE_LIMIT_MIN_WAIT_MS = 250;
+const RATE_LIMIT_MAX_WAIT_MS = 60_000;
 
+/** Runs every task with bounded concurrency, journalled and resumable; resolves when all are done or interrupted. */
 export async function runBulk<I, R>(
   tasks: AsyncIterable<BulkTask<I>> | Iterable<BulkTask<I>>,
   hooks: BulkHooks<I, R>,
@@ -530,7 +536,9 @@ export async function runBulk<I, R>(
         // Refused before any work: waited out, outside the retries, while the run gets requests through.
         if (now() - lastThrough > patience) return 'exhausted';
         if (opts.signal.aborted) return 'interrupted';
-        const wait = cls.retryAfterMs ?? RATE_LIMIT_WAIT_MS;
+        // Within the patience left: a run that gets nothing through is failed when it runs out, not an hour later.
+        const patienceLeft = Math.max(RATE_LIMIT_MIN_WAIT_MS, patience - (now() - lastThrough));
+        const wait = Math.min(Math.max(cls.retryAfterMs ?? RATE_LIMIT_WAIT_MS, RATE_LIMIT_MIN_WAIT_MS), RATE_LIMIT_MAX_WAIT_MS, patienceLeft);
         if (!rateLimitSaid) {
           rateLimitSaid = true;
           opts.onRateLimited?.(wait);
@@ -591,9 +599,10 @@ export async function runBulk<I, R>(
         }
       }
 
-      // The service asked for a pause (a 429 to another task): not sent into it.
+      // The service asked for a pause (a 429 to another task): not sent into it. Ctrl-C meanwhile: not sent, and an
+      // earlier attempt whose outcome is still unknown (found by the look-up, to be verified) stays so in the journal.
       if (rateLimitedUntil > now() && !(await holdForRateLimit())) {
-        return unfinished(new ShipError('the service limits the request rate (429): not sent yet', 1), false);
+        return unfinished(new ShipError('the service limits the request rate (429): not sent yet', 1), lastUnknown && !hooks.idempotent);
       }
       attempts++;
       // The "sending" record is durable before the request leaves (reserved ahead of time for fresh tasks).

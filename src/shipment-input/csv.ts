@@ -10,7 +10,7 @@ import { contractLayout, presetLayout, PRESETS, type Layout, type PresetName } f
 import { csvEncodingFor, type CsvSource } from '../csv/reader.js';
 import { convertCell, type Defaults } from './build.js';
 import { csvDefaultsFromFlags } from './flags.js';
-import { readInputText, refuseTerminalStdin } from './read.js';
+import { readInputText, refuseTerminalPath, refuseTerminalStdin } from './read.js';
 import { jsonSyntaxMessage } from '../util/json-error.js';
 import { isStreamPath, namesStdin } from '../util/special-file.js';
 import type { ShipmentInputOptions } from './options.js';
@@ -54,6 +54,7 @@ async function spoolStdin(ctx: Ctx, flag: string): Promise<string> {
 /** The same for a pipe given by its path (`--csv <(…)`, /dev/stdin, a named pipe: isStreamPath). */
 async function spoolPath(ctx: Ctx, path: string, flag: string): Promise<string> {
   if (namesStdin(path)) return spoolStdin(ctx, flag);
+  await refuseTerminalPath(path, flag);
   const { createReadStream } = await import('node:fs');
   return spool(createReadStream(path));
 }

@@ -10,6 +10,24 @@ export function refuseTerminalStdin(ctx: Ctx, flag: string): void {
   if (ctx.io.stdinIsTTY) throw new UsageError(`${flag} -: reading a file from stdin, but stdin is a terminal`, { hint: 'pipe the file in, or give its path instead of -' });
 }
 
+/** The same for a terminal given by its path (`--csv /dev/tty`): read, it would wait for typing with no prompt. */
+export async function refuseTerminalPath(path: string, flag: string): Promise<void> {
+  const { closeSync, openSync, statSync } = await import('node:fs');
+  const { isatty } = await import('node:tty');
+  if (!statSync(path, { throwIfNoEntry: false })?.isCharacterDevice()) return;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return; // the read itself says what is wrong
+  }
+  try {
+    if (isatty(fd)) throw new UsageError(`${flag} ${path}: reading a file from a terminal`, { hint: 'give the file\'s path, or pipe it in' });
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads a whole small file, or stdin for "-" (`flag` names the option), without a leading byte-order mark. */
 export async function readInputText(ctx: Ctx, path: string, flag: string): Promise<string> {
   if (path === '-') {

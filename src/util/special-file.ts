@@ -7,20 +7,23 @@ import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 
 /**
- * Whether `path` exists and is a symbolic link, or neither a regular file nor a directory (a device, a pipe):
- * a path to write in place, never to replace by a rename.
- */
-/**
  * A pipe, socket or character device given by its path (`<(…)` in a shell, /dev/stdin, a named pipe): read once,
  * in order, like stdin. An input read twice (validated whole, then sent) is copied to a temporary file first, and
  * nothing is written beside it (FILE.failed.csv goes where `-`'s does).
  */
 export function isStreamPath(path: string): boolean {
   if (path === '-') return false;
+  // One of the process's own descriptors by name (/dev/stdin, /dev/fd/N, /proc/self/fd/N), a file redirected
+  // to it included: nothing is written beside it either (/dev/stdin.failed.csv).
+  if (/^\/(?:dev\/(?:stdin|fd\/\d+)|proc\/self\/fd\/\d+)$/.test(path)) return true;
   const st = fs.statSync(path, { throwIfNoEntry: false });
   return st !== undefined && (st.isFIFO() || st.isSocket() || st.isCharacterDevice());
 }
 
+/**
+ * Whether `path` exists and is a symbolic link, or neither a regular file nor a directory (a device, a pipe):
+ * a path to write in place, never to replace by a rename.
+ */
 export function isSpecialFile(path: string): boolean {
   const link = fs.lstatSync(path, { throwIfNoEntry: false });
   if (link === undefined) return false;

@@ -16,7 +16,7 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * A virtual clock for runs that sleep: sleep(ms) wakes at now + ms, and time moves on, to the next wake-up, only
  * once everything awake has run (the next check phase of the event loop).
  */
-function virtualTime() {
+function virtualTime(onTime?: (now: number) => void) {
   let clock = 0;
   const sleepers: Array<{ at: number; wake: () => void }> = [];
   let pumping = false;
@@ -26,6 +26,7 @@ function virtualTime() {
     sleepers.sort((a, b) => a.at - b.at);
     const at = sleepers[0].at;
     clock = Math.max(clock, at);
+    onTime?.(clock);
     while (sleepers.length && sleepers[0].at === at) sleepers.shift()!.wake();
     schedule();
   };
@@ -36,9 +37,15 @@ function virtualTime() {
   };
   return {
     now: () => clock,
-    sleep: (ms: number) =>
-      new Promise<void>((wake) => {
-        sleepers.push({ at: clock + Math.max(0, ms), wake });
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((wake, fail) => {
+        if (signal?.aborted) return fail(signal.reason);
+        const sleeper = { at: clock + Math.max(0, ms), wake };
+        sleepers.push(sleeper);
+        signal?.addEventListener('abort', () => {
+          sleepers.splice(sleepers.indexOf(sleeper), 1);
+          fail(signal.reason);
+        }, { once: true });
         schedule();
       }),
   };
@@ -649,6 +656,75 @@ describe('runBulk', () => {
     // At the rate the service takes: 12 shipments at 2 a second.
     expect(time.now()).toBeGreaterThanOrEqual(5000);
     expect(time.now()).toBeLessThan(9000);
+  });
+
+  it('a 429 with Retry-After 0 still holds the run a moment (not resent at once, over and over); one of an hour is held at most a minute', async () => {
+    const time = virtualTime();
+    let sends = 0;
+    const s = await runBulk(
+      tasks(4),
+      {
+        async execute(t) {
+          sends++;
+          // Refused for the first 3 s, asked to wait 0 s (a Retry-After date already past reads so too).
+          if (time.now() < 3000 && sends < 500) throw new ApiError('POST /shipments: rate limited (429)', { status: 429, retryAfterMs: 0 });
+          return t.input;
+        },
+      },
+      { concurrency: 4, signal: never, now: time.now, sleep: time.sleep },
+    );
+    expect(s).toMatchObject({ created: 4, failed: 0 });
+    // At most one send per task each 250 ms, and a few more: not hundreds.
+    expect(sends).toBeLessThan(4 * (3000 / 250 + 2));
+
+    const hour = virtualTime();
+    const holds: number[] = [];
+    let refused = false;
+    const h = await runBulk(
+      tasks(1),
+      {
+        async execute(t) {
+          if (!refused) {
+            refused = true;
+            throw new ApiError('POST /shipments: rate limited (429)', { status: 429, retryAfterMs: 3_600_000 });
+          }
+          holds.push(hour.now());
+          return t.input;
+        },
+      },
+      { concurrency: 1, signal: never, now: hour.now, sleep: hour.sleep },
+    );
+    expect(h).toMatchObject({ created: 1 });
+    expect(holds[0]).toBeLessThanOrEqual(60_000 * 1.25 + 1000);
+  });
+
+  it('Ctrl-C while a task found after an unknown outcome is held by a rate limit keeps that attempt unknown in the journal', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    const j = await Journal.open(path);
+    const ac = new AbortController();
+    const time = virtualTime((now) => {
+      if (now >= 5000) ac.abort();
+    });
+    await runBulk(
+      tasks(2),
+      {
+        async execute(t) {
+          // K1 is refused for the rate, with a long wait; K0's answer is lost (502: it may have been created).
+          if (t.input === 1) throw new ApiError('POST /shipments: rate limited (429)', { status: 429, retryAfterMs: 30_000 });
+          throw new ApiError('bad gateway', { status: 502 });
+        },
+        isAlreadyDone: (e) => e instanceof ValidationError,
+        verifyByResend: () => true,
+        // Found: it may be a cancelled one, so it would be sent again to tell, after the rate limit's hold.
+        settle: async (_t, _s, sent) => (sent.existsOnly ? { status: 'found' } : { status: 'done', result: 'x' }),
+      },
+      { concurrency: 2, signal: ac.signal, journal: j, now: time.now, sleep: time.sleep, retryDelayMs: 10 },
+    );
+    await j.close();
+    const j2 = await Journal.open(path);
+    // Not "unsent" (which would forget the attempt): the next run settles it again before any resend.
+    expect(j2.get('K0')).toMatchObject({ state: 'failed', unknown: true });
+    await j2.close();
   });
 
   it('a rate limit that lets nothing through fails the shipments it refused once the patience is out, as 429s', async () => {

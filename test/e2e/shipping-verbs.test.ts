@@ -137,8 +137,21 @@ describe.skipIf(process.platform === 'win32')('a CSV given as a pipe by its path
     expect(viaFifo.exitCode, String(viaFifo.stderr)).toBe(0);
     expect(String(viaFifo.stdout).trim().split('\n').map((l) => [JSON.parse(l).shipment_reference, JSON.parse(l).status])).toEqual([['PIPE-3', 'created'], ['PIPE-4', 'created']]);
     // Its journal is stdin's (nothing can be written beside a pipe, and the next pipe holds other orders).
-    expect(readdirSync(join(dir, 'labels')).filter((f) => f.startsWith('.ship-journal-')).every((f) => f.startsWith('.ship-journal-stdin-'))).toBe(true);
-    expect(existsSync(`${fifo}.failed.csv`)).toBe(false);
+    const journals = readdirSync(join(dir, 'labels')).filter((f) => f.startsWith('.ship-journal-') && f.endsWith('.jsonl'));
+    expect(journals.length).toBeGreaterThan(0);
+    expect(journals.every((f) => f.startsWith('.ship-journal-stdin-'))).toBe(true);
+    // A failed row from a file redirected to /dev/stdin goes to stdin.failed.csv, not beside /dev/stdin.
+    const csv = join(dir, 'one.csv');
+    writeFileSync(csv, [header, 'PIPE-BAD,Ann Example,1 High Street,London,SW1A 1AA,GB,1000'].join('\n') + '\n');
+    await sb.control('faults', { fail_rate: 1, status: 400 });
+    let failed;
+    try {
+      failed = await ship(['create', '--csv', '/dev/stdin', '-o', join(dir, 'labels'), '--json'], { env, inputFile: csv, stdin: undefined, cwd: dir });
+    } finally {
+      await sb.control('faults', {});
+    }
+    expect(failed.exitCode, String(failed.stderr)).toBe(3);
+    expect(readFileSync(join(dir, 'stdin.failed.csv'), 'utf8')).toContain('PIPE-BAD');
   });
 
   it('skus import FILE from a named pipe: read once like stdin', async () => {

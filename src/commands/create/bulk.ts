@@ -228,6 +228,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
   const outcomes = new Map<string, Outcome>();
   // Orders left out for want of data the user can give are failed rows (FILE.failed.csv, exit 3): they await action.
+  const awaitingData = loaded.excluded.filter((e) => e.needsData);
+  const leftOutByDesign = loaded.excluded.filter((e) => !e.needsData);
   for (const e of loaded.excluded) {
     if (e.needsData) outcomes.set(e.reference, { status: 'failed', error: e.reason, rowParcels: [] });
     else if (o.results) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
@@ -372,8 +374,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       quietLine: (r) => (r.status === 'failed' ? undefined : (r.result?.tracking_references ?? []).join('\n') || undefined),
       // Orders a preset left out are listed (and in the JSON lines as "skipped" with a reason) but are not
       // shipments of the run: counted apart, so the summary's numbers add up.
-      summaryCounts: loaded.excluded.length ? { left_out: loaded.excluded.length } : undefined,
-      heldBack: loaded.excluded.filter((e) => e.needsData).map((e) => ({ key: e.reference, rows: e.rows, message: e.reason })),
+      // (Those left out for want of data are failed rows, counted in total and failed instead.)
+      summaryCounts: leftOutByDesign.length ? { left_out: leftOutByDesign.length } : undefined,
+      heldBack: awaitingData.map((e) => ({ key: e.reference, rows: e.rows, message: e.reason })),
       // Stopped before the end (Ctrl-C, credentials refused, service unreachable, disk full): the shipments it never reached
       // keep what earlier runs recorded, in FILE.failed.csv (failed ones) and --results (created ones).
       rowFiles: async (s) => {
@@ -392,8 +395,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       leftOver: () => (notSent.size ? `the labels of ${notSent.size} shipment${notSent.size === 1 ? ' were' : 's were'} not sent to the printer (listed below)` : undefined),
       summaryNotes: (s) => {
         const notes: string[] = [];
-        const needData = loaded.excluded.filter((e) => e.needsData).length;
-        const byDesign = loaded.excluded.length - needData;
+        const needData = awaitingData.length;
+        const byDesign = leftOutByDesign.length;
         if (needData) notes.push(`${needData} order${needData === 1 ? '' : 's'} not sent for want of data you can give (listed above; counted as failed): add it (e.g. --customs FILE) and rerun the same command`);
         if (byDesign) notes.push(`Left out ${byDesign} order${byDesign === 1 ? '' : 's'} that cannot be shipped (listed above)`);
         if (o.labels && s.created + s.skipped > 0) notes.push(`Labels in ${o.outputDir}`);

@@ -76,8 +76,8 @@ CSV files (--csv FILE):
   Failed rows go to FILE.failed.csv with an error column; fix them and run that file.
   If the API refuses the credentials (401/403), the run stops: requests in flight finish, nothing more is
   sent, exit 4. Those shipments are not in FILE.failed.csv: run ship login, then rerun the same command.
-  A rate limit (429) is waited out: every request waits the time the service asks, and the run goes on at
-  the rate it takes (said once on stderr).
+  A rate limit (429) is waited out: the run's next requests wait the time the service asks, and the run goes
+  on at the rate it takes (said once on stderr).
   With --json, one line per shipment: {"row","shipment_reference","status":"created"|"skipped"|"failed",
   "id","tracking_reference","tracking_references","labels","error","fields"}. Exit 3 when some failed; exit 1
   when every one failed for the service or the network (5xx after the retries, timeouts): the service is down,

@@ -16,7 +16,7 @@ import { InputError, NotFoundError, UsageError, ValidationError, type InputProbl
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
 import { csvEncodingFor, csvLayoutOf, readCsv, resolveCsvEncoding, writeBackWithBom, type CsvEncoding } from '../../csv/reader.js';
 import { problemCount, refusalWithOtherProblems, sortFileProblems } from '../../csv/problems.js';
-import { withoutBom } from '../../shipment-input/read.js';
+import { refuseTerminalPath, withoutBom } from '../../shipment-input/read.js';
 import { accountReadSignal, unreadReason } from '../shared/account-read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { isStreamPath, namesStdin } from '../../util/special-file.js';
@@ -378,6 +378,8 @@ export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
   // A pipe given by its path (`<(…)`, /dev/stdin) is read once like stdin, and nothing is written beside it.
   const streamed = isStreamPath(opts.file);
   if (opts.file !== '-' && !streamed) return importFile(ctx, opts, opts.file);
+  const fromPath = opts.file !== '-' && !namesStdin(opts.file);
+  if (fromPath) await refuseTerminalPath(opts.file, 'skus import');
   // The file is read twice (validation, then the run), so stdin is kept in a temporary file first.
   // Ctrl-C (or SIGTERM) stops through ctx.signal rather than exiting on the spot, so the copy (the whole file's
   // data) is removed from the temporary directory before the exit 130.
@@ -386,7 +388,7 @@ export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
   try {
     const path = join(dir, 'stdin.csv');
     try {
-      await pipeline(streamed && !namesStdin(opts.file) ? createReadStream(opts.file) : ctx.io.stdin, createWriteStream(path), { signal: ctx.signal });
+      await pipeline(fromPath ? createReadStream(opts.file) : ctx.io.stdin, createWriteStream(path), { signal: ctx.signal });
     } catch (err) {
       ctx.signal?.throwIfAborted();
       throw err;
