@@ -82,7 +82,8 @@ export async function disposeCsvInput(): Promise<void> {
 export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { only?: string; keep?: boolean | 'json' } = {}): Promise<LoadedCsv> {
   const path = o.csv!;
   // stdin is one stream: it can carry one of the orders, the customs table and the column map.
-  const fromStdin = ([['--csv', path], ['--customs', o.customs], ['--map', o.map]] as const).filter(([, v]) => v === '-').map(([flag]) => `${flag} -`);
+  // (/dev/stdin and the like are stdin too: namesStdin.)
+  const fromStdin = ([['--csv', path], ['--customs', o.customs], ['--map', o.map]] as const).filter(([, v]) => v !== undefined && namesStdin(v)).map(([flag, v]) => `${flag} ${v}`);
   if (fromStdin.length === 2) throw new UsageError(`${fromStdin[0]} and ${fromStdin[1]} both read stdin: give one of them as a file`);
   if (fromStdin.length > 2) throw new UsageError(`${fromStdin.join(', ')} all read stdin: give all but one of them as files`);
   const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv') } : isStreamPath(path) ? { path: await spoolPath(ctx, path, '--csv') } : { path };

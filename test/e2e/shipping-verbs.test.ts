@@ -154,6 +154,12 @@ describe.skipIf(process.platform === 'win32')('a CSV given as a pipe by its path
     expect(readFileSync(join(dir, 'stdin.failed.csv'), 'utf8')).toContain('PIPE-BAD');
   });
 
+  it('--csv - with --customs /dev/stdin: both would read stdin, said as for two "-"', async () => {
+    const r = await ship(['create', '--csv', '-', '--customs', '/dev/stdin', '--dry-run'], { env, input: 'a\n', stdin: undefined });
+    expect(r.exitCode).toBe(2);
+    expect(String(r.stderr)).toContain('--csv - and --customs /dev/stdin both read stdin');
+  });
+
   it('skus import FILE from a named pipe: read once like stdin', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-skus-pipe-'));
     const fifo = join(dir, 'skus.fifo');
