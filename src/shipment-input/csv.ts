@@ -13,6 +13,7 @@ import { csvDefaultsFromFlags } from './flags.js';
 import { readInputText, refuseTerminalPath, refuseTerminalStdin } from './read.js';
 import { jsonSyntaxMessage } from '../util/json-error.js';
 import { isStreamPath, namesStdin } from '../util/special-file.js';
+import { copyToTempFile } from '../util/temp-copy.js';
 import type { ShipmentInputOptions } from './options.js';
 import { apiChecker, localDay } from './validate.js';
 
@@ -48,7 +49,7 @@ export async function layoutFor(ctx: Ctx, o: ShipmentInputOptions): Promise<Layo
 /** Copies stdin to a temporary file, so a piped CSV can be read in two passes and again for the row files. */
 async function spoolStdin(ctx: Ctx, flag: string): Promise<string> {
   refuseTerminalStdin(ctx, flag);
-  return spool(ctx.io.stdin);
+  return spool(ctx, ctx.io.stdin);
 }
 
 /** The same for a pipe given by its path (`--csv <(…)`, /dev/stdin, a named pipe: isStreamPath). */
@@ -56,20 +57,13 @@ async function spoolPath(ctx: Ctx, path: string, flag: string): Promise<string> 
   if (namesStdin(path)) return spoolStdin(ctx, flag);
   await refuseTerminalPath(path, flag);
   const { createReadStream } = await import('node:fs');
-  return spool(createReadStream(path));
+  return spool(ctx, createReadStream(path));
 }
 
-async function spool(input: NodeJS.ReadableStream): Promise<string> {
-  const { mkdtemp, rm } = await import('node:fs/promises');
-  const { createWriteStream } = await import('node:fs');
-  const { pipeline } = await import('node:stream/promises');
-  const { tmpdir } = await import('node:os');
-  const { join } = await import('node:path');
-  const dir = await mkdtemp(join(tmpdir(), 'ship-stdin-'));
-  const path = join(dir, 'stdin.csv');
-  await pipeline(input, createWriteStream(path));
-  spooled.push(() => rm(dir, { recursive: true, force: true }));
-  return path;
+async function spool(ctx: Ctx, input: NodeJS.ReadableStream): Promise<string> {
+  const copy = await copyToTempFile(input, { prefix: 'ship-stdin-', signal: ctx.signal });
+  spooled.push(copy.remove);
+  return copy.path;
 }
 const spooled: Array<() => Promise<void>> = [];
 

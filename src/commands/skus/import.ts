@@ -6,11 +6,9 @@
 // rather than listing every SKU up front, keeps memory constant and the answer fresh; the cost is one
 // GET per row, run with the same concurrency. If a POST still finds the SKU taken (someone created it
 // between the GET and the POST), the row is updated instead.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { createReadStream } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import type { Ctx } from '../../context.js';
 import { InputError, NotFoundError, UsageError, ValidationError, type InputProblem } from '../../errors.js';
 import { validateRequest, SkuPatchSchema, type SkuPatch, type SkuRequest } from '../../api/index.js';
@@ -20,6 +18,7 @@ import { refuseTerminalPath, withoutBom } from '../../shipment-input/read.js';
 import { accountReadSignal, unreadReason } from '../shared/account-read.js';
 import { jsonSyntaxMessage } from '../../util/json-error.js';
 import { isStreamPath, namesStdin } from '../../util/special-file.js';
+import { copyToTempFile } from '../../util/temp-copy.js';
 import { alreadyHas, CUSTOM_FIELD_PREFIX, parseSkuRow, type RowCell, type SkuRecord, type SkuWrite } from '../../skus/columns.js';
 import { parseSkuMapping, resolveSkuHeader, type SkuBinding, type SkuMapping } from '../../skus/header.js';
 import { closestName, valuesUnderNoHeader } from '../../csv/headers.js';
@@ -384,18 +383,12 @@ export async function runImport(ctx: Ctx, opts: ImportOptions): Promise<void> {
   // Ctrl-C (or SIGTERM) stops through ctx.signal rather than exiting on the spot, so the copy (the whole file's
   // data) is removed from the temporary directory before the exit 130.
   const releaseInterrupts = ctx.holdInterrupts();
-  const dir = await mkdtemp(join(tmpdir(), 'ship-skus-stdin-'));
+  let copy: Awaited<ReturnType<typeof copyToTempFile>> | undefined;
   try {
-    const path = join(dir, 'stdin.csv');
-    try {
-      await pipeline(fromPath ? createReadStream(opts.file) : ctx.io.stdin, createWriteStream(path), { signal: ctx.signal });
-    } catch (err) {
-      ctx.signal?.throwIfAborted();
-      throw err;
-    }
-    await importFile(ctx, opts, path, true);
+    copy = await copyToTempFile(fromPath ? createReadStream(opts.file) : ctx.io.stdin, { prefix: 'ship-skus-stdin-', signal: ctx.signal });
+    await importFile(ctx, opts, copy.path, true);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await copy?.remove();
     releaseInterrupts();
   }
 }
