@@ -200,6 +200,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
       onRateLimited: (waitMs) => {
         progress.stop();
         out.warn(`the service is limiting the request rate (429): waiting as it asks (${waitMs < 1000 ? `${waitMs} ms` : `${Math.round(waitMs / 1000)} s`}) before sending more; the run goes on at the rate it takes`);
+        progress.resume();
       },
     });
   } catch (e) {

@@ -21,6 +21,11 @@ export interface ProgressReporter {
   setTotal(total: number): void;
   /** Erases the line (before printing other text on stderr, and at the end). */
   stop(): void;
+  /**
+   * Draws the line again after stop() mid-run (a line printed on stderr), its rate and ETA moving on, rather than
+   * only at the next count: a run held by a rate limit has none for a while.
+   */
+  resume(): void;
   /** Whether anything is drawn at all. */
   readonly enabled: boolean;
 }
@@ -54,6 +59,7 @@ export const noProgress: ProgressReporter = {
   update() {},
   setTotal() {},
   stop() {},
+  resume() {},
 };
 
 /** Creates the progress line for a bulk run; a no-op reporter when not enabled. */
@@ -65,6 +71,8 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
   let total: number | undefined;
   let counts: ProgressCounts = { created: 0, skipped: 0, failed: 0 };
   let started = 0;
+  /** start() was called (resume() draws only a line that was started). */
+  let begun = false;
   let lastDraw = -Infinity;
   let drawn = false;
   let timer: NodeJS.Timeout | undefined;
@@ -123,6 +131,7 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
     start(t) {
       total = t;
       started = now();
+      begun = true;
       draw();
       // Keeps rate and ETA moving while a slow request holds the counts still.
       timer = setInterval(draw, 1000);
@@ -140,6 +149,12 @@ export function createProgress(opts: ProgressOptions): ProgressReporter {
       timer = undefined;
       if (drawn) opts.stream.write('\r\x1b[K');
       drawn = false;
+    },
+    resume() {
+      if (!begun || timer) return;
+      draw();
+      timer = setInterval(draw, 1000);
+      timer.unref?.();
     },
   };
 }

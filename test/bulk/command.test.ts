@@ -249,6 +249,24 @@ describe('progress', () => {
     expect(out.endsWith('\r\x1b[K')).toBe(true);
   });
 
+  it('resume() draws the line again after a stop() mid-run, without waiting for the next count; never before start()', () => {
+    const s = new PassThrough();
+    let out = '';
+    s.on('data', (d) => (out += d));
+    let t = 0;
+    const p = createProgress({ stream: s, enabled: true, label: 'shipments', now: () => t, intervalMs: 100 });
+    p.resume();
+    expect(out).toBe('');
+    p.start(100);
+    t = 1000;
+    p.update({ created: 10, skipped: 0, failed: 0 });
+    p.stop();
+    out = '';
+    p.resume();
+    expect(out).toContain('10/100 shipments');
+    p.stop();
+  });
+
   it('shows work beyond the tasks (labels sent to the printer) after the counts, and the rate of the tasks stays once they are done', () => {
     const s = new PassThrough();
     let out = '';
