@@ -179,8 +179,7 @@ export async function runBulkCommand<I, R>(ctx: Ctx, opts: BulkCommandOptions<I,
           if (l !== undefined) out.line(l);
         } else if (r.status === 'failed') {
           progress.stop();
-          // (The key and the API's message shown, not obeyed, at a terminal: output/inert.ts.)
-          const shown = (t: string) => (io.stderrIsTTY ? inertData(t) : t);
+          const shown = shownOn(io.stderrIsTTY);
           io.stderr.write(`${out.c.red('failed')} ${shown(r.task.key)}${rowsText(r.task.rows)}: ${shown(errorText(r))}\n`);
         }
       },
@@ -300,6 +299,11 @@ function serviceFailure(noun: string, s: BulkSummary, resumable: boolean): Servi
   });
 }
 
+/** A task's key and the API's message as shown on stderr: at a terminal, shown and not obeyed (output/inert.ts). */
+function shownOn(terminal: boolean): (text: string) => string {
+  return (text) => (terminal ? inertData(text) : text);
+}
+
 function rowsText(rows: readonly number[]): string {
   if (rows.length === 0) return '';
   return rows.length === 1 ? ` (row ${rows[0]})` : ` (rows ${rows[0]}–${rows[rows.length - 1]})`;
@@ -367,7 +371,7 @@ function printSummary<I, R>(
   if (s.firstFailures.length && !(io.stderrIsTTY && mode.interactive)) {
     // Without a progress line the failures were not shown as they happened (stdout may be a file).
     lines.push('', 'Failures:');
-    const shown = (t: string) => (io.stderrIsTTY ? inertData(t) : t);
+    const shown = shownOn(io.stderrIsTTY);
     for (const f of s.firstFailures) lines.push(`  ${shown(f.key)}${rowsText(f.rows)}: ${shown(f.message)}`);
     if (s.failed > s.firstFailures.length) lines.push(`  … and ${s.failed - s.firstFailures.length} more`);
   }

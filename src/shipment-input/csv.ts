@@ -52,8 +52,12 @@ async function spoolStdin(ctx: Ctx, flag: string): Promise<string> {
   return spool(ctx, ctx.io.stdin);
 }
 
-/** The same for a pipe given by its path (`--csv <(…)`, /dev/stdin, a named pipe: isStreamPath). */
-async function spoolPath(ctx: Ctx, path: string, flag: string): Promise<string> {
+/**
+ * The path to read an input from: the file itself; for `-` (or /dev/stdin…), a copy of stdin; for a pipe given by
+ * its path (`--csv <(…)`, a named pipe: isStreamPath), a copy of it.
+ */
+async function readablePath(ctx: Ctx, path: string, flag: string): Promise<string> {
+  if (path !== '-' && !isStreamPath(path)) return path;
   if (namesStdin(path)) return spoolStdin(ctx, flag);
   await refuseTerminalPath(path, flag);
   const { createReadStream } = await import('node:fs');
@@ -80,16 +84,9 @@ export async function loadCsvInput(ctx: Ctx, o: ShipmentInputOptions, opts: { on
   const fromStdin = ([['--csv', path], ['--customs', o.customs], ['--map', o.map]] as const).filter(([, v]) => v !== undefined && namesStdin(v)).map(([flag, v]) => `${flag} ${v}`);
   if (fromStdin.length === 2) throw new UsageError(`${fromStdin[0]} and ${fromStdin[1]} both read stdin: give one of them as a file`);
   if (fromStdin.length > 2) throw new UsageError(`${fromStdin.join(', ')} all read stdin: give all but one of them as files`);
-  const source: CsvSource & { path: string } = path === '-' ? { path: await spoolStdin(ctx, '--csv') } : isStreamPath(path) ? { path: await spoolPath(ctx, path, '--csv') } : { path };
+  const source: CsvSource & { path: string } = { path: await readablePath(ctx, path, '--csv') };
   // Read before the orders, so a table problem is reported as the table's, whichever file is on stdin.
-  const customs =
-    o.customs === '-'
-      ? await loadCustomsTable(await spoolStdin(ctx, '--customs'), 'stdin')
-      : o.customs !== undefined && isStreamPath(o.customs)
-        ? await loadCustomsTable(await spoolPath(ctx, o.customs, '--customs'), o.customs)
-        : o.customs
-          ? await loadCustomsTable(o.customs)
-          : undefined;
+  const customs = o.customs ? await loadCustomsTable(await readablePath(ctx, o.customs, '--customs'), o.customs === '-' ? 'stdin' : o.customs) : undefined;
   let delimiter = o.delimiter;
   if (delimiter === '\\t' || delimiter?.toLowerCase() === 'tab') delimiter = '\t';
   if (delimiter !== undefined && delimiter.length !== 1) throw new UsageError(`--delimiter: expected one character, not "${o.delimiter}"`);

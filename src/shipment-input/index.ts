@@ -104,16 +104,12 @@ export async function loadSingleShipment(
     for (const e of extra) setPath(s.body, e.path, e.value);
     // A quote's --service asks for that service's price: it wins over the row's key, as over a --file body's.
     const asked = opts.purpose === 'quote' ? o.service?.trim() : undefined;
-    if (asked) {
-      const body = s.body as ShipmentBody & { service_key?: unknown };
-      delete body.service_key;
-      body.delivery_service_key = asked;
-    }
+    if (asked) s.body.delivery_service_key = asked;
     return {
       body: s.body,
       warnings: loaded.warnings,
       source: `${o.csv} row ${s.row}`,
-      locate: (path) => (asked && (path === 'delivery_service_key' || path === 'service_key') ? { column: '--service' } : locateApiPath(s, path, loaded.labelFor)),
+      locate: (path) => (asked && path === 'delivery_service_key' ? { column: '--service' } : locateApiPath(s, path, loaded.labelFor)),
     };
   }
 

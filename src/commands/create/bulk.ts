@@ -12,7 +12,7 @@
 import { rmSync } from 'node:fs';
 import type { Ctx } from '../../context.js';
 import { animationsAllowed } from '../../output/output.js';
-import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, UsageError, ValidationError } from '../../errors.js';
+import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, ValidationError } from '../../errors.js';
 import type { PrinterTarget } from '../../printer/index.js';
 import { runBulkCommand } from '../../bulk/command.js';
 import { capYoungGeneration } from '../../bulk/young-gen.js';
@@ -25,7 +25,7 @@ import { LabelBatchWriter, LabelNamer, mergePdfs, writeFileAtomic } from '../../
 import type { CompactShipment, ExcludedShipment, LoadedCsv } from '../../csv/load.js';
 import { Journal, journalPathFor, type JournalEntry } from '../../bulk/journal.js';
 import { locateApiPath } from '../../csv/columns.js';
-import { isStreamPath, sameFile } from '../../util/special-file.js';
+import { isStreamPath } from '../../util/special-file.js';
 import { writeBackWithBom } from '../../csv/reader.js';
 import { setPath, type ShipmentBody } from '../../shipment-input/build.js';
 import { disposeCsvInput, loadCsvInput } from '../../shipment-input/csv.js';
@@ -58,42 +58,12 @@ export async function runBulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // (same CPU per shipment, measured). Read when the module is compiled, on the first connection (no request
   // has been made yet). Only where measured (V8 11, Node 20), as undici-lite.ts does with its flag.
   if (process.versions.v8.startsWith('11.')) setFlagsFromString('--liftoff-only');
-  refuseOutputsOverInputs(o);
   const uncap = capYoungGeneration();
   try {
     await bulkCreate(ctx, o);
   } finally {
     uncap();
     await disposeCsvInput();
-  }
-}
-
-/**
- * --results or --merge naming one of the run's own files would overwrite it: the input file (the rerun that
- * resumes the run would then read results or a PDF), its failed rows' file, the mapping or the customs file, or
- * each other.
- */
-function refuseOutputsOverInputs(o: CreateOptions): void {
-  const csv = o.csv!;
-  const file = inputFileKey(csv) !== '-';
-  const inputs: Array<[string | undefined, string]> = [
-    [file ? csv : undefined, `the input file (--csv ${csv})`],
-    [file ? failedCsvPathFor(csv) : undefined, `the failed rows' file ${failedCsvPathFor(csv)}`],
-    [o.map === '-' ? undefined : o.map, `--map ${o.map}`],
-    [o.customs === '-' ? undefined : o.customs, `--customs ${o.customs}`],
-  ];
-  const outputs: Array<[string | undefined, string, string]> = [
-    [o.results, '--results', 'name another file for the results, e.g. --results results.csv'],
-    [o.merge, '--merge', 'name another file for the merged labels, e.g. --merge labels.pdf'],
-  ];
-  for (const [out, flag, hint] of outputs) {
-    if (out === undefined) continue;
-    for (const [path, what] of inputs) {
-      if (path !== undefined && sameFile(out, path)) throw new UsageError(`${flag} ${out} is ${what}: it would be overwritten`, { hint });
-    }
-  }
-  if (o.results !== undefined && o.merge !== undefined && sameFile(o.results, o.merge)) {
-    throw new UsageError(`--results and --merge name the same file (${o.merge}): each would overwrite the other`, { hint: 'name two files, e.g. --results results.csv --merge labels.pdf' });
   }
 }
 

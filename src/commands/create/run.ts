@@ -55,11 +55,12 @@ export async function run(ctx: Ctx, o: CreateOptions): Promise<void> {
   if (o.printer !== undefined && !o.labels) throw new UsageError('--printer prints the label files: drop --no-labels');
   if (o.printerTimeoutGiven && o.printer === undefined) throw new UsageError('--printer-timeout goes with --printer');
   const kind = inputKind(o);
+  if (kind !== 'csv' && o.results) throw new UsageError('--results only applies with --csv');
+  if (o.results !== undefined || o.merge !== undefined) (await import('./outputs.js')).refuseOutputsOverInputs(o);
   if (kind === 'csv') {
     const { runBulkCreate } = await import('./bulk.js');
     return runBulkCreate(ctx, o);
   }
-  if (o.results) throw new UsageError('--results only applies with --csv');
   const { runSingleCreate } = await import('./single.js');
   return runSingleCreate(ctx, o);
 }

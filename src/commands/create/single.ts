@@ -15,7 +15,6 @@ import { preparePrinter, printLabelFiles } from './printing.js';
 import { printerName, type PrinterTarget } from '../../printer/index.js';
 import { resendRestHint } from '../shared/printer-flag.js';
 import { makeDirSync } from '../../util/mkdir.js';
-import { sameFile } from '../../util/special-file.js';
 import { accountReadSignal } from '../shared/account-read.js';
 import type { CustomFieldsBody } from '../../csv/custom-field-rules.js';
 
@@ -41,12 +40,6 @@ export async function runSingleCreate(ctx: Ctx, o: CreateOptions): Promise<void>
     const fromFile = input.locate('format').column !== '--format';
     const given = fromFile ? `${o.file ?? 'the request'} asks for ${format}` : `${o.file ?? 'the request'} names no "format" and the default is ${format}`;
     throw new UsageError(`--merge joins PDF labels, and ${given}: add --format PDF`);
-  }
-  // The request's own file would be overwritten by the merged PDF (found before the shipment exists).
-  for (const [path, flag] of [[o.file, '--file'], [o.customs, '--customs']] as const) {
-    if (o.merge && path !== undefined && path !== '-' && sameFile(o.merge, path)) {
-      throw new UsageError(`--merge ${o.merge} is the input file (${flag} ${path}): it would be overwritten`, { hint: 'name another file for the merged labels, e.g. --merge labels.pdf' });
-    }
   }
   // A label directory that cannot be made or written to is found before the shipment exists, not after.
   if (o.labels) {
