@@ -63,6 +63,16 @@
 //     ~30 MB (Node 20: 9) just after the first POST, the TurboFan compile of llhttp's WebAssembly. Only
 //     --liftoff-only on the command line avoids it (125 MB); V8 13 ignores it, and every WebAssembly tiering
 //     flag tried, when set at run time.
+// Session 22 (2026-11-27), Node 24, in a slow phase (10,000 files deleted before each run; ~500-670 µs a file):
+//   - the label thread re-measured against none (8 pairs): 4.1-6.4 s against 5.0-7.5 (median 5.7 against 6.2;
+//     Node 20, 4 pairs: 4.2-5.5 against 5.2-6.5). Kept; but it took Node 24 to 157-164 MB: its isolate, and an
+//     old generation of 42 MB against 26 (tasks waiting on the thread promote more, and nothing collected it
+//     before the run ended). Now, once the thread runs, the old generation is collected and then grows 30% over
+//     what survives (src/bulk/young-gen.ts tightenOldGeneration), and the labels' text is not held while they
+//     wait for it: 141-144 MB (Node 20: 112-113); 60% gave 147-150.
+//   - libuv's pool instead of the thread (fs.writeFile, 4 in flight): 5.4-6.6 s, no faster than no thread, and
+//     the main thread busier (365-437 µs a shipment against ~240); labels transferred to the thread as bytes
+//     (TextEncoder, transfer list) instead of cloned strings: the same peak.
 //
 // Usage: node bench/create-csv.mjs [--rows 10000] [--concurrency 8] [--rounds 5] [--order client-first|ship-first] [--bin bin/ship.js]
 //        [--dir DIR]  (work directory parent, default the OS temp dir; the labels are written there)

@@ -373,8 +373,11 @@ export class LabelBatchWriter {
     } catch (e) {
       return Promise.reject(e);
     }
+    // The paths apart from the files: once handed to the thread, nothing here holds the labels' text (what waits
+    // for the thread's answer outlives scavenges, and would be promoted with it).
+    const paths = files.map((f) => f.path);
     return new Promise<string[]>((resolve, reject) => {
-      this.pending.push({ files, dir: opts.dir, done: (err) => (err === undefined ? resolve(files.map((f) => f.path)) : reject(err)) });
+      this.pending.push({ files, dir: opts.dir, done: (err) => (err === undefined ? resolve(paths) : reject(err)) });
       this.pendingFiles += files.length;
       // More answers than a few turns write (a high --concurrency): everything waiting is written now, so the
       // backlog, and what a full disk lets through before it stops the run, stay bounded.

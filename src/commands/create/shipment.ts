@@ -114,13 +114,14 @@ export class LabelsNotWritten extends Error {
  * write becomes LabelsNotWritten, naming what was created.
  */
 async function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Promise<Created> {
-  let paths: string[];
+  const created = summarize(ref, res, []);
+  const writing = keepLabels(ref, res, policy);
   try {
-    paths = await keepLabels(ref, res, policy);
+    created.labels = await writing;
   } catch (e) {
-    throw new LabelsNotWritten(summarize(ref, res, []), e);
+    throw new LabelsNotWritten(created, e);
   }
-  return summarize(ref, res, paths);
+  return created;
 }
 
 /**
