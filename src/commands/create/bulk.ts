@@ -110,12 +110,15 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const { shipments: count, parcels } = loaded.counts;
   if (count === 0) {
     const needData = loaded.excluded.filter((e) => e.needsData);
+    // FILE.failed.csv and --results as a run that sent nothing leaves them: the orders awaiting data in the one
+    // (an earlier run's, now stale, removed when there are none), every row with its status in the other.
+    const files = o.dryRun ? {} : await writeRowFiles(loaded, excludedOutcomes(loaded.excluded, o.results !== undefined), { failedPath: failedCsvPathFor(fileKey), resultsPath: o.results });
     if (needData.length) {
       // Orders that would ship given data the user can add (customs details): nothing shipped is an input error
       // (exit 2) naming what to add. On a terminal or in a log, the orders were just listed (reportExcluded); a
       // script reading the JSON error gets each of them in it.
       throw new InputError(
-        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out, ${needData.length} of them for want of data you can give${mode.json ? '' : ', as listed above'}`,
+        `nothing to ship in ${csvPath}: all ${loaded.excluded.length} orders were left out, ${needData.length} of them for want of data you can give${mode.json ? '' : ', as listed above'}${files.failed ? ` (their rows are in ${files.failed})` : ''}`,
         mode.json ? loaded.excluded.map((e) => ({ row: e.row, message: `${e.reference}: ${e.reason}` })) : [],
       );
     }
@@ -196,14 +199,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const policy: LabelPolicy = { dir: o.outputDir, format: o.format, write: o.labels, namer: new LabelNamer(o.outputDir), inPlace: true };
 
   // What FILE.failed.csv and --results need, per shipment; the rows themselves are read again at the end.
-  const outcomes = new Map<string, Outcome>();
-  // Orders left out for want of data the user can give are failed rows (FILE.failed.csv, exit 3): they await action.
+  const outcomes = excludedOutcomes(loaded.excluded, o.results !== undefined);
   const awaitingData = loaded.excluded.filter((e) => e.needsData);
   const leftOutByDesign = loaded.excluded.filter((e) => !e.needsData);
-  for (const e of loaded.excluded) {
-    if (e.needsData) outcomes.set(e.reference, { status: 'failed', error: e.reason, rowParcels: [] });
-    else if (o.results) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
-  }
 
   const progressShown = animationsAllowed(mode, io);
   const tableAtEnd = progressShown && io.stdoutIsTTY;
@@ -689,6 +687,19 @@ async function writeRowFiles(
     throw e;
   }
   return { failed: failed.finish(), results: results?.finish() };
+}
+
+/**
+ * The outcomes of the orders a preset left out: those awaiting data the user can give are failed rows
+ * (FILE.failed.csv, exit 3: they await action); those left out by design are skipped rows, kept for --results.
+ */
+function excludedOutcomes(excluded: readonly ExcludedShipment[], withResults: boolean): Map<string, Outcome> {
+  const outcomes = new Map<string, Outcome>();
+  for (const e of excluded) {
+    if (e.needsData) outcomes.set(e.reference, { status: 'failed', error: e.reason, rowParcels: [] });
+    else if (withResults) outcomes.set(e.reference, { status: 'skipped', error: e.reason, rowParcels: [] });
+  }
+  return outcomes;
 }
 
 function rowColumns(oc: Outcome | undefined, rowIndex: number): ResultColumns {

@@ -61,7 +61,7 @@ CSV files (--csv FILE):
   shipping address are left out and listed (more than 10: counted by reason, --verbose lists each; JSON:
   status "skipped" with a reason) - an address is never guessed; a partial order ships its lines not yet
   fulfilled, and --include-fulfilled ships fulfilled orders and lines again (a replacement). Not sent, and
-  failed rows (JSON: status "failed" with the reason; FILE.failed.csv; exit 3): orders going outside mainland
+  failed rows (JSON: status "failed" with the reason; FILE.failed.csv; exit 3, 2 when no order ships): orders going outside mainland
   UK with a line item that has neither a SKU nor customs details (--customs FILE.csv, by line item name): an
   orders export does not carry them; add them and rerun. Orders not paid yet ship with a warning. An empty Shipping Name uses the Shipping Company (warned).
   The apostrophe Shopify puts before a ZIP code or phone number ('07028) is taken off.

@@ -1003,6 +1003,35 @@ describe('ship create --csv', () => {
     expect(tty.stderr).toMatch(/1 order cannot ship without data you can give/);
   });
 
+  it('every order to ship awaiting customs data: exit 2 with their rows in FILE.failed.csv, and a stale one removed once none await', async () => {
+    const { parse } = await import('csv-parse/sync');
+    const rows = parse(readFileSync(shopifyExportOneNeedsCustoms(work), 'utf8'), { relax_column_count: true }) as string[][];
+    const quote = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+    const csv = join(work, 'orders_held.csv');
+    const writeOrders = (keep: (order: string) => boolean) => writeFileSync(csv, rows.filter((r, i) => i === 0 || keep(r[0])).map((r) => r.map(quote).join(',')).join('\n') + '\n');
+    // #9013 (shippable) taken out: #9005, awaiting customs data, is the only order to ship.
+    writeOrders((order) => order !== '#9013');
+    const failedCsv = join(work, 'orders_held.failed.csv');
+    const results = join(work, 'results.csv');
+    const r = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', work, '--default-weight', '900', '--results', results]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`(their rows are in ${failedCsv})`);
+    const failed = parse(readFileSync(failedCsv, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(new Set(failed.map((f) => f.Name))).toEqual(new Set(['#9005']));
+    expect(failed[0].error).toMatch(/customs/);
+    // --results holds every row: #9005's failed, the orders left out by design skipped.
+    const written = parse(readFileSync(results, 'utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(written.length).toBe(rows.length - 1 - rows.filter((row) => row[0] === '#9013').length);
+    expect(new Set(written.filter((w) => w.Name === '#9005').map((w) => w.status))).toEqual(new Set(['failed']));
+    expect(new Set(written.filter((w) => w.Name !== '#9005').map((w) => w.status))).toEqual(new Set(['skipped']));
+    expect(proxy.creates()).toEqual([]);
+    // The next export holds nothing to ship (#9005 shipped elsewhere): a quiet run, and the stale FILE.failed.csv goes.
+    writeOrders((order) => order !== '#9013' && order !== '#9005');
+    const quiet = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', work, '--default-weight', '900']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(existsSync(failedCsv)).toBe(false);
+  });
+
   it('--include-fulfilled belongs to --preset shopify', async () => {
     const r = await ship(['create', '--csv', join(EXAMPLES, 'orders.csv'), '--include-fulfilled', '--dry-run']);
     expect(r.code).toBe(2);
