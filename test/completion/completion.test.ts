@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe as suite, expect, it } from 'vitest';
@@ -122,6 +122,49 @@ suite('positional arguments', () => {
     expect(complete('ship skus import ')).toContain('skus.csv');
     expect(complete('ship track ')).toEqual([]);
     expect(complete('ship --profile x containers cl')).toEqual(['close']);
+  });
+});
+
+suite('--printer completion', () => {
+  // A stand-in `ship` on PATH answering `ship config list --quiet` as a profile with two named printers does.
+  function withStubShip(): { dir: string; env: NodeJS.ProcessEnv } {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-printers-'));
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin', 'ship'), '#!/bin/sh\n[ "$1 $2 $3" = "config list --quiet" ] && printf "base_url\\nprinter\\nprinters.dock3\\nprinters.dock-4\\n"\n', { mode: 0o755 });
+    writeFileSync(join(dir, 'orders.csv'), '');
+    return { dir, env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` } };
+  }
+
+  it('bash offers the profile\'s printer names, not file names', () => {
+    const { dir, env } = withStubShip();
+    writeFileSync(join(dir, 'ship.bash'), bashCompletion(tree()));
+    const complete = (...words: string[]) =>
+      execFileSync('bash', ['-c', `source ship.bash; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _ship; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8', cwd: dir, env })
+        .split('\n')
+        .filter(Boolean);
+    expect(complete('ship', 'create', '--csv', 'orders.csv', '--printer', '')).toEqual(['dock3', 'dock-4']);
+    expect(complete('ship', 'print', 'REF', '--printer', 'dock-')).toEqual(['dock-4']);
+  });
+
+  it.runIf(has('zsh'))('zsh offers them too', () => {
+    const { dir, env } = withStubShip();
+    writeFileSync(join(dir, '_ship'), zshCompletion(tree()));
+    const out = execFileSync('zsh', ['-c', `compdef() {}; source ./_ship; compadd() { shift; print -l -- "$@" }; _files() { print FILES }; words=('ship' 'label' 'X' '--printer' ''); CURRENT=5; _ship`], { encoding: 'utf8', cwd: dir, env });
+    expect(out.split('\n').filter(Boolean)).toEqual(['dock3', 'dock-4']);
+  });
+
+  it.runIf(has('fish'))('fish offers them too; and no file names for a value that is not a path (choices, free text)', () => {
+    const { dir, env } = withStubShip();
+    writeFileSync(join(dir, 'ship.fish'), fishCompletion(tree()));
+    const complete = (line: string) =>
+      execFileSync('fish', ['-c', `source ship.fish; complete -C ${JSON.stringify(line)}`], { encoding: 'utf8', cwd: dir, env })
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]);
+    expect(complete('ship create --printer ')).toEqual(['dock3', 'dock-4']);
+    expect(complete('ship create --format ').sort()).toEqual(['PDF', 'PNG', 'ZPL']);
+    expect(complete('ship create --to-name ')).toEqual([]);
+    expect(complete('ship create --csv ')).toContain('orders.csv');
   });
 });
 
