@@ -29,13 +29,25 @@ const LIST =
   'US:United States|UY:Uruguay|UZ:Uzbekistan|VA:Holy See|VC:Saint Vincent and the Grenadines|VE:Venezuela|VG:Virgin Islands (British)|' +
   'VI:Virgin Islands (U.S.)|VN:Viet Nam|VU:Vanuatu|WF:Wallis and Futuna|WS:Samoa|YE:Yemen|YT:Mayotte|ZA:South Africa|ZM:Zambia|ZW:Zimbabwe';
 
+/**
+ * A name as looked up: lower case, without accents, one kind of apostrophe ("Côte d’Ivoire" is "cote d'ivoire"),
+ * as people type the names the list spells with typographic marks.
+ */
+function nameKey(name: string): string {
+  return name
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[\u2018\u2019\u02bc`´]/g, "'")
+    .toLowerCase();
+}
+
 const BY_CODE = new Map<string, string>();
 const BY_NAME = new Map<string, string>();
 for (const entry of LIST.split('|')) {
   const code = entry.slice(0, 2);
   const name = entry.slice(3);
   BY_CODE.set(code, name);
-  BY_NAME.set(name.toLowerCase(), code);
+  BY_NAME.set(nameKey(name), code);
 }
 // Kosovo's user-assigned code, which carriers and the EU use: ship's own check takes it (src/csv/countries.ts),
 // so the sandbox does too, rather than refusing mid-run a row the whole-file check passed.
@@ -60,6 +72,22 @@ for (const [alias, code] of [
   ['turkey', 'TR'],
   ['holland', 'NL'],
   ['the netherlands', 'NL'],
+  // ISO 3166-1's full names where the list has the short one.
+  ['bolivia, plurinational state of', 'BO'],
+  ['iran, islamic republic of', 'IR'],
+  ['micronesia, federated states of', 'FM'],
+  ['moldova, republic of', 'MD'],
+  ['tanzania, united republic of', 'TZ'],
+  ['taiwan, province of china', 'TW'],
+  ['venezuela, bolivarian republic of', 'VE'],
+  ['turkiye', 'TR'],
+  ['falkland islands (malvinas)', 'FK'],
+  ['macedonia', 'MK'],
+  ['swaziland', 'SZ'],
+  ['cape verde', 'CV'],
+  ['ivory coast', 'CI'],
+  ['laos', 'LA'],
+  ['syria', 'SY'],
 ] as const) {
   BY_NAME.set(alias, code);
 }
@@ -79,7 +107,7 @@ export function isCountryCode(code: unknown): code is string {
 export function countryCodeOf(value: string): string | undefined {
   const v = value.trim();
   if (v.length === 2 && BY_CODE.has(v.toUpperCase())) return v.toUpperCase();
-  return BY_NAME.get(v.toLowerCase());
+  return BY_NAME.get(nameKey(v));
 }
 
 /** The Country object for a code; null for null. */

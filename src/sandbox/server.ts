@@ -106,6 +106,17 @@ export interface RunningSandbox {
 }
 
 const API_PREFIX = '/v1.2';
+
+/**
+ * The body's strings trimmed, as the framework the service is built on does to every request (Laravel's
+ * TrimStrings: Unicode white space, zero-width space and left-to-right mark at either end; passwords untouched):
+ * `"S1 "` is the reference `S1` (and a duplicate of it), `" GB"` the country GB. (A JSON.parse reviver.)
+ */
+function trimStrings(key: string, value: unknown): unknown {
+  if (typeof value !== 'string' || UNTRIMMED_KEYS.has(key)) return value;
+  return value.replace(/^[\s\u200B\u200E]+|[\s\u200B\u200E]+$/g, '');
+}
+const UNTRIMMED_KEYS = new Set(['password', 'password_confirmation', 'current_password']);
 const CONTROL_PREFIX = '/__sandbox';
 const MAX_BODY = 20 * 1024 * 1024;
 /** How long close() lets requests in flight finish before dropping their connections. */
@@ -396,7 +407,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       const type = header(req, 'content-type');
       if (!isJsonMediaType(type)) throw new HttpError(400, notJsonTypeMessage(type), null);
       try {
-        areq.body = JSON.parse(text);
+        areq.body = JSON.parse(text, trimStrings);
       } catch {
         throw new HttpError(400, 'The request body is not valid JSON.', null);
       }

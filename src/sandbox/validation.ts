@@ -150,19 +150,19 @@ export function num(e: Errors, v: unknown, path: string, o: Opt & { min?: number
   return numeric(e, v, path, o, /^\s*-?(\d+\.?\d*|\.\d+)\s*$/, Number.isFinite, msg.numeric);
 }
 
-/** A boolean as Laravel's `boolean` rule accepts it: true, false, 1, 0, "1", "0" (and "true"/"false"). */
+/** A boolean as Laravel's `boolean` rule accepts it: true, false, 1, 0, "1", "0" (not "true"/"false"). */
 export function bool(e: Errors, v: unknown, path: string, o: Opt = {}): boolean | undefined {
   if (v === undefined || v === null || v === '') {
     if (o.required) e.add(path, msg.required(path));
     return undefined;
   }
-  if (v === true || v === 1 || v === '1' || v === 'true') return true;
-  if (v === false || v === 0 || v === '0' || v === 'false') return false;
+  if (v === true || v === 1 || v === '1') return true;
+  if (v === false || v === 0 || v === '0') return false;
   e.add(path, msg.boolean(path));
   return undefined;
 }
 
-/** One of a fixed set of values (exact match, or case-insensitive when `upper` normalises input). */
+/** One of a fixed set of values: an exact match, as the API's `in:` rules are (`upper`: any case, for the sandbox's own control endpoints). */
 export function oneOf<T extends string>(e: Errors, v: unknown, path: string, values: readonly T[], o: Opt & { upper?: boolean } = {}): T | undefined {
   const s = str(e, v, path, o);
   if (s === undefined) return undefined;

@@ -124,7 +124,9 @@ describe('Custom fields', () => {
   });
 
   it('POST /custom-fields creates a field and answers the object', async () => {
-    const r = await api.post('/custom-fields', { name: 'Dock door', key: 'dock_door', entity: 'shipment', data_type: 'NUMERIC', data_validation_rules: { numeric_type: 'INT', min_value: 1, max_value: 12 }, default_value: '3' });
+    // The entity as the document lists it: matched exactly ("shipment" is refused).
+    expect((await api.post('/custom-fields', { name: 'Dock door', key: 'dock_door', entity: 'shipment', data_type: 'NUMERIC' })).body.data.entity).toEqual(['The selected entity is invalid.']);
+    const r = await api.post('/custom-fields', { name: 'Dock door', key: 'dock_door', entity: 'SHIPMENT', data_type: 'NUMERIC', data_validation_rules: { numeric_type: 'INT', min_value: 1, max_value: 12 }, default_value: '3' });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ name: 'Dock door', key: 'dock_door', entity: 'SHIPMENT', data_type: 'NUMERIC', default_value: '3', mapped_to: null });
     expect(r.body.data.id).toMatch(/^[0-9a-f-]{36}$/);

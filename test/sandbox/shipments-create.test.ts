@@ -64,7 +64,7 @@ describe('Shipment Response (Resources: Shipment Response; api-notes: Responses)
   });
 
   it('format PNG returns png as an array of base64 PNG strings (Shipment Response: png)', async () => {
-    const e = (await api.post('/shipments', shipment('S-6', { format: 'png' }))).body.data[0];
+    const e = (await api.post('/shipments', shipment('S-6', { format: 'PNG' }))).body.data[0];
     expect(Array.isArray(e.png)).toBe(true);
     const buf = Buffer.from(e.png[0], 'base64');
     expect(buf.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
@@ -203,12 +203,36 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     expect(r.body.data['parcels.0.value']).toEqual(['The parcels.0.value must be a number.']);
   });
 
-  it('despatch_date must match Y-m-d H:i:s (a date alone is accepted)', async () => {
-    expect((await api.post('/shipments', shipment('D-1', { despatch_date: '21/05/2030' }))).body.data.despatch_date).toEqual([
-      'The despatch date does not match the format Y-m-d H:i:s.',
-    ]);
+  it('despatch_date must match Y-m-d H:i:s, whole (a date alone is refused)', async () => {
+    const refused = ['The despatch date does not match the format Y-m-d H:i:s.'];
+    expect((await api.post('/shipments', shipment('D-1', { despatch_date: '21/05/2030' }))).body.data.despatch_date).toEqual(refused);
     expect((await api.post('/shipments', shipment('D-2', { despatch_date: '2030-02-30 10:00:00' }))).status).toBe(400);
-    expect((await api.post('/shipments', shipment('D-3', { despatch_date: '2030-05-21' }))).status).toBe(201);
+    expect((await api.post('/shipments', shipment('D-3', { despatch_date: '2030-05-21' }))).body.data.despatch_date).toEqual(refused);
+    expect((await api.post('/shipments', shipment('D-4', { despatch_date: '2030-05-21 10:00' }))).body.data.despatch_date).toEqual(refused);
+    expect((await api.post('/shipments', shipment('D-5', { despatch_date: ' 2030-05-21 10:00:00 ' }))).status).toBe(201);
+  });
+
+  it('fixed values are matched exactly, as the document lists them (format, duty_method): "pdf" is refused', async () => {
+    const r = await api.post('/shipments', shipment('CASE-1', { format: 'pdf', customs_declaration: { duty_method: 'ddp' } }));
+    expect(r.status).toBe(400);
+    expect(r.body.data.format).toEqual(['The selected format is invalid.']);
+    expect(r.body.data['customs_declaration.duty_method']).toEqual(['The selected customs declaration.duty method is invalid.']);
+  });
+
+  it('strings are trimmed as the framework does for every request: "S1 " is S1, a duplicate; " GB" is GB', async () => {
+    expect((await api.post('/shipments', shipment('TRIM-1'))).status).toBe(201);
+    const again = await api.post('/shipments', shipment('TRIM-1 '));
+    expect(again.status).toBe(400);
+    expect(again.body.data.shipment_reference).toEqual(['The shipment reference has already been taken.']);
+    const padded = await api.post('/shipments', shipment('TRIM-2', { to_address: { name: ' Ann ', line_1: '1 St', city: 'Derby', postcode: 'DE1 1AA', country: ' GB' } }));
+    expect(padded.status).toBe(201);
+    expect(padded.body.data[0].shipment_reference).toBe('TRIM-2');
+  });
+
+  it('print_labels is a boolean as the framework\'s rule takes one: true, false, 1, 0, "1", "0"; not "true"', async () => {
+    expect((await api.post('/shipments', shipment('BOOL-1', { print_labels: '1' }))).status).toBe(201);
+    const r = await api.post('/shipments', shipment('BOOL-2', { print_labels: 'true' }));
+    expect(r.body.data.print_labels).toEqual(['The print labels field must be true or false.']);
   });
 
   it('strings must be strings (framework string rule)', async () => {
@@ -289,6 +313,14 @@ describe('Validation failure (Errors: Validation failure; Shipment request)', ()
     const unknown = await api.post('/shipments', intlShipment('IN-NOSKU', { parcels: [{ weight: 500, items: [{ sku: 'NOPE-1', short_description: 'Mug', item_value: 5, item_quantity: 1 }] }] }));
     expect(unknown.status).toBe(400);
     expect(Object.keys(unknown.body.data).sort()).toEqual(['parcels.0.items.0.country_of_origin', 'parcels.0.items.0.full_description', 'parcels.0.items.0.harmonised_code', 'parcels.0.items.0.item_weight']);
+  });
+
+  it('an item\'s country_of_origin may be a full country name however its apostrophes and accents are typed, or ISO\'s long name', async () => {
+    for (const [i, name] of ["Côte d'Ivoire", "Cote d'Ivoire", 'Côte d’Ivoire', 'Reunion', 'Iran, Islamic Republic of', "Korea, Democratic People's Republic of"].entries()) {
+      const item = { short_description: 'Mug', full_description: 'Ceramic mug', country_of_origin: name, harmonised_code: '6912002310', item_weight: 400, item_value: 10, item_quantity: 1 };
+      const r = await api.post('/shipments', intlShipment(`CO-${i}`, { parcels: [{ weight: 500, items: [item] }] }));
+      expect(r.status, `${name}: ${JSON.stringify(r.body.data)}`).toBe(201);
+    }
   });
 
   it('Northern Ireland (GB, BT postcode) is not mainland UK: items are required there', async () => {

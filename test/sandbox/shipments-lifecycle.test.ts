@@ -255,7 +255,9 @@ describe('GET /parcels/:ref/label (Endpoints/Parcels; Label)', () => {
 
   it('format PDF gives a PDF that poppler renders; PNG gives a PNG image', async () => {
     const d = (await api.post('/shipments', shipment('L-2'))).body.data[0];
-    const pdf = (await api.get(`/parcels/${d.tracking_reference}/label?format=pdf`)).body.data[0];
+    // Matched exactly, as the document lists the formats.
+    expect((await api.get(`/parcels/${d.tracking_reference}/label?format=pdf`)).status).toBe(400);
+    const pdf = (await api.get(`/parcels/${d.tracking_reference}/label?format=PDF`)).body.data[0];
     expect(Buffer.from(pdf.pdf, 'base64').subarray(0, 5).toString()).toBe('%PDF-');
     if (hasPoppler) {
       expect(renderPdf(pdf.pdf).subarray(1, 4).toString()).toBe('PNG');

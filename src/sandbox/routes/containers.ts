@@ -100,7 +100,7 @@ export async function getContainerLabel(app: SandboxApp, req: ApiRequest): Promi
   const c = findContainer(app, req.params.ref);
   const e = new Errors();
   const raw = req.query.get('format');
-  const format = (raw ? oneOf(e, raw, 'format', ['ZPL', 'PDF'] as const, { upper: true }) : undefined) ?? 'ZPL';
+  const format = (raw ? oneOf(e, raw, 'format', ['ZPL', 'PDF'] as const) : undefined) ?? 'ZPL';
   e.throwIfAny();
   const content = await containerLabel(app, c, format);
   return ok('Container label', [

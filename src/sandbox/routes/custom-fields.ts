@@ -159,9 +159,9 @@ export function createCustomField(app: SandboxApp, req: ApiRequest): ApiResponse
   const name = str(e, body.name, 'name', { required: true });
   const key = str(e, body.key, 'key', { required: true });
   if (key !== undefined && !e.has('key') && app.store.customFieldsByKey.has(key)) e.add('key', msg.taken('key'));
-  const entity = oneOf(e, body.entity, 'entity', ENTITIES, { required: true, upper: true });
-  const dataType = oneOf(e, body.data_type, 'data_type', DATA_TYPES, { required: true, upper: true });
-  const source = oneOf(e, body.source, 'source', SOURCES, { upper: true }) ?? 'DIRECT';
+  const entity = oneOf(e, body.entity, 'entity', ENTITIES, { required: true });
+  const dataType = oneOf(e, body.data_type, 'data_type', DATA_TYPES, { required: true });
+  const source = oneOf(e, body.source, 'source', SOURCES) ?? 'DIRECT';
   let mappedTo: string | null = null;
   if (source === 'MAPPED') {
     mappedTo = str(e, body.mapped_to, 'mapped_to') ?? null;
@@ -209,7 +209,7 @@ export function createCustomField(app: SandboxApp, req: ApiRequest): ApiResponse
       }
     }
     if (only('numeric_type', 'NUMERIC')) {
-      const v = oneOf(e, rawRules.numeric_type, rp('numeric_type'), ['INT', 'DECIMAL'] as const, { upper: true });
+      const v = oneOf(e, rawRules.numeric_type, rp('numeric_type'), ['INT', 'DECIMAL'] as const);
       if (v !== undefined) rules.numeric_type = v;
     }
     if (only('min_value', 'NUMERIC')) {

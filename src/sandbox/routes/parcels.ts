@@ -21,7 +21,7 @@ export async function parcelLabel(app: SandboxApp, req: ApiRequest): Promise<Api
   const { shipment: s, parcel: p } = findParcel(app, req.params.ref);
   const e = new Errors();
   const raw = req.query.get('format');
-  const format: LabelFormat = (raw ? oneOf(e, raw, 'format', ['ZPL', 'PDF', 'PNG'] as const, { upper: true }) : undefined) ?? s.format;
+  const format: LabelFormat = (raw ? oneOf(e, raw, 'format', ['ZPL', 'PDF', 'PNG'] as const) : undefined) ?? s.format;
   e.throwIfAny();
   const svc = app.store.servicesByKey.get(s.service_key);
   const l = await renderLabel(app, s, s.parcels.indexOf(p), format);

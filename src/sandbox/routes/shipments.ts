@@ -68,7 +68,7 @@ function parseCustoms(e: Errors, raw: unknown, path: string, partial: boolean, d
   if (!c) return null;
   const p = (k: string) => `${path}.${k}`;
   const out: Partial<CustomsRec> = {};
-  const dm = oneOf(e, c.duty_method, p('duty_method'), ['DAP', 'DDP'] as const, { upper: true });
+  const dm = oneOf(e, c.duty_method, p('duty_method'), ['DAP', 'DDP'] as const);
   if (dm) out.duty_method = dm;
   const inv = str(e, c.commercial_invoice_number, p('commercial_invoice_number'));
   if (inv !== undefined) out.commercial_invoice_number = inv;
@@ -312,9 +312,10 @@ function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft 
   let despatch_date = app.nowStr();
   const dd = str(e, b.despatch_date, 'despatch_date');
   if (dd !== undefined) {
-    const d = parseDateTime(dd.trim());
+    // The document's format, whole (Laravel's date_format:Y-m-d H:i:s): a date without its time is refused.
+    const d = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(dd) ? parseDateTime(dd) : null;
     if (!d) e.add('despatch_date', 'The despatch date does not match the format Y-m-d H:i:s.');
-    else despatch_date = dd.trim().length === 10 ? `${dd.trim()} ${despatch_date.slice(11)}` : fmtDateTime(d);
+    else despatch_date = fmtDateTime(d);
   }
 
   const to_address = parseAddress(e, b.to_address);
@@ -357,7 +358,7 @@ function parseDraft(app: SandboxApp, req: ApiRequest, forQuote: boolean): Draft 
         (parseCustoms(e, {}, 'customs_declaration', false, { invoice: order_reference ?? shipment_reference }) as CustomsRec)
       : null;
 
-  const format = oneOf(e, b.format, 'format', FORMATS, { upper: true }) ?? 'ZPL';
+  const format = oneOf(e, b.format, 'format', FORMATS) ?? 'ZPL';
   const print_labels = bool(e, b.print_labels, 'print_labels') ?? false;
   let print_to_user: UserRec | null = null;
   const ptu = str(e, b.print_to_user, 'print_to_user');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runShip } from '../../helpers/run.js';
 import { allSkus, apiCall, sandboxForFile, type ApiAuth } from '../../helpers/sandbox.js';
+import { startRecordingProxy } from '../create/recording-proxy.js';
 
 const sb = await sandboxForFile();
 let env: ApiAuth;
@@ -332,13 +333,20 @@ describe('skus import', () => {
     expect(r.stderr).not.toMatch(/row 3/);
   });
 
-  it('keeps the spaces of a quoted value (as export writes one), and trims those of a bare one', async () => {
+  it('sends the spaces of a quoted value (as export writes one), and trims those of a bare one', async () => {
     const f = file('spaces.csv', 'sku,product_name,description_short\nSPC-1," =spaced","trailing  "\nSPC-2,  bare  ,x\n');
-    const r = await ship(['skus', 'import', f, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const get = async (sku: string) => JSON.parse((await ship(['skus', 'get', sku, '--json'])).stdout);
-    expect(await get('SPC-1')).toMatchObject({ product_name: ' =spaced', description_short: 'trailing  ' });
-    expect((await get('SPC-2')).product_name).toBe('bare');
+    const proxy = await startRecordingProxy(env.SHIP_BASE_URL);
+    try {
+      const r = await runShip(['skus', 'import', f, '--json'], { env: { ...env, SHIP_BASE_URL: proxy.baseUrl, SHIP_CONFIG_DIR: dir, CI: 'true' } });
+      expect(r.code, r.stderr).toBe(0);
+      const sent = (sku: string) => proxy.requests.find((q) => q.method !== 'GET' && q.body?.sku === sku)?.body;
+      expect(sent('SPC-1')).toMatchObject({ product_name: ' =spaced', description_short: 'trailing  ' });
+      expect(sent('SPC-2').product_name).toBe('bare');
+    } finally {
+      await proxy.close();
+    }
+    // The service trims what it is sent (its framework's TrimStrings), as the sandbox does.
+    expect((await api('GET', '/skus/SPC-1')).body.data.product_name).toBe('=spaced');
   });
 
   it('a row the API refuses is told in the file\'s terms: its row and its own column (as --map names it), in the line and FILE.failed.csv', async () => {
