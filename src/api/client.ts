@@ -121,25 +121,42 @@ const NETWORK_MESSAGES: Record<string, string> = {
 };
 
 /** Keys whose values never reach a trace, whatever they hold. */
-const SECRET_KEYS = /^(password|token|api_key|apikey|auth_token|access_token|x-service-api-key|x-service-token)$/i;
+const SECRET_KEYS = /(?:^|[_-])(?:password|passwd|token|api[_-]?key|secret)$/i;
 
 /** A one-line JSON summary of a body for traces: long strings shortened, secret keys masked, ~2 KB at most. */
 export function summariseBody(body: unknown, secrets: ReadonlyArray<string | undefined>): string {
   if (body === undefined) return '';
+  // A value under a secret's key (the new token in POST /tokens' answer, not yet one of ours) is a secret
+  // wherever else the body repeats it, its message say.
+  const known = [...secrets, ...valuesUnderSecretKeys(body)];
   let s: string;
   try {
     s = JSON.stringify(body, (k, v: unknown) => {
       if (typeof v === 'string') {
         if (k && SECRET_KEYS.test(k)) return mask(v);
-        if (v.length > TRACE_STRING_LIMIT) return `${v.slice(0, 40)}… (${v.length} chars)`;
+        // Masked before it is cut short: a secret across the cut would be masked nowhere, its first part shown.
+        const shown = redact(v, known);
+        if (shown.length > TRACE_STRING_LIMIT) return `${shown.slice(0, 40)}… (${v.length} chars)`;
+        return shown;
       }
       return v;
     });
   } catch {
     s = String(body);
   }
-  s = redact(s ?? '', secrets);
+  s = redact(s ?? '', known);
   return s.length > TRACE_BODY_LIMIT ? `${s.slice(0, TRACE_BODY_LIMIT)}… (${s.length} chars)` : s;
+}
+
+/** The strings of a parsed body found under keys that name a secret (token, password…), at any depth. */
+function valuesUnderSecretKeys(body: unknown, found: string[] = [], depth = 0): string[] {
+  if (depth > 8 || !body || typeof body !== 'object') return found;
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (typeof v === 'string') {
+      if (SECRET_KEYS.test(k)) found.push(v);
+    } else valuesUnderSecretKeys(v, found, depth + 1);
+  }
+  return found;
 }
 
 /** JSON text parsed, or the text itself when it is not JSON (for traces). */
@@ -363,7 +380,8 @@ export class HttpClient {
 
       const ms = Math.round(performance.now() - started);
       // Read only for messages (a successful answer never needs it).
-      const contentType = () => headerValue(rawHeaders, 'content-type') ?? '';
+      // The server's words reach messages, FILE.failed.csv and the journal: a secret it echoes is masked there.
+      const contentType = () => redact(headerValue(rawHeaders, 'content-type') ?? '', this.secrets());
       let body: unknown = null;
       let parsed = true;
       if (text.trim() !== '') {
@@ -393,11 +411,34 @@ export class HttpClient {
         if (!parsed) {
           throw new ApiError(`${spec.method} ${http.path}: the API answered ${status} with a ${contentType() || 'body without content-type'} body, not JSON`, { ...http, status });
         }
+        // A success that quotes a credential back (a message naming the token, a user record holding it) goes on
+        // to stdout, results and journals as any answer does: masked here, once (errors are, in errorFor). Looked
+        // for in the text first, so an answer without one costs a substring search only.
+        if (this.echoesSecret(text)) body = redactDeep(body, this.secrets());
         return { status, body, attempts: attempt };
       }
       throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType(), { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, rawHeaders, attempt);
     }
   }
+
+  /** Whether a body's text holds one of the credentials, as it is or as JSON escapes it. */
+  private echoesSecret(text: string): boolean {
+    for (const needle of this.secretNeedles()) if (text.includes(needle)) return true;
+    return false;
+  }
+
+  /** What echoesSecret looks for: each credential, and its JSON-escaped form when that differs (kept: every bulk answer is looked at). */
+  private secretNeedles(): string[] {
+    const secrets = this.secrets();
+    const key = secrets.join('\u0000');
+    if (this.needles?.key !== key) {
+      const list = secrets.filter((s) => s.length >= 4).flatMap((s) => [...new Set([s, JSON.stringify(s).slice(1, -1)])]);
+      this.needles = { key, list };
+    }
+    return this.needles.list;
+  }
+
+  private needles: { key: string; list: string[] } | undefined;
 
   /** Full-jitter exponential back-off before attempt `attempt + 1`. */
   private backoff(attempt: number): number {

@@ -394,6 +394,40 @@ describe('trace (--verbose)', () => {
     expect(redact('tab1e', ['ab1'])).toBe('tab1e');
   });
 
+  it('summariseBody masks a secret before cutting a long string short (a secret across the cut showed its first part)', () => {
+    const message = `${'y'.repeat(25)}${TOKEN}: ${'x'.repeat(260)}`;
+    const s = summariseBody({ message }, [TOKEN]);
+    expect(s).not.toContain(TOKEN.slice(0, 12));
+    expect(s).toMatch(/… \(\d+ chars\)/);
+  });
+
+  it('summariseBody masks a value under a secret\'s key wherever else the body repeats it (a new token in POST /tokens\' message)', () => {
+    const fresh = 'f4e5d6c7b8a9f4e5d6c7b8a9f4e5d6c7';
+    for (const body of [{ message: `Your token is ${fresh}`, data: { token: fresh } }, { message: `issued ${fresh}`, data: { session_token: fresh } }]) {
+      const s = summariseBody(body, []);
+      expect(s).not.toContain(fresh);
+    }
+  });
+
+  it('a success that quotes a credential back is masked in what the caller gets (it goes on to stdout, results and journals)', async () => {
+    const { pool, api } = mocked();
+    pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(200, { message: `ok for ${API_KEY}`, data: [{ id: 'u1', name: `token ${TOKEN}` }] });
+    const users = await api.users.list();
+    expect(JSON.stringify(users)).not.toContain(TOKEN);
+    expect(users[0].id).toBe('u1');
+  });
+
+  it('a content type that quotes a credential is masked in the error it makes', async () => {
+    const { pool, api } = mocked();
+    pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(500, '<html>', { headers: { 'content-type': `text/html; debug-key=${API_KEY}` } });
+    const err = await api.users.list().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toContain('text/html; debug-key=');
+    expect(err?.message).not.toContain(API_KEY);
+  });
+
   it('summariseBody truncates to about 2 KB', () => {
     const s = summariseBody({ list: Array.from({ length: 500 }, (_, i) => `item-${i}`) }, []);
     expect(s.length).toBeLessThan(2100);
