@@ -89,6 +89,15 @@ describe('webhooks listen (in-process)', () => {
     expect(l.io.err()).not.toContain('nope');
   });
 
+  it('masks an auth_token repeated in a nested object of the payload, and its value wherever it is repeated', async () => {
+    const l = await startListen({ authToken: 'hook-secret-123456' });
+    const payload = { ...examplePayload('SHIPMENT_CREATED', { auth_token: 'hook-secret-123456', request_token: 'n' }), nested: { auth_token: 'hook-secret-123456', note: 'sent with hook-secret-123456' } };
+    expect((await postJson(l.url, payload)).status).toBe(200);
+    await l.stop();
+    expect(l.io.out()).not.toContain('hook-secret-123456');
+    expect(l.lines()[1].payload.nested).toEqual({ auth_token: '****3456', note: 'sent with ****3456' });
+  });
+
   it('prints a line per event in human mode and filters with --events', async () => {
     const l = await startListen({ json: false, authToken: 't', events: parseEventList('TRACKING_*') });
     await postJson(l.url, examplePayload('SHIPMENT_CREATED', { auth_token: 't' }));
@@ -238,6 +247,16 @@ describe('webhooks trigger (in-process)', () => {
       expect(r.stdout + r.stderr).toContain('****4242');
       if (extra[0] === '--json') expect(JSON.parse(r.stdout).url).toMatch(/^http:\/\/\*{4}@127\.0\.0\.1:\d+\/hook\?\*{4}$/);
     }
+    // A handler whose answer holds the token past its first 2,000 characters, across that cut: masked whole.
+    const long = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${'x'.repeat(1985)} got ${TOKEN}`));
+    });
+    servers.push(long);
+    await new Promise<void>((r) => long.listen(0, '127.0.0.1', r));
+    const cut = await runShip(['webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', `http://127.0.0.1:${(long.address() as AddressInfo).port}/`, '--auth-token', TOKEN, '--json']);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout + cut.stderr).not.toContain('whsec-SE');
     const down = await runShip(['webhooks', 'trigger', 'SHIPMENT_CREATED', '--to', 'http://u:pw-SECRET@127.0.0.1:1/?token=SECRET']);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain('http://u:****@127.0.0.1:1/?****');

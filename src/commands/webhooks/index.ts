@@ -18,7 +18,7 @@ export function registerWebhooks(program: Command, ctx: Ctx): void {
     .description('Run a local receiver for webhooks (JSON or form-encoded); print each event, optionally relay it to your handler')
     .option('--host <host>', 'address to listen on (loopback unless you say otherwise)', '127.0.0.1')
     .option('--port <n>', 'port to listen on; 0 picks a free one (the URL is the first line printed)', '4020')
-    .option('--auth-token <token>', "the webhook's auth token; payloads without it get 401 (env SHIP_WEBHOOK_TOKEN)")
+    .option('--auth-token <token>', "the webhook's auth token; payloads without it get 401 (env SHIP_WEBHOOK_TOKEN: on the command line it shows in `ps` for as long as the listener runs)")
     .option('--forward-to <url>', 'relay each accepted event, unchanged, to this handler URL (in order, retried while it is down; plain http only to loopback unless --insecure)')
     .option('--events <list>', 'only print and forward these event kinds (comma-separated; TRACKING_* works)')
     .addOption(new Option('--queue-limit <n>', 'most events held for a handler that is down').default('1000').hideHelp())
@@ -34,7 +34,7 @@ auth_token 401 (not printed, not forwarded). Runs until Ctrl-C (then exits 130) 
 usual way to stop a service: kill, docker stop, systemd).
 
 Examples:
-  ship webhooks listen --auth-token "$WEBHOOK_TOKEN"
+  SHIP_WEBHOOK_TOKEN="$WEBHOOK_TOKEN" ship webhooks listen
   ship webhooks listen --port 0 --json --forward-to http://127.0.0.1:3000/webhooks
   ship webhooks listen --events TRACKING_DELIVERED,TRACKING_DELIVERY_FAILED`,
     )
@@ -78,7 +78,7 @@ Examples:
     .addArgument(completeWith(new Argument('<event>', 'an event kind listed below'), EVENT_KINDS))
     .description("Send a documented example payload of an event kind to a handler, like the portal's test event")
     .requiredOption('--to <url>', 'the handler URL to POST to')
-    .option('--auth-token <token>', 'auth_token to put in the payload (env SHIP_WEBHOOK_TOKEN)')
+    .option('--auth-token <token>', 'auth_token to put in the payload (env SHIP_WEBHOOK_TOKEN; on the command line it shows in `ps`)')
     .addOption(new Option('--format <format>', 'payload encoding').choices(['json', 'form']).default('json'))
     .option('--shipment-reference <ref>', 'shipment_reference of the example')
     .option('--order-reference <ref>', 'order_reference of the example')
@@ -92,7 +92,7 @@ Events: SHIPMENT_CREATED SHIPMENT_CANCELLED TRACKING_UPDATED TRACKING_COLLECTED 
 Exits 0 when the handler answers 2xx, 1 otherwise (no answer within --timeout or SHIP_TIMEOUT, else 10 s).
 
 Examples:
-  ship webhooks trigger SHIPMENT_CREATED --to http://127.0.0.1:3000/webhooks --auth-token "$WEBHOOK_TOKEN"
+  SHIP_WEBHOOK_TOKEN="$WEBHOOK_TOKEN" ship webhooks trigger SHIPMENT_CREATED --to http://127.0.0.1:3000/webhooks
   ship webhooks trigger TRACKING_DELIVERED --to http://127.0.0.1:3000/hook --format form --shipment-reference ORDER-1001`,
     )
     .action(async (event: string, flags: Omit<TriggerOptions, 'event' | 'timeoutMs'>) => {

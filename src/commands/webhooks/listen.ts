@@ -2,7 +2,7 @@
 import { isLoopbackHost, shownUrl } from '../../config/validate.js';
 import type { Ctx } from '../../context.js';
 import { ExitCode, Interrupted, ShipError, UsageError, stoppedAsService } from '../../errors.js';
-import { mask } from '../../output/redact.js';
+import { mask, redact } from '../../output/redact.js';
 import { summarize, type EventKind } from '../../webhooks/events.js';
 import { Forwarder, type ForwardReport } from '../../webhooks/forwarder.js';
 import { startReceiver, type ReceivedEvent, type RejectedRequest } from '../../webhooks/receiver.js';
@@ -190,10 +190,28 @@ export async function run(ctx: Ctx, opts: ListenOptions): Promise<void> {
   }
 }
 
-/** The payload for printing: auth_token masked, everything else as received. */
+/**
+ * The payload for printing: every `auth_token` masked, at any depth (a sender may repeat it in a nested object),
+ * and its value wherever else the payload repeats it; everything else as received.
+ */
 export function maskPayload(payload: Record<string, unknown>): Record<string, unknown> {
-  if (typeof payload.auth_token !== 'string') return payload;
-  return { ...payload, auth_token: mask(payload.auth_token) };
+  const tokens = new Set<string>();
+  const collect = (v: unknown, depth: number): void => {
+    if (depth > 16 || !v || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'auth_token' && typeof x === 'string') tokens.add(x);
+      else collect(x, depth + 1);
+    }
+  };
+  collect(payload, 0);
+  if (tokens.size === 0) return payload;
+  const walk = (v: unknown, key: string | undefined, depth: number): unknown => {
+    if (typeof v === 'string') return key === 'auth_token' ? mask(v) : redact(v, tokens);
+    if (depth > 16 || !v || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, undefined, depth + 1));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k, depth + 1)]));
+  };
+  return walk(payload, undefined, 0) as Record<string, unknown>;
 }
 
 function colourEvent(c: Ctx['out']['c'], text: string): string {

@@ -65,14 +65,14 @@ export async function run(ctx: Ctx, opts: TriggerOptions): Promise<void> {
       signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]),
     });
     status = res.statusCode;
-    responseText = (await res.body.text().catch(() => '')).slice(0, 2000);
+    // Masked before it is cut short: a secret across the cut would be masked nowhere, its first part shown.
+    responseText = redact(await res.body.text().catch(() => ''), ctx.secrets).slice(0, 2000);
   } catch (err) {
     throw new NetworkError(`the handler at ${shownUrl(url.href)} did not answer: ${describeNetworkError(err)}`, 'other', { method: 'POST' }, { cause: err });
   }
   const ms = Math.round(performance.now() - started);
   const ok = status >= 200 && status < 300;
   const shown = shownUrl(url.href);
-  responseText = redact(responseText, ctx.secrets);
 
   if (ctx.mode.json) {
     ctx.out.json({ ok, url: shown, event, format: opts.format, request_token: requestToken, status, ms, response: responseText });
