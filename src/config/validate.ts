@@ -9,7 +9,9 @@ export type LabelFormat = (typeof LABEL_FORMATS)[number];
 /** Whether a URL host is this machine: 127.0.0.0/8, ::1 or localhost. */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  // localhost itself, not *.localhost: the system's resolver may ask DNS for those (glibc's does), and plain http
+  // with the credentials would then go wherever DNS says.
+  if (h === 'localhost') return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   // IPv4-mapped IPv6 loopback, as WHATWG URL normalises it (::ffff:7f00:1).
   if (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(h)) return true;
@@ -58,16 +60,18 @@ export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: 
  * not parse as a URL too.
  */
 export function shownUrl(text: string): string {
-  // The user information runs to the authority's LAST @ (a password may hold / ? # or @ itself), from after the
-  // scheme's // or, without one (a printer given as u:pw@host:9100), from the start.
-  const at = /^\S*@/.exec(text)?.[0].length;
+  // The user information runs to the authority's LAST @ (a password may hold / ? # @ or a space itself), from
+  // after the scheme's // or, without one (a printer given as u:pw@host:9100), from the start. An @ further on
+  // (a query's e-mail address) masks the host too: more than needed, never less.
+  const at = /^.*@/s.exec(text)?.[0].length;
   let out = text;
   if (at !== undefined) {
     const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? (text.startsWith('//') ? '//' : '');
     const info = text.slice(scheme.length, at - 1);
     out = `${scheme}${info.includes(':') ? info.slice(0, info.indexOf(':') + 1) : ''}****@${text.slice(at)}`;
   }
-  return out.replace(/\?[^#\s]+/, '?****');
+  // The query and the fragment may carry a key or a token (#access_token=…), spaces included.
+  return out.replace(/\?[^#]+/, '?****').replace(/#.+$/s, '#****');
 }
 
 /** A printer address `tcp://HOST:PORT`, parsed. */

@@ -67,6 +67,10 @@ describe('secrets in error messages', () => {
     expect(shownUrl('tcp://u:pa/ss@h:9100')).toBe('tcp://u:****@h:9100');
     expect(shownUrl('http://u:p@ss@h/x')).toBe('http://u:****@h/x');
     expect(shownUrl('u:pw@host:9100')).toBe('u:****@host:9100');
+    // A password with a space, a token in the fragment, a query with a space: none of it shown.
+    expect(shownUrl('http://bob:se cret@127.0.0.1:99999/v1.2')).toBe('http://bob:****@127.0.0.1:99999/v1.2');
+    expect(shownUrl('http://127.0.0.1:1/v1.2#access_token=SECRETFRAG123')).toBe('http://127.0.0.1:1/v1.2#****');
+    expect(shownUrl('http://h/v1.2?key=a b#frag')).toBe('http://h/v1.2?****#****');
     expect(shownUrl('http://sk_live_abc@h/v1.2?key=1')).toBe('http://****@h/v1.2?****');
     expect(shownUrl('https://api.example.com/v1.2')).toBe('https://api.example.com/v1.2');
   });
