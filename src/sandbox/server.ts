@@ -469,7 +469,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       log(`sandbox: 500 on ${req.method} ${fullPath}: ${(err as Error)?.stack ?? String(err)}`);
       send(res, { status: 500, body: { message: `Server error: ${(err as Error)?.message ?? String(err)}`, data: null } });
     }).finally(() => {
-      if (opts.logRequests) log(`${req.method} ${url} → ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      // The query shown as ?****: a client may put a key or a token there, and logs are kept and shared.
+      if (opts.logRequests) log(`${req.method} ${fullPath}${query ? '?****' : ''} → ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
     });
   });
   server.keepAliveTimeout = limits.keepAliveMs;

@@ -352,3 +352,20 @@ describe('server limits (a stuck or greedy client cannot hold the sandbox)', () 
     }
   });
 });
+
+describe('--log-requests', () => {
+  it('logs each request without its query (a client may put a key or a token there)', async () => {
+    const { startSandbox } = await import('../../src/sandbox/server.js');
+    const lines: string[] = [];
+    const sb = await startSandbox({ port: 0, logRequests: true, log: (l) => lines.push(l) });
+    try {
+      const r = await request(`${sb.baseUrl}/tokens?api_key=QUERYSECRET`, { method: 'POST' });
+      await r.body.text();
+      await new Promise((res) => setTimeout(res, 20));
+      expect(lines.join('\n')).not.toContain('QUERYSECRET');
+      expect(lines).toContainEqual(expect.stringMatching(/^POST \/v1\.2\/tokens\?\*{4} → 401 /));
+    } finally {
+      await sb.close();
+    }
+  });
+});
