@@ -45,6 +45,11 @@ export interface RequestSpec {
   /** false for POST /tokens, which carries the API key only. */
   sendToken?: boolean;
   /**
+   * The answer carries a credential (POST /tokens: the new token): kept as it is, even when it repeats the one
+   * in use (a service may issue the same token again), where any other answer quoting a credential is masked.
+   */
+  issuesCredential?: boolean;
+  /**
    * Never sent twice, whatever its method: a PUT whose every call acts again (PUT /shipments/:ref/print prints
    * the labels each time), so a lost answer is reported, not retried.
    */
@@ -414,7 +419,7 @@ export class HttpClient {
         // A success that quotes a credential back (a message naming the token, a user record holding it) goes on
         // to stdout, results and journals as any answer does: masked here, once (errors are, in errorFor). Looked
         // for in the text first, so an answer without one costs a substring search only.
-        if (this.echoesSecret(text)) body = redactDeep(body, this.secrets());
+        if (!spec.issuesCredential && this.echoesSecret(text)) body = redactDeep(body, this.secrets());
         return { status, body, attempts: attempt };
       }
       throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType(), { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, rawHeaders, attempt);

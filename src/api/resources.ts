@@ -255,6 +255,7 @@ export function buildApi(opts: ApiOptions): Api {
             path: '/tokens',
             body: b,
             sendToken: false,
+            issuesCredential: true,
             authHint: 'check the username, password and API key (SHIP_API_KEY, or the key `ship login` asks for)',
           },
           o,

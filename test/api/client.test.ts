@@ -417,6 +417,12 @@ describe('trace (--verbose)', () => {
     expect(users[0].id).toBe('u1');
   });
 
+  it('POST /tokens\' answer keeps its token as issued, even the one in use (masked, it was stored as ****…)', async () => {
+    const { pool, api } = mocked();
+    pool.intercept({ path: '/v1.2/tokens', method: 'POST' }).reply(200, { message: 'ok', data: { token: TOKEN } });
+    expect((await api.tokens.create({ username: 'demo@example.com', password: 'pw' })).token).toBe(TOKEN);
+  });
+
   it('a content type that quotes a credential is masked in the error it makes', async () => {
     const { pool, api } = mocked();
     pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(500, '<html>', { headers: { 'content-type': `text/html; debug-key=${API_KEY}` } });
