@@ -137,7 +137,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     // Validating includes what the account defines, when it can be read (a dry run may be offline).
     await checkAgainstAccount(ctx, csvPath, () => loaded.stream(), loaded, { dryRun: true });
     await printDryRun(ctx, dryRows(loaded, withExtras), { jsonLines: true });
-    out.info(`Dry run: ${count} shipment${count === 1 ? '' : 's'} (${parcels} parcel${parcels === 1 ? '' : 's'}) valid; nothing sent.`);
+    // Orders awaiting data the user can give would be failed rows of the run (exit 3): said in the closing line too.
+    const awaiting = loaded.excluded.filter((e) => e.needsData).length;
+    const awaitingNote = awaiting ? `; ${awaiting} order${awaiting === 1 ? '' : 's'} await${awaiting === 1 ? 's' : ''} data you can give (listed above: ${awaiting === 1 ? 'it' : 'they'} would fail)` : '';
+    out.info(`Dry run: ${count} shipment${count === 1 ? '' : 's'} (${parcels} parcel${parcels === 1 ? '' : 's'}) valid${awaitingNote}; nothing sent.`);
     return;
   }
 

@@ -1001,6 +1001,10 @@ describe('ship create --csv', () => {
     const tty = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', work, '--default-weight', '900']);
     expect(tty.code).toBe(3);
     expect(tty.stderr).toMatch(/1 order cannot ship without data you can give/);
+    // A dry run's closing line says it too (it would be a failed row of the run).
+    const dry = await ship(['create', '--csv', csv, '--preset', 'shopify', '-o', work, '--default-weight', '900', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stderr).toMatch(/Dry run: 1 shipment \(1 parcel\) valid; 1 order awaits data you can give \(listed above: it would fail\); nothing sent\./);
   });
 
   it('every order to ship awaiting customs data: exit 2 with their rows in FILE.failed.csv, and a stale one removed once none await', async () => {
