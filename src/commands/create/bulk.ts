@@ -9,7 +9,7 @@
 // are part of the name so that a run against the test API, or in another account, never makes a later run skip
 // anything. A shipment whose rows changed since it was created is still skipped, with a warning. One created with another --format (or --no-labels), or whose
 // label files are gone, is skipped with its labels fetched again in this run's format.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { Ctx } from '../../context.js';
 import { animationsAllowed } from '../../output/output.js';
 import { AuthError, ExitCode, groupedProblemLines, InputError, Interrupted, PartialFailure, ShipError, ValidationError } from '../../errors.js';
@@ -223,6 +223,13 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // A shipment cut in two (some of its parcels' labels went out before the printer failed): the tracking
   // references of the parcels not sent, so the hint resends those alone, not the whole shipment.
   const cutShipments = new Map<string, string[]>();
+  // Shipments an earlier run of this file created whose labels never reached the printer (its FILE.unprinted.txt):
+  // still owed. A rerun with --printer sends them as it meets them (in input order); the others stay listed.
+  const owedEarlier = readUnprintedList(fileKey, inFile);
+  // Shipments whose labels this run sent in full (an earlier run's owed ones leave the list with them).
+  const printedNow = new Set<string>();
+  // Shipments created by a --printer run whose label files could not be written: not printed, so owed too.
+  const unprintable = new Set<string>();
   const printCreated = async (ref: string, labels: readonly string[], parcelRefs: readonly string[]): Promise<void> => {
     if (!printer || labels.length === 0) return;
     let sent = 0;
@@ -235,6 +242,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
     labelsSent += sent;
     if (sent < labels.length) notSent.set(ref, labels.length - sent);
+    else printedNow.add(ref);
     // One label file per parcel, in parcel order (labels/index.ts).
     if (sent > 0 && sent < labels.length && parcelRefs.length === labels.length) cutShipments.set(ref, parcelRefs.slice(sent));
   };
@@ -317,7 +325,11 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           // to apply the change is a run of its own.
           if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (to apply the change: \`ship cancel ${r.task.key}\`, then create it from a file or flags of its own)`);
           if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
-          if (printer && r.status === 'created' && r.result) await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
+          // Printed: what this run created, and what an earlier run created but never got to the printer.
+          if (printer && r.result && (r.status === 'created' || (r.status === 'skipped' && owedEarlier.has(r.task.key)))) {
+            await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
+          }
+          if (printer && r.error instanceof LabelsNotWritten) unprintable.add(r.task.key);
           if (o.merge && r.result) mergeList.push(...r.result.labels);
           if (r.status === 'failed' || o.results) {
             outcomes.set(r.task.key, {
@@ -401,18 +413,28 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     thrown === undefined || thrown instanceof PartialFailure || thrown instanceof Interrupted || thrown instanceof AuthError || isUnreachable(thrown);
   // (A run that stopped before its summary has not said it yet.)
   sayExisted();
-  // An earlier run's list of unsent labels goes when this run left none unsent (as FILE.failed.csv does when
-  // nothing failed): a nightly file under the same name must not send yesterday's labels again.
-  if (!(printer && printerFailure !== undefined)) removeUnprintedList(fileKey);
+  // FILE.unprinted.txt: the shipments none of whose labels went out, in input order — this run's (the printer
+  // failed, their label files could not be written) and an earlier run's this one did not send (no --printer, or
+  // the printer failed again). Removed when there are none: a nightly file under the same name holds other
+  // references, so yesterday's list goes with them.
+  const owed = new Set<string>([...notSent.keys()].filter((ref) => !cutShipments.has(ref)));
+  for (const ref of unprintable) owed.add(ref);
+  for (const ref of owedEarlier) if (!printedNow.has(ref) && !cutShipments.has(ref)) owed.add(ref);
+  const owedInOrder = [...inFile].filter((ref) => owed.has(ref));
+  const listPath = owedInOrder.length ? writeUnprintedList(unprintedListPathFor(fileKey), owedInOrder) : removeUnprintedList(fileKey);
   if (printer && printerFailure !== undefined) {
-    // Shipments none (or only some) of whose labels went out, all of them, in a file a person or a script can
-    // print them from (the error names five; a run without --json has no JSON lines to find the others in).
-    const whole = [...notSent.keys()].filter((ref) => !cutShipments.has(ref));
-    const listPath = whole.length ? writeUnprintedList(unprintedListPathFor(fileKey), whole) : removeUnprintedList(fileKey);
     const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments, listPath);
     // The run's own error (rows that failed, Ctrl-C) keeps its exit code; the printer's is said beside it.
     if (thrown === undefined) thrown = notSentError;
     else out.warn(`${notSentError.message}; ${notSentError.hint}`);
+  } else if (listPath && owedInOrder.length) {
+    // Owed without a printer failure in this run: an earlier run's list (this run had no --printer), or labels
+    // that could not be written (their rows failed: exit 3).
+    const n = owedInOrder.length;
+    out.warn(
+      `the labels of ${n} created shipment${n === 1 ? ' have' : 's have'} not been sent to a printer: ${firstFew(owedInOrder, ' ')} (listed in ${listPath}); ` +
+        `a rerun of this command with --printer sends them, or \`xargs -n1 ship print --printer NAME < ${listPath}\``,
+    );
   }
   if (finished && o.merge && mergeList.length) {
     const merging = ctx.out.wait.begin(`Merging ${mergeList.length} label${mergeList.length === 1 ? '' : 's'} into ${o.merge}…`, { likelyLong: true });
@@ -437,6 +459,20 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
 /** Where the references of shipments whose labels were not sent go: beside the CSV, as FILE.failed.csv. */
 function unprintedListPathFor(csvPath: string): string {
   return failedCsvPathFor(csvPath).replace(/\.failed(\.[^./\\]*)?$/, '.unprinted.txt');
+}
+
+/**
+ * The references of an earlier run's FILE.unprinted.txt that this file still holds (a nightly file under the same
+ * name holds others: those are not owed by this batch); empty when there is no list.
+ */
+function readUnprintedList(csvPath: string, inFile: ReadonlySet<string>): Set<string> {
+  let text: string;
+  try {
+    text = readFileSync(unprintedListPathFor(csvPath), 'utf8');
+  } catch {
+    return new Set();
+  }
+  return new Set(text.split(/\r?\n/).filter((ref) => ref !== '' && inFile.has(ref)));
 }
 
 /** Removes an earlier run's FILE.unprinted.txt (best effort); undefined, for the caller's "no list". */
@@ -486,7 +522,7 @@ function labelsNotSentError(printer: PrinterTarget, cause: unknown, refs: string
     hint:
       `their label files are in ${dir}; ${cause instanceof Interrupted ? 'send them' : 'when the printer is back, send them'} with \`ship print REF --printer ${name}\`${sendAll}` +
       (cutNotes.length ? ` — but ${cutNotes.join('; ')}, the others went out` : '') +
-      ' (a rerun of this command skips created shipments and prints nothing)',
+      (listPath ? `, or rerun this command with --printer: it sends those in ${listPath}` : ' (a rerun of this command skips created shipments and prints nothing)'),
     cause,
   });
 }

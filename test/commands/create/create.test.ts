@@ -906,6 +906,33 @@ describe('ship create --csv', () => {
     for (let i = 1; i <= 6; i++) expect(readFileSync(join(dir, `DF-${i}_1.zpl`), 'utf8')).toMatch(/\^XA/);
   });
 
+  it('with --printer, a shipment whose label file could not be written is owed to the printer: listed, and printed by the rerun that writes it', async () => {
+    const csv = join(work, 'lw.csv');
+    const dir = join(work, 'labels-lw');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nOWED-1,Ann,1 St,London,E1 1AA,GB,100\nOWED-2,Bob,2 St,Leeds,LS1 1AA,GB,100\n');
+    const received: Buffer[] = [];
+    const printer: Server = createServer((sock) => sock.on('data', (d: Buffer) => received.push(d)));
+    await new Promise<void>((res) => printer.listen(0, '127.0.0.1', res));
+    const args = ['create', '--csv', csv, '-o', dir, '--printer', `tcp://127.0.0.1:${(printer.address() as AddressInfo).port}`, '--no-preflight', '--concurrency', '1'];
+    fullDisk.add('OWED-2_1.zpl');
+    try {
+      const r = await ship(args);
+      expect(r.code, r.stderr + r.stdout).not.toBe(0);
+      const list = join(work, 'lw.unprinted.txt');
+      expect(readFileSync(list, 'utf8')).toBe('OWED-2\n');
+      await vi.waitFor(() => expect(Buffer.concat(received).equals(readFileSync(join(dir, 'OWED-1_1.zpl')))).toBe(true));
+      received.length = 0;
+      fullDisk.delete('OWED-2_1.zpl');
+      const again = await ship(args);
+      expect(again.code, again.stderr).toBe(0);
+      await vi.waitFor(() => expect(Buffer.concat(received).equals(readFileSync(join(dir, 'OWED-2_1.zpl')))).toBe(true));
+      expect(existsSync(list)).toBe(false);
+    } finally {
+      fullDisk.delete('OWED-2_1.zpl');
+      printer.close();
+    }
+  });
+
   it('a rerun says which shipments an earlier run created are no longer in the file (renamed or removed): still on the service', async () => {
     const csv = join(work, 'renamed.csv');
     const dir = join(work, 'labels-renamed');
@@ -1308,5 +1335,27 @@ describe('ship create --csv', () => {
     expect(err.hint).toContain(`; the 2 in that list with \`xargs -n1 ship print --printer tcp://127.0.0.1:${port} < ${list}\``);
     const summary = JSON.parse(r.stderr.trim().split('\n').find((l) => l.includes('"summary"'))!).summary;
     expect(summary).toMatchObject({ created: 4, failed: 0 });
+    expect(err.hint).toContain(`or rerun this command with --printer: it sends those in ${list}`);
+
+    // A rerun without --printer (to retry something else) keeps the list, and says what is still owed.
+    const again = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--concurrency', '1']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`the labels of 2 created shipments have not been sent to a printer: PF-3 PF-4 (listed in ${list})`);
+    expect(readFileSync(list, 'utf8')).toBe('PF-3\nPF-4\n');
+
+    // The rerun with a working printer sends what is owed, in input order, and nothing else; the list goes.
+    const received: Buffer[] = [];
+    const good: Server = createServer((sock) => sock.on('data', (d: Buffer) => received.push(d)));
+    await new Promise<void>((res) => good.listen(0, '127.0.0.1', res));
+    try {
+      const resumed = await ship(['create', '--csv', csv, '-o', join(work, 'l'), '--printer', `tcp://127.0.0.1:${(good.address() as AddressInfo).port}`, '--no-preflight', '--json']);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(proxy.creates()).toHaveLength(4);
+      const owedLabels = [...lines[2].labels, ...lines[3].labels].map((f: string) => readFileSync(f));
+      await vi.waitFor(() => expect(Buffer.concat(received).equals(Buffer.concat(owedLabels))).toBe(true));
+      expect(existsSync(list)).toBe(false);
+    } finally {
+      good.close();
+    }
   });
 });
