@@ -2,7 +2,14 @@
 
 # The printer names of the profile in use (ship config set printers.NAME tcp://HOST:PORT).
 function __ship_printers
-    command ship config list --quiet 2>/dev/null | sed -n 's/^printers\.//p'
+    command -q ship; or return 0
+    set -l profile
+    set -l prev
+    for w in (commandline -opc)
+        test "$prev" = --profile; and set profile --profile $w
+        set prev $w
+    end
+    command ship $profile config list --quiet 2>/dev/null | sed -n 's/^printers\.//p'
 end
 
 function __ship_subs
@@ -502,7 +509,7 @@ complete -c ship -n '__ship_is '\''skus create'\''' -l is-stocked-item -x -d 'is
 complete -c ship -n '__ship_is '\''skus create'\''' -l in-stock -x -d 'in stock'
 complete -c ship -n '__ship_is '\''skus create'\''' -l item-handling -x -d 'PACKABLE or NON_PACKABLE (also 1/0, Y/N, yes/no, P, packable, non-packable)'
 complete -c ship -n '__ship_is '\''skus create'\''' -l custom-field -x -d 'a custom field value (repeatable)'
-complete -c ship -n '__ship_is '\''skus create'\''' -l file -x -d 'read the attributes from a JSON file (- for stdin; a key that is no SKU attribute is refused); flags override it'
+complete -c ship -n '__ship_is '\''skus create'\''' -l file -r -F -d 'read the attributes from a JSON file (- for stdin; a key that is no SKU attribute is refused); flags override it'
 complete -c ship -n '__ship_is '\''skus update'\''' -l replace -d 'replace the whole SKU (PUT) with what is given: attributes not given are reset'
 complete -c ship -n '__ship_is '\''skus update'\''' -l yes -s y -d 'do not ask before --replace (required with --replace without a terminal)'
 complete -c ship -n '__ship_is '\''skus update'\''' -l sku -x -d 'SKU number (the key matched on other systems)'
@@ -535,7 +542,7 @@ complete -c ship -n '__ship_is '\''skus update'\''' -l is-stocked-item -x -d 'is
 complete -c ship -n '__ship_is '\''skus update'\''' -l in-stock -x -d 'in stock'
 complete -c ship -n '__ship_is '\''skus update'\''' -l item-handling -x -d 'PACKABLE or NON_PACKABLE (also 1/0, Y/N, yes/no, P, packable, non-packable)'
 complete -c ship -n '__ship_is '\''skus update'\''' -l custom-field -x -d 'a custom field value (repeatable)'
-complete -c ship -n '__ship_is '\''skus update'\''' -l file -x -d 'read the attributes from a JSON file (- for stdin; a key that is no SKU attribute is refused); flags override it'
+complete -c ship -n '__ship_is '\''skus update'\''' -l file -r -F -d 'read the attributes from a JSON file (- for stdin; a key that is no SKU attribute is refused); flags override it'
 complete -c ship -n '__ship_is '\''skus export'\''' -l output -s o -r -F -d 'CSV file to write, or - for stdout'
 complete -c ship -n '__ship_is '\''skus export'\''' -l concurrency -x -d 'pages requested at once, ahead of the one being written (default 8; 1: one after another)'
 complete -c ship -n '__ship_is '\''services'\''' -l weight -x -d 'parcel weight in grams (whole number)'

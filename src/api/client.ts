@@ -419,7 +419,7 @@ export class HttpClient {
         // A success that quotes a credential back (a message naming the token, a user record holding it) goes on
         // to stdout, results and journals as any answer does: masked here, once (errors are, in errorFor). Looked
         // for in the text first, so an answer without one costs a substring search only.
-        if (!spec.issuesCredential && this.echoesSecret(text)) body = redactDeep(body, this.secrets());
+        if (!spec.issuesCredential && this.echoesSecret(text)) body = redactDeep(body, this.echoableCredentials());
         return { status, body, attempts: attempt };
       }
       throw this.errorFor(status, parsed ? body : undefined, parsed ? undefined : contentType(), { ...http, status, ...(attempt > 1 ? { attempts: attempt } : {}) }, spec, rawHeaders, attempt);
@@ -432,18 +432,31 @@ export class HttpClient {
     return false;
   }
 
-  /** What echoesSecret looks for: each credential, and its JSON-escaped form when that differs (kept: every bulk answer is looked at). */
+  /**
+   * What echoesSecret looks for: the API key and the token (the credentials a server may quote back; not other
+   * secrets such as a password, which may be part of data the CLI acts on, a user's e-mail address say), each as
+   * it is and in the forms redact() masks (JSON-escaped, percent-encoded in upper or lower case hex, form-encoded).
+   * Kept: every answer of a bulk run is looked at.
+   */
   private secretNeedles(): string[] {
-    const secrets = this.secrets();
+    const secrets = this.echoableCredentials();
     const key = secrets.join('\u0000');
     if (this.needles?.key !== key) {
-      const list = secrets.filter((s) => s.length >= 4).flatMap((s) => [...new Set([s, JSON.stringify(s).slice(1, -1)])]);
-      this.needles = { key, list };
+      const forms = (s: string) => {
+        const encoded = [encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2)];
+        return [s, JSON.stringify(s).slice(1, -1), ...encoded, ...encoded.map((e) => e.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()))];
+      };
+      this.needles = { key, list: [...new Set(secrets.flatMap(forms))] };
     }
     return this.needles.list;
   }
 
   private needles: { key: string; list: string[] } | undefined;
+
+  /** The credentials masked in a success's body (redact() masks their encoded forms itself). */
+  private echoableCredentials(): string[] {
+    return [this.opts.apiKey, this.opts.token].filter((s): s is string => typeof s === 'string' && s.length >= 4);
+  }
 
   /** Full-jitter exponential back-off before attempt `attempt + 1`. */
   private backoff(attempt: number): number {

@@ -10,7 +10,7 @@ const HEADER = (shell: string) =>
  * itself when completing (a config file is not for shells to parse). Every command's --printer takes one.
  */
 const PRINTER_OPTION = '--printer';
-const PRINTER_NAMES_PIPE = `command ship config list --quiet 2>/dev/null | sed -n 's/^printers\\.//p'`;
+const PRINTER_NAMES_SED = `sed -n 's/^printers\\.//p'`;
 
 interface PathInfo {
   key: string;
@@ -74,8 +74,10 @@ export function bashCompletion(root: CommandSpec): string {
     .join('\n');
   return `${HEADER('bash')}
 # The printer names of the profile in use (ship config set printers.NAME tcp://HOST:PORT).
+# (\$1: the --profile typed on the line, if any: its printers, not the default profile's.)
 _ship_printers() {
-  ${PRINTER_NAMES_PIPE}
+  command -v ship >/dev/null 2>&1 || return 0
+  command ship \${1:+--profile "\$1"} config list --quiet 2>/dev/null | ${PRINTER_NAMES_SED}
 }
 
 _ship_subs() {
@@ -129,7 +131,9 @@ _ship() {
   if [[ "$prev" == -* && " $(_ship_value_opts "$path") " == *" $prev "* ]]; then
     local choices
     if [[ "$prev" == ${PRINTER_OPTION} ]]; then
-      mapfile -t COMPREPLY < <(compgen -W "$(_ship_printers)" -- "$cur")
+      local profile=""
+      for ((i = 2; i < COMP_CWORD; i++)); do [[ "\${COMP_WORDS[i-1]}" == --profile ]] && profile="\${COMP_WORDS[i]}"; done
+      mapfile -t COMPREPLY < <(compgen -W "$(_ship_printers "$profile")" -- "$cur")
       return 0
     fi
     choices="$(_ship_choices "$path" "$prev")"
@@ -190,8 +194,13 @@ export function zshCompletion(root: CommandSpec): string {
   return `#compdef ship
 ${HEADER('zsh')}
 # The printer names of the profile in use (ship config set printers.NAME tcp://HOST:PORT).
+# (\$1: the --profile typed on the line, if any: its printers, not the default profile's.)
 _ship_printers() {
-  reply=(\${(f)"$(${PRINTER_NAMES_PIPE})"})
+  reply=()
+  (( \$+commands[ship] )) || return 0
+  local -a profile
+  [[ -n "\$1" ]] && profile=(--profile "\$1")
+  reply=(\${(f)"$(command ship \$profile config list --quiet 2>/dev/null | ${PRINTER_NAMES_SED})"})
 }
 
 _ship_subs() {
@@ -251,7 +260,9 @@ _ship() {
   _ship_value_opts "$cmdpath"
   if [[ "$prev" == -* ]] && (( \${reply[(Ie)$prev]} )); then
     if [[ "$prev" == ${PRINTER_OPTION} ]]; then
-      _ship_printers
+      local profile=""
+      for (( i = 3; i < CURRENT; i++ )); do [[ "\${words[i-1]}" == --profile ]] && profile="\${words[i]}"; done
+      _ship_printers "$profile"
       (( \${#reply} )) && compadd -- $reply
       return
     fi
@@ -283,7 +294,19 @@ export function fishCompletion(root: CommandSpec): string {
   const ps = paths(root);
   const lines: string[] = [HEADER('fish')];
   lines.push('# The printer names of the profile in use (ship config set printers.NAME tcp://HOST:PORT).');
-  lines.push('function __ship_printers', `    ${PRINTER_NAMES_PIPE}`, 'end', '');
+  lines.push(
+    'function __ship_printers',
+    '    command -q ship; or return 0',
+    '    set -l profile',
+    '    set -l prev',
+    '    for w in (commandline -opc)',
+    '        test "$prev" = --profile; and set profile --profile $w',
+    '        set prev $w',
+    '    end',
+    `    command ship $profile config list --quiet 2>/dev/null | ${PRINTER_NAMES_SED}`,
+    'end',
+    '',
+  );
   lines.push('function __ship_subs');
   lines.push('    switch "$argv[1]"');
   for (const p of ps) {

@@ -51,7 +51,8 @@ export interface CommandSpec {
   runnable: boolean;
 }
 
-const PATH_VALUE = /^(file|path|dir|directory|csv|json|out|output|state)/i;
+// A value named like a path (file, dir…) or a file of some kind (sku.json).
+const PATH_VALUE = /^(file|path|dir|directory|csv|json|out|output|state)|\.(json|csv|pdf|txt|zpl|png)$/i;
 
 function optionSpec(opt: Option): OptionSpec {
   const takesValue = Boolean(opt.required || opt.optional);

@@ -423,6 +423,17 @@ describe('trace (--verbose)', () => {
     expect((await api.tokens.create({ username: 'demo@example.com', password: 'pw' })).token).toBe(TOKEN);
   });
 
+  it('a success quoting a credential percent-encoded is masked too; a password (not a credential a server quotes) is left in data', async () => {
+    mock = new MockAgent();
+    mock.disableNetConnect();
+    const key = 'abcd+efgh/ijkl=mnop';
+    const client = createApi({ baseUrl: BASE, apiKey: key, token: TOKEN, secrets: ['kimlee2024'], dispatcher: mock, sleep: async () => {} });
+    mock.get(ORIGIN).intercept({ path: '/v1.2/users', method: 'GET' }).reply(200, { message: 'ok', data: [{ id: 'u1', email: 'kimlee2024@example.com', first_name: `k=${encodeURIComponent(key)}` }] });
+    const users = await client.users.list();
+    expect(JSON.stringify(users)).not.toContain(encodeURIComponent(key));
+    expect(users[0].email).toBe('kimlee2024@example.com');
+  });
+
   it('a content type that quotes a credential is masked in the error it makes', async () => {
     const { pool, api } = mocked();
     pool.intercept({ path: '/v1.2/users', method: 'GET' }).reply(500, '<html>', { headers: { 'content-type': `text/html; debug-key=${API_KEY}` } });

@@ -130,7 +130,12 @@ suite('--printer completion', () => {
   function withStubShip(): { dir: string; env: NodeJS.ProcessEnv } {
     const dir = mkdtempSync(join(tmpdir(), 'ship-printers-'));
     mkdirSync(join(dir, 'bin'));
-    writeFileSync(join(dir, 'bin', 'ship'), '#!/bin/sh\n[ "$1 $2 $3" = "config list --quiet" ] && printf "base_url\\nprinter\\nprinters.dock3\\nprinters.dock-4\\n"\n', { mode: 0o755 });
+    // (`--profile work`: that profile's one printer, w1.)
+    writeFileSync(
+      join(dir, 'bin', 'ship'),
+      '#!/bin/sh\n[ "$1 $2 $3" = "config list --quiet" ] && printf "base_url\\nprinter\\nprinters.dock3\\nprinters.dock-4\\n"\n[ "$1 $2 $3 $4 $5" = "--profile work config list --quiet" ] && printf "printers.w1\\n"\nexit 0\n',
+      { mode: 0o755 },
+    );
     writeFileSync(join(dir, 'orders.csv'), '');
     return { dir, env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` } };
   }
@@ -144,13 +149,18 @@ suite('--printer completion', () => {
         .filter(Boolean);
     expect(complete('ship', 'create', '--csv', 'orders.csv', '--printer', '')).toEqual(['dock3', 'dock-4']);
     expect(complete('ship', 'print', 'REF', '--printer', 'dock-')).toEqual(['dock-4']);
+    expect(complete('ship', '--profile', 'work', 'label', 'X', '--printer', '')).toEqual(['w1']);
   });
 
   it.runIf(has('zsh'))('zsh offers them too', () => {
     const { dir, env } = withStubShip();
     writeFileSync(join(dir, '_ship'), zshCompletion(tree()));
-    const out = execFileSync('zsh', ['-c', `compdef() {}; source ./_ship; compadd() { shift; print -l -- "$@" }; _files() { print FILES }; words=('ship' 'label' 'X' '--printer' ''); CURRENT=5; _ship`], { encoding: 'utf8', cwd: dir, env });
-    expect(out.split('\n').filter(Boolean)).toEqual(['dock3', 'dock-4']);
+    const complete = (...words: string[]) =>
+      execFileSync('zsh', ['-c', `compdef() {}; source ./_ship; compadd() { shift; print -l -- "$@" }; _files() { print FILES }; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _ship`], { encoding: 'utf8', cwd: dir, env })
+        .split('\n')
+        .filter(Boolean);
+    expect(complete('ship', 'label', 'X', '--printer', '')).toEqual(['dock3', 'dock-4']);
+    expect(complete('ship', '--profile', 'work', 'label', 'X', '--printer', '')).toEqual(['w1']);
   });
 
   it.runIf(has('fish'))('fish offers them too; and no file names for a value that is not a path (choices, free text)', () => {
@@ -165,6 +175,11 @@ suite('--printer completion', () => {
     expect(complete('ship create --format ').sort()).toEqual(['PDF', 'PNG', 'ZPL']);
     expect(complete('ship create --to-name ')).toEqual([]);
     expect(complete('ship create --csv ')).toContain('orders.csv');
+    expect(complete('ship skus create --file ')).toContain('orders.csv');
+    expect(complete('ship --profile work create --printer ')).toEqual(['w1']);
+    // Without a `ship` on PATH (run through npx, an alias): nothing offered, and no error printed at each Tab.
+    const bare = spawnSync('fish', ['-c', 'source ship.fish; complete -C "ship create --printer "'], { encoding: 'utf8', cwd: dir, env: { ...process.env, PATH: '/usr/bin:/bin' } });
+    expect([bare.stdout, bare.stderr]).toEqual(['', '']);
   });
 });
 

@@ -113,15 +113,19 @@ export class LabelsNotWritten extends Error {
  * The labels of a successful create written (keepLabels, or with the policy's batch writer); a failure to
  * write becomes LabelsNotWritten, naming what was created.
  */
-async function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Promise<Created> {
+function keepLabelsOfCreated(ref: string, res: ShipmentResponse[], policy: LabelPolicy): Promise<Created> {
+  // Not an async function: a paused one keeps its parameters, and `res` holds the labels' text, which would
+  // then live (and be promoted) until the files are written, on a thread of their own when the disk is slow.
   const created = summarize(ref, res, []);
-  const writing = keepLabels(ref, res, policy);
-  try {
-    created.labels = await writing;
-  } catch (e) {
-    throw new LabelsNotWritten(created, e);
-  }
-  return created;
+  return keepLabels(ref, res, policy).then(
+    (paths) => {
+      created.labels = paths;
+      return created;
+    },
+    (e: unknown) => {
+      throw new LabelsNotWritten(created, e);
+    },
+  );
 }
 
 /**
