@@ -60,10 +60,12 @@ export function normalizeBaseUrl(raw: string, opts: { insecure?: boolean; what: 
  * not parse as a URL too.
  */
 export function shownUrl(text: string): string {
-  // The user information runs to the authority's LAST @ (a password may hold / ? # @ or a space itself), from
-  // after the scheme's // or, without one (a printer given as u:pw@host:9100), from the start. An @ further on
-  // (a query's e-mail address) masks the host too: more than needed, never less.
-  const at = /^.*@/s.exec(text)?.[0].length;
+  // The user information runs to the LAST @ before the query or fragment (a password may hold / @ or a space
+  // itself), from after the scheme's // or, without one (a printer given as u:pw@host:9100), from the start. An
+  // @ in the query (an e-mail address) is the query's, masked with it.
+  const end = text.search(/[?#]/);
+  const lastAt = (end < 0 ? text : text.slice(0, end)).lastIndexOf('@');
+  const at = lastAt < 0 ? undefined : lastAt + 1;
   let out = text;
   if (at !== undefined) {
     const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(text)?.[0] ?? (text.startsWith('//') ? '//' : '');

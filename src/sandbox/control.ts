@@ -92,8 +92,8 @@ export function controlRouter(): Router<ControlContext> {
   r.add('POST', '/packaging', ({ app }, req) => {
     const b = isObject(req.body) ? req.body : {};
     const e = new Errors();
-    const net = bool(e, b.net_weight, 'net_weight');
-    const override = bool(e, b.allow_override, 'allow_override');
+    const net = bool(e, b.net_weight, 'net_weight', { words: true });
+    const override = bool(e, b.allow_override, 'allow_override', { words: true });
     e.throwIfAny();
     if (net !== undefined) app.store.packaging.net_weight = net;
     if (override !== undefined) app.store.packaging.allow_override = override;

@@ -150,14 +150,17 @@ export function num(e: Errors, v: unknown, path: string, o: Opt & { min?: number
   return numeric(e, v, path, o, /^\s*-?(\d+\.?\d*|\.\d+)\s*$/, Number.isFinite, msg.numeric);
 }
 
-/** A boolean as Laravel's `boolean` rule accepts it: true, false, 1, 0, "1", "0" (not "true"/"false"). */
-export function bool(e: Errors, v: unknown, path: string, o: Opt = {}): boolean | undefined {
+/**
+ * A boolean as Laravel's `boolean` rule accepts it: true, false, 1, 0, "1", "0" (not "true"/"false"; `words`
+ * takes those too, for the sandbox's own control endpoints).
+ */
+export function bool(e: Errors, v: unknown, path: string, o: Opt & { words?: boolean } = {}): boolean | undefined {
   if (v === undefined || v === null || v === '') {
     if (o.required) e.add(path, msg.required(path));
     return undefined;
   }
-  if (v === true || v === 1 || v === '1') return true;
-  if (v === false || v === 0 || v === '0') return false;
+  if (v === true || v === 1 || v === '1' || (o.words && v === 'true')) return true;
+  if (v === false || v === 0 || v === '0' || (o.words && v === 'false')) return false;
   e.add(path, msg.boolean(path));
   return undefined;
 }

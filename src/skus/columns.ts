@@ -259,7 +259,7 @@ export function alreadyHas(current: SkuRecord, request: SkuWrite): boolean {
   for (const [key, want] of Object.entries(request)) {
     if (key === 'custom_fields') {
       const have = customFieldsOf(current);
-      for (const [k, v] of Object.entries((want ?? {}) as Record<string, unknown>)) if (have[k] !== String(v)) return false;
+      for (const [k, v] of Object.entries((want ?? {}) as Record<string, unknown>)) if (!sameAsStored(have[k], String(v))) return false;
       continue;
     }
     const col = skuColumn(key);
@@ -267,9 +267,18 @@ export function alreadyHas(current: SkuRecord, request: SkuWrite): boolean {
     const text = exportCell(col, current);
     if (text === '') return false;
     const have = parseCell(col, text, { unescape: true });
-    if (!have.ok || have.value !== want) return false;
+    if (!have.ok || !sameAsStored(have.value, want)) return false;
   }
   return true;
+}
+
+/**
+ * Whether a stored value is what sending `want` stores: the service trims the strings of a request (its
+ * framework's TrimStrings), so a quoted cell's edge spaces (" spaced") are stored without them, and a rerun of
+ * the same file would otherwise update the SKU every time.
+ */
+function sameAsStored(have: unknown, want: unknown): boolean {
+  return have === want || (typeof have === 'string' && typeof want === 'string' && have === want.trim());
 }
 
 /** The custom field values of a SKU as text (objects and arrays as JSON). */

@@ -71,6 +71,8 @@ describe('secrets in error messages', () => {
     expect(shownUrl('http://bob:se cret@127.0.0.1:99999/v1.2')).toBe('http://bob:****@127.0.0.1:99999/v1.2');
     expect(shownUrl('http://127.0.0.1:1/v1.2#access_token=SECRETFRAG123')).toBe('http://127.0.0.1:1/v1.2#****');
     expect(shownUrl('http://h/v1.2?key=a b#frag')).toBe('http://h/v1.2?****#****');
+    // An @ in the query is the query's: the host is still shown.
+    expect(shownUrl('http://127.0.0.1:3000/hook?notify=ops@example.com')).toBe('http://127.0.0.1:3000/hook?****');
     expect(shownUrl('http://sk_live_abc@h/v1.2?key=1')).toBe('http://****@h/v1.2?****');
     expect(shownUrl('https://api.example.com/v1.2')).toBe('https://api.example.com/v1.2');
   });

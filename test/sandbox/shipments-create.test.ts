@@ -486,7 +486,8 @@ describe('Packaging rules (Parcel: packaging rules; Packaging options)', () => {
   });
 
   it("allow_override false: the packaging type's dimensions win over supplied ones", async () => {
-    await sb.control('packaging', { allow_override: false });
+    // (A control endpoint, not the API: "false" as text is taken, as curl users write it.)
+    await sb.control('packaging', { allow_override: 'false' });
     // Supplied 100 cm would exceed Tracked 48's 61 cm; the default Small Box (20 cm) is used instead.
     const e = (await api.post('/shipments', shipment('PK-7', { parcels: [{ weight: 500, length: 100, width: 10, depth: 10 }] }))).body.data[0];
     expect(e.service_name).toBe('Tracked 48');

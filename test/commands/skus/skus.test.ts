@@ -347,6 +347,10 @@ describe('skus import', () => {
     }
     // The service trims what it is sent (its framework's TrimStrings), as the sandbox does.
     expect((await api('GET', '/skus/SPC-1')).body.data.product_name).toBe('=spaced');
+    // So the same file again holds nothing new: no update is sent.
+    const again = await ship(['skus', 'import', f, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout.trim().split('\n').map((l) => JSON.parse(l).status)).toEqual(['unchanged', 'unchanged']);
   });
 
   it('a row the API refuses is told in the file\'s terms: its row and its own column (as --map names it), in the line and FILE.failed.csv', async () => {
