@@ -188,7 +188,7 @@ describe('Ctrl-C while labels are being sent', () => {
     }
   });
 
-  it('ship create --csv --printer: no label is sent after Ctrl-C; the shipments left are named ("labels_not_sent"), and a rerun prints nothing', async () => {
+  it('ship create --csv --printer: no label is sent after Ctrl-C; the shipments left are named ("labels_not_sent"), and the rerun sends them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-print-int-csv-'));
     const csv = join(dir, 'orders.csv');
     const rows = Array.from({ length: 12 }, (_, i) => `CSV-INT-${String(i + 1).padStart(2, '0')},Ann,1 High Street,London,SW1A 1AA,GB,${1000 + i},20,15,10`);
@@ -218,13 +218,42 @@ describe('Ctrl-C while labels are being sent', () => {
       expect(String(r.stderr)).not.toMatch(/nothing is left to do/);
       await new Promise((res) => setTimeout(res, 400));
       expect(printer.jobs).toHaveLength(n);
-      // The rerun creates what was not created and sends only those labels; the created ones are not printed twice.
+      // The rerun creates what was not created, and sends the labels owed (in input order) and those of what it
+      // creates; those that went out are not printed twice.
       const again = await ship(args, { env });
       expect(again.exitCode, String(again.stderr)).toBe(0);
       const rerunCreated = String(again.stdout).trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.status === 'created');
-      expect(printer.jobs).toHaveLength(n + rerunCreated.length);
-      // This run left no label unsent: the earlier list goes (a script following it would print them again).
+      expect(printer.jobs).toHaveLength(n + notSent.length + rerunCreated.length);
+      const refsPrinted = printer.jobs.map((j) => /CSV-INT-\d\d/.exec(j.toString('latin1'))?.[0]);
+      expect(new Set(refsPrinted).size).toBe(refsPrinted.length);
+      expect(refsPrinted.slice(n, n + notSent.length)).toEqual(notSent);
+      // Nothing is owed any more: the list goes (a script following it would print them again).
       expect(existsSync(list)).toBe(false);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('ship create --csv --printer killed (SIGKILL) while printing: the rerun sends every label not known to have gone out, none lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-print-kill-csv-'));
+    const csv = join(dir, 'orders.csv');
+    const refs = Array.from({ length: 10 }, (_, i) => `CSV-KILL-${String(i + 1).padStart(2, '0')}`);
+    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+    const printer = await fakePrinter({ closeDelayMs: 300 });
+    const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
+    try {
+      const run = ship(args, { env });
+      await until(() => printer.jobs.length >= 2);
+      run.kill('SIGKILL');
+      await run.catch(() => undefined);
+      // No FILE.unprinted.txt (the run never got to its end): the ledger beside the journal knows.
+      const again = await ship(args, { env });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      await new Promise((res) => setTimeout(res, 400));
+      const printed = printer.jobs.map((j) => /CSV-KILL-\d\d/.exec(j.toString('latin1'))?.[0]);
+      // Every shipment's label reached the printer; at most the one being sent when the process died came twice.
+      expect(new Set(printed)).toEqual(new Set(refs));
+      expect(printed.length - refs.length).toBeLessThanOrEqual(1);
     } finally {
       await printer.close();
     }

@@ -34,6 +34,7 @@ import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, shipmentExists, type Created, type LabelPolicy } from './shipment.js';
 import { preparePrinter, printLabelFiles } from './printing.js';
+import { owedByLedger, printLedgerPathFor, PrintLedger, settleLedger } from './print-ledger.js';
 
 /** What each bulk task carries. */
 interface CreateInput {
@@ -225,7 +226,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const cutShipments = new Map<string, string[]>();
   // Shipments an earlier run of this file created whose labels never reached the printer (its FILE.unprinted.txt):
   // still owed. A rerun with --printer sends them as it meets them (in input order); the others stay listed.
-  const owedEarlier = readUnprintedList(fileKey, inFile);
+  const ledgerPath = printLedgerPathFor(journalPath);
+  const owedEarlier = new Set([...readUnprintedList(fileKey, inFile), ...[...owedByLedger(ledgerPath)].filter((ref) => inFile.has(ref))]);
+  // What this run owes the printer, on disk as it goes (a run killed while printing loses nothing of it).
+  const ledger = printer ? new PrintLedger(ledgerPath) : undefined;
+  // Shipments this run found it could not create (failed, nothing created), and those the service had already:
+  // not owed by this run (an earlier run's debt stays).
+  const notCreated = new Set<string>();
+  const existedNow = new Set<string>();
   // Shipments whose labels this run sent in full (an earlier run's owed ones leave the list with them).
   const printedNow = new Set<string>();
   // Shipments created by a --printer run whose label files could not be written: not printed, so owed too.
@@ -242,7 +250,10 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     }
     labelsSent += sent;
     if (sent < labels.length) notSent.set(ref, labels.length - sent);
-    else printedNow.add(ref);
+    else {
+      printedNow.add(ref);
+      ledger?.paid(ref);
+    }
     // One label file per parcel, in parcel order (labels/index.ts).
     if (sent > 0 && sent < labels.length && parcelRefs.length === labels.length) cutShipments.set(ref, parcelRefs.slice(sent));
   };
@@ -289,6 +300,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
       hooks: {
         // The slot is given back once the answer is in: the labels are written with the next batch meanwhile.
         execute: async (task, signal, release) => {
+          // Owed before it is sent: from the moment it may exist, until its labels went out.
+          ledger?.owe(task.key);
           const ready = extrasOk && task.input.validated === true ? withExtrasText(task.input.json) : undefined;
           if (ready !== undefined) return createShipmentFromJson(api, task.key, ready, policy, signal, release);
           const body = withExtras(JSON.parse(task.input.json) as ShipmentBody);
@@ -330,6 +343,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
             await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
           }
           if (printer && r.error instanceof LabelsNotWritten) unprintable.add(r.task.key);
+          else if (r.status === 'failed' && !r.result) notCreated.add(r.task.key);
+          if (r.status === 'skipped' && r.skipReason === 'exists') existedNow.add(r.task.key);
           if (o.merge && r.result) mergeList.push(...r.result.labels);
           if (r.status === 'failed' || o.results) {
             outcomes.set(r.task.key, {
@@ -417,10 +432,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // failed, their label files could not be written) and an earlier run's this one did not send (no --printer, or
   // the printer failed again). Removed when there are none: a nightly file under the same name holds other
   // references, so yesterday's list goes with them.
-  const owed = new Set<string>([...notSent.keys()].filter((ref) => !cutShipments.has(ref)));
+  // (Also what the ledger says this run owed and no result settled: a task a fatal error left unreported.)
+  const owed = new Set<string>([...notSent.keys(), ...unprintable, ...owedEarlier, ...(ledger?.owedNow ?? [])]);
+  for (const ref of [...printedNow, ...cutShipments.keys(), ...notCreated]) owed.delete(ref);
+  for (const ref of existedNow) if (!owedEarlier.has(ref)) owed.delete(ref);
   for (const ref of unprintable) owed.add(ref);
-  for (const ref of owedEarlier) if (!printedNow.has(ref) && !cutShipments.has(ref)) owed.add(ref);
   const owedInOrder = [...inFile].filter((ref) => owed.has(ref));
+  if (ledger) ledger.finish(owedInOrder);
+  else settleLedger(ledgerPath, owedInOrder);
   const listPath = owedInOrder.length ? writeUnprintedList(unprintedListPathFor(fileKey), owedInOrder) : removeUnprintedList(fileKey);
   if (printer && printerFailure !== undefined) {
     const notSentError = labelsNotSentError(printer, printerFailure, [...notSent.keys()], o.outputDir, cutShipments, listPath);
