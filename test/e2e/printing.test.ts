@@ -234,6 +234,54 @@ describe('Ctrl-C while labels are being sent', () => {
     }
   });
 
+  it('ship create --csv --printer to a printer that hangs (takes connections, reads nothing): labels not confirmed are owed, not reported sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-print-stall-csv-'));
+    const csv = join(dir, 'orders.csv');
+    const refs = Array.from({ length: 6 }, (_, i) => `CSV-STALL-${i + 1}`);
+    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+    const hung = await fakePrinter({ stallAfter: 3 });
+    const args = (url: string) => ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', url, '--printer-timeout', '1', '--yes', '--json'];
+    try {
+      const r = await ship(args(hung.url), { env });
+      expect(r.exitCode, String(r.stderr)).toBe(1);
+      expect(hung.jobs).toHaveLength(3);
+      const error = JSON.parse(String(r.stderr).trim().split('\n').at(-1)!).error;
+      expect(error.message).toMatch(/did not answer its status after the last labels/);
+      // It hung after reading the 3rd: no status answer came after it, so the 3rd is not known to print (owed,
+      // with the rest, not counted as sent), and nothing more was sent.
+      expect(readFileSync(join(dir, 'orders.unprinted.txt'), 'utf8')).toBe(refs.slice(2).map((ref) => `${ref}\n`).join(''));
+    } finally {
+      await hung.close();
+    }
+    const good = await fakePrinter();
+    try {
+      const again = await ship(args(good.url), { env });
+      expect(again.exitCode, String(again.stderr)).toBe(0);
+      expect(good.jobs.map((j) => /CSV-STALL-\d/.exec(j.toString('latin1'))?.[0])).toEqual(refs.slice(2));
+    } finally {
+      await good.close();
+    }
+  });
+
+  it('ship create --csv --printer to a printer that runs out of paper mid-batch: no more labels sent, the rest owed, exit 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-print-paper-csv-'));
+    const csv = join(dir, 'orders.csv');
+    const refs = Array.from({ length: 5 }, (_, i) => `CSV-PAPER-${i + 1}`);
+    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+    const paperOut = hs('030,1,0,1245,000,0,0,0,000,0,0,0', '001,0,0,0,0,2,4,0,00000000,1,000');
+    const printer = await fakePrinter({ later: { afterJobs: 2, status: paperOut } });
+    try {
+      const r = await ship(['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'], { env });
+      expect(r.exitCode, String(r.stderr)).toBe(1);
+      // The two it read print once paper is loaded; the others were not sent.
+      expect(printer.jobs).toHaveLength(2);
+      expect(JSON.parse(String(r.stderr).trim().split('\n').at(-1)!).error.message).toMatch(/reports paper \(labels\) out: no more labels sent to it/);
+      expect(readFileSync(join(dir, 'orders.unprinted.txt'), 'utf8')).toBe(refs.slice(2).map((ref) => `${ref}\n`).join(''));
+    } finally {
+      await printer.close();
+    }
+  });
+
   it('ship create --csv --printer killed (SIGKILL) while printing: the rerun sends every label not known to have gone out, none lost', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ship-print-kill-csv-'));
     const csv = join(dir, 'orders.csv');

@@ -18,9 +18,11 @@ export interface FakePrinter {
 /**
  * A loopback raw printer on 127.0.0.1: answers ~HS with `status`; takes each label connection and closes its side
  * `closeDelayMs` after ship's end (a printer busy printing), recording the bytes. `statusKeepsOpen`: the
- * connection stays open after the status answer.
+ * connection stays open after the status answer. `stallAfter`: after that many jobs, it hangs (see below).
  */
-export async function fakePrinter(o: { status?: string; closeDelayMs?: number; statusKeepsOpen?: boolean } = {}): Promise<FakePrinter> {
+export async function fakePrinter(
+  o: { status?: string; closeDelayMs?: number; statusKeepsOpen?: boolean; stallAfter?: number; later?: { afterJobs: number; status: string } } = {},
+): Promise<FakePrinter> {
   const jobs: Buffer[] = [];
   let finished = 0;
   const open = new Set<Socket>();
@@ -28,14 +30,21 @@ export async function fakePrinter(o: { status?: string; closeDelayMs?: number; s
     open.add(sock);
     sock.on('close', () => open.delete(sock));
     sock.on('error', () => {});
+    // `stallAfter` jobs taken: it goes on accepting connections, but reads and answers nothing (hung).
+    if (o.stallAfter !== undefined && jobs.length >= o.stallAfter) {
+      sock.pause();
+      return;
+    }
     const chunks: Buffer[] = [];
     let status = false;
     sock.on('data', (d) => {
       chunks.push(d);
       if (chunks.length === 1 && d.toString('latin1').startsWith('~HS')) {
         status = true;
-        if (o.statusKeepsOpen) sock.write(o.status ?? HS_READY);
-        else sock.end(o.status ?? HS_READY);
+        // `later`: its status once it has taken that many jobs (paper out mid-batch, say).
+        const answer = o.later && jobs.length >= o.later.afterJobs ? o.later.status : (o.status ?? HS_READY);
+        if (o.statusKeepsOpen) sock.write(answer);
+        else sock.end(answer);
       }
     });
     sock.on('end', () => {

@@ -33,7 +33,7 @@ import { checkAgainstAccount, loadReportingAll } from './account-check.js';
 import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, shipmentExists, type Created, type LabelPolicy } from './shipment.js';
-import { preparePrinter, printLabelFiles } from './printing.js';
+import { confirmLabelsRead, LabelsNotConfirmed, preparePrinter, printLabelFiles } from './printing.js';
 import { owedByLedger, printLedgerPathFor, PrintLedger, settleLedger } from './print-ledger.js';
 
 /** What each bulk task carries. */
@@ -244,8 +244,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     if (printerFailure === undefined) {
       try {
         await printLabelFiles(ctx, printer, labels, () => sent++, o.printerTimeoutMs);
+        // With the preflight (the printer answers ~HS), read back that it took them: a printer that accepts
+        // connections but stopped reading looked like one that printed everything.
+        if (o.preflight) await confirmLabelsRead(printer, o.printerTimeoutMs);
       } catch (e) {
-        printerFailure = e;
+        if (e instanceof LabelsNotConfirmed) {
+          sent = 0;
+          printerFailure = new PrinterNotReading(e.cause);
+        } else printerFailure = e;
       }
     }
     labelsSent += sent;
@@ -473,6 +479,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     await printTable(ctx, failedRows);
   }
   if (thrown !== undefined) throw thrown;
+}
+
+/** The printer took the labels' connections but did not answer its status after them: stopped reading. */
+class PrinterNotReading extends Error {
+  constructor(cause: unknown) {
+    super(`did not answer its status after the last labels (${cause instanceof Error ? cause.message : String(cause)}): whether it read them is not known`, { cause });
+    this.name = 'PrinterNotReading';
+  }
 }
 
 /** Where the references of shipments whose labels were not sent go: beside the CSV, as FILE.failed.csv. */

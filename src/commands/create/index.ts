@@ -105,7 +105,7 @@ function declare(cmd: Command, ctx: Ctx): Command {
     .option('--no-labels', 'do not write label files')
     .option('--merge <file.pdf>', 'also join all PDF labels of the run into one file, in input order (needs --format PDF; not with --print)')
     .option('--printer [tcp://host:port|name]', `send the ZPL labels to a thermal printer (raw port 9100), in input order (${PRINTER_ALONE})`)
-    .option('--no-preflight', 'skip asking the printer for its status (~HS) before the first label')
+    .option('--no-preflight', "don't ask the printer for its status (~HS) before the first label, nor after each shipment's labels (the answer that says it read them)")
     .option('--printer-timeout <seconds>', 'with --printer: printer connection and status timeout (default 5)')
     .option('--print', 'ask the desktop printing application to print the labels (print_labels; not with --printer): the label files come in the format picked there, not --format')
     .option('--print-to-user <id>', 'with --print: the user whose printing application prints')

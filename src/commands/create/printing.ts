@@ -28,3 +28,37 @@ export async function printLabelFiles(ctx: Ctx, target: PrinterTarget, paths: re
   ctx.out.debug(`sent ${n} label${n === 1 ? '' : 's'} to ${target.name ?? target.url}`);
   return n;
 }
+
+/**
+ * The printer did not answer its status after a shipment's labels: whether it read them is not known (a printer
+ * that took the connection and stopped reading, hung or rebooting: the bytes sat in the socket's buffers and the
+ * labels counted as sent). They are owed, as if not sent.
+ */
+export class LabelsNotConfirmed extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'LabelsNotConfirmed';
+  }
+}
+
+/**
+ * Asks the printer for its status (~HS) once a shipment's labels were sent (with the preflight, which showed it
+ * answers): the question travels on the next connection, which a raw port serves once it has read the one
+ * before, so an answer says the labels reached the printer. No answer: LabelsNotConfirmed. An answer saying
+ * paper out, head open or paused: PrinterError (the labels it read print once it is fixed; no more are sent).
+ */
+export async function confirmLabelsRead(target: PrinterTarget, timeoutMs?: number): Promise<void> {
+  const { queryHostStatus, blockingProblems, PrinterError } = await import('../../printer/index.js');
+  let status: Awaited<ReturnType<typeof queryHostStatus>>;
+  try {
+    status = await queryHostStatus(target, { timeoutMs });
+  } catch (e) {
+    throw new LabelsNotConfirmed(e);
+  }
+  const problems = blockingProblems(status);
+  if (problems.length) {
+    throw new PrinterError(`printer ${target.name ?? target.url} reports ${problems.join(', ')}: no more labels sent to it`, {
+      hint: 'fix the printer; the labels it has already read come out then',
+    });
+  }
+}
