@@ -139,8 +139,8 @@ Examples:
       `
 A container that is closed already is no failure: "already closed" (in --json "message"), exit 0, so a
 script can be rerun (no --yes needed then: nothing changes); with --print its label is not sent to the printer
-again (it went with the close; \`ship containers label REF --printer …\` prints it), and with -o FILE it is
-written again. 5 when there is no such container.
+again (the run that closed it sent it, or said it failed, exit 1; \`ship containers label REF --printer …\`
+prints it), and with -o FILE it is written again. 5 when there is no such container.
 
 Examples:
   ship containers close C24123001

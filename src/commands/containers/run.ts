@@ -265,14 +265,18 @@ export async function closeContainer(
   const printedAtClose = opts.print && !opts.output && message === ALREADY_CLOSED;
   if (printedAtClose) {
     result.label = null;
-    ctx.out.warn(`container ${opts.ref} was closed before: its label is not printed again; \`ship containers label ${opts.ref} --printer${opts.printer ? ` ${opts.printer}` : ''}\` prints it`);
+    ctx.out.warn(
+      `container ${opts.ref} was closed before: its label is not printed again (whoever closed it printed it, or was told it failed); if it did not come out, \`ship containers label ${opts.ref} --printer${opts.printer ? ` ${opts.printer}` : ''}\` prints it`,
+    );
   } else if (opts.print) {
     try {
       result.label = await deliverLabel(ctx, opts.ref, { ...opts, target });
     } catch (err) {
       // The container stays closed; say so, so nobody closes it "again" to get the label (also when the
       // label file could not be written: a plain file-system error).
-      const next = `the container is closed; get its label with \`ship containers label ${opts.ref}\``;
+      // The same way of delivering it (--printer, or the profile's printer with --print alone; -o a file).
+      const how = opts.output ? ` -o ${opts.output}` : ` --printer${opts.printer ? ` ${opts.printer}` : ''}`;
+      const next = `the container is closed (closing it again prints nothing); get its label with \`ship containers label ${opts.ref}${how}\``;
       if (err instanceof ShipError) {
         err.hint = err.hint ? `${err.hint}; ${next}` : next;
         throw err;
