@@ -229,7 +229,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const ledgerPath = printLedgerPathFor(journalPath);
   const owedEarlier = new Set([...readUnprintedList(fileKey, inFile), ...[...owedByLedger(ledgerPath)].filter((ref) => inFile.has(ref))]);
   // What this run owes the printer, on disk as it goes (a run killed while printing loses nothing of it).
-  const ledger = printer ? new PrintLedger(ledgerPath) : undefined;
+  const ledger = printer ? new PrintLedger(ledgerPath).open() : undefined;
   // Shipments this run found it could not create (failed, nothing created), and those the service had already:
   // not owed by this run (an earlier run's debt stays).
   const notCreated = new Set<string>();

@@ -46,7 +46,7 @@ function parseRef(text: string): string | undefined {
   }
 }
 
-/** The ledger of a run with --printer, appended to as the run goes (opened at its first line). */
+/** The ledger of a run with --printer, appended to as the run goes. */
 export class PrintLedger {
   private fd: number | undefined;
   /** The references this run owed the printer (each written once). */
@@ -66,16 +66,23 @@ export class PrintLedger {
     this.append(`-${JSON.stringify(ref)}\n`);
   }
 
-  private append(line: string): void {
-    if (this.fd === undefined) {
-      makeDirSync(dirname(this.path));
-      try {
-        this.fd = fs.openSync(this.path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NO_FOLLOW, 0o600);
-      } catch (e) {
-        throw refusedOr(e, this.path, PURPOSE);
-      }
+  /**
+   * Opens it (its directory made if missing): before anything is sent, so that a ledger that cannot be kept (a
+   * link planted at its path, a read-only directory) stops the run before it creates anything.
+   */
+  open(): this {
+    makeDirSync(dirname(this.path));
+    try {
+      this.fd = fs.openSync(this.path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NO_FOLLOW, 0o600);
+    } catch (e) {
+      throw refusedOr(e, this.path, PURPOSE);
     }
-    fs.writeSync(this.fd, line);
+    return this;
+  }
+
+  private append(line: string): void {
+    if (this.fd === undefined) this.open();
+    fs.writeSync(this.fd!, line);
   }
 
   /** Closes the ledger, leaving it holding `owed` (in that order), or removed when nothing is owed. */
