@@ -13,6 +13,23 @@ const { sb, env } = useTestSandbox();
 
 const createShipment = (ref: string, parcels: number) => createParcels(env as never, ref, parcels);
 
+/** Runs `args`, and once the printer has two labels sends the run `signal`; resolves to how the run ended. */
+async function stopWhilePrinting(args: string[], printer: { jobs: Buffer[] }, signal: NodeJS.Signals) {
+  const run = ship(args, { env });
+  await until(() => printer.jobs.length >= 2);
+  run.kill(signal);
+  return run.catch((e: unknown) => e as Awaited<typeof run>);
+}
+
+/** A work directory with DIR/orders.csv of one single-parcel shipment per reference `PREFIX1`…`PREFIXn`. */
+function ordersFile(prefix: string, n: number): { dir: string; csv: string; refs: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'ship-print-csv-'));
+  const csv = join(dir, 'orders.csv');
+  const refs = Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+  writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+  return { dir, csv, refs };
+}
+
 describe('~HS status answers ship cannot read', () => {
   it.each([
     ['too few fields', hs('abc,x,y', 'a,b,c,d'), /too few fields/],
@@ -196,10 +213,7 @@ describe('Ctrl-C while labels are being sent', () => {
     const printer = await fakePrinter({ closeDelayMs: 300 });
     const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
     try {
-      const run = ship(args, { env });
-      await until(() => printer.jobs.length >= 2);
-      run.kill('SIGINT');
-      const r = await run;
+      const r = await stopWhilePrinting(args, printer, 'SIGINT');
       expect(r.exitCode, String(r.stderr)).toBe(130);
       const n = printer.jobs.length;
       const lines = String(r.stdout).trim().split('\n').map((l) => JSON.parse(l));
@@ -235,10 +249,7 @@ describe('Ctrl-C while labels are being sent', () => {
   });
 
   it('ship create --csv --printer to a printer that hangs (takes connections, reads nothing): labels not confirmed are owed, not reported sent', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ship-print-stall-csv-'));
-    const csv = join(dir, 'orders.csv');
-    const refs = Array.from({ length: 6 }, (_, i) => `CSV-STALL-${i + 1}`);
-    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+    const { dir, csv, refs } = ordersFile('CSV-STALL-', 6);
     const hung = await fakePrinter({ stallAfter: 3 });
     const args = (url: string) => ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', url, '--printer-timeout', '1', '--yes', '--json'];
     try {
@@ -264,10 +275,7 @@ describe('Ctrl-C while labels are being sent', () => {
   });
 
   it('ship create --csv --printer to a printer that runs out of paper mid-batch: no more labels sent, the rest owed, exit 1', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ship-print-paper-csv-'));
-    const csv = join(dir, 'orders.csv');
-    const refs = Array.from({ length: 5 }, (_, i) => `CSV-PAPER-${i + 1}`);
-    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+    const { dir, csv, refs } = ordersFile('CSV-PAPER-', 5);
     const paperOut = hs('030,1,0,1245,000,0,0,0,000,0,0,0', '001,0,0,0,0,2,4,0,00000000,1,000');
     const printer = await fakePrinter({ later: { afterJobs: 2, status: paperOut } });
     try {
@@ -283,22 +291,17 @@ describe('Ctrl-C while labels are being sent', () => {
   });
 
   it('ship create --csv --printer killed (SIGKILL) while printing: the rerun sends every label not known to have gone out, none lost', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ship-print-kill-csv-'));
-    const csv = join(dir, 'orders.csv');
-    const refs = Array.from({ length: 10 }, (_, i) => `CSV-KILL-${String(i + 1).padStart(2, '0')}`);
-    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${refs.map((r) => `${r},Ann,1 High Street,London,SW1A 1AA,GB,1000`).join('\n')}\n`);
+    // (Nine, so that one reference is never the start of another's: CSV-KILL-1 and CSV-KILL-10.)
+    const { dir, csv, refs } = ordersFile('CSV-KILL-', 9);
     const printer = await fakePrinter({ closeDelayMs: 300 });
     const args = ['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'];
     try {
-      const run = ship(args, { env });
-      await until(() => printer.jobs.length >= 2);
-      run.kill('SIGKILL');
-      await run.catch(() => undefined);
+      await stopWhilePrinting(args, printer, 'SIGKILL');
       // No FILE.unprinted.txt (the run never got to its end): the ledger beside the journal knows.
       const again = await ship(args, { env });
       expect(again.exitCode, String(again.stderr)).toBe(0);
       await new Promise((res) => setTimeout(res, 400));
-      const printed = printer.jobs.map((j) => /CSV-KILL-\d\d/.exec(j.toString('latin1'))?.[0]);
+      const printed = printer.jobs.map((j) => /CSV-KILL-\d/.exec(j.toString('latin1'))?.[0]);
       // Every shipment's label reached the printer; at most the one being sent when the process died came twice.
       expect(new Set(printed)).toEqual(new Set(refs));
       expect(printed.length - refs.length).toBeLessThanOrEqual(1);
