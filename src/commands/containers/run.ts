@@ -6,6 +6,7 @@ import { ApiError, AuthError, ExitCode, NetworkError, NotFoundError, ShipError, 
 import type { Api, Container, ContainerRequest, ContainerShipment, DocumentResult } from '../../api/index.js';
 import { documentBytes } from '../../api/documents.js';
 import { safeFileStem, writeFileAtomic } from '../../labels/index.js';
+import { shellWord } from '../../util/shell.js';
 import { formatGrams, formatMinor, limitPair, mapFieldsToFlags } from './format.js';
 import { readyPrinter, sendZpl } from './print.js';
 import type { PrinterTarget } from '../../printer/index.js';
@@ -275,7 +276,9 @@ export async function closeContainer(
       // The container stays closed; say so, so nobody closes it "again" to get the label (also when the
       // label file could not be written: a plain file-system error).
       // The same way of delivering it (--printer, or the profile's printer with --print alone; -o a file).
-      const how = opts.output ? ` -o ${opts.output}` : ` --printer${opts.printer ? ` ${opts.printer}` : ''}`;
+      const how = opts.output
+        ? `${opts.format && opts.format !== 'ZPL' ? ` --format ${opts.format}` : ''} -o ${shellWord(opts.output)}`
+        : ` --printer${opts.printer ? ` ${shellWord(opts.printer)}` : ''}`;
       const next = `the container is closed (closing it again prints nothing); get its label with \`ship containers label ${opts.ref}${how}\``;
       if (err instanceof ShipError) {
         err.hint = err.hint ? `${err.hint}; ${next}` : next;

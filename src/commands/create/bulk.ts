@@ -34,7 +34,7 @@ import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, shipmentExists, type Created, type LabelPolicy } from './shipment.js';
 import { confirmLabelsRead, LabelsNotConfirmed, preparePrinter, printLabelFiles } from './printing.js';
-import { owedByLedger, printLedgerPathFor, PrintLedger, settleLedger } from './print-ledger.js';
+import { printLedgerPathFor, PrintLedger, readLedger, settleLedger } from './print-ledger.js';
 
 /** What each bulk task carries. */
 interface CreateInput {
@@ -226,14 +226,29 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const cutShipments = new Map<string, string[]>();
   // Shipments an earlier run of this file created whose labels never reached the printer (its FILE.unprinted.txt):
   // still owed. A rerun with --printer sends them as it meets them (in input order); the others stay listed.
+  // The ledger has the last word on a reference it names (a rerun killed after sending some of the list's labels
+  // says so there only); the list covers what it does not name (a ledger removed, or from before it existed).
   const ledgerPath = printLedgerPathFor(journalPath);
-  const owedEarlier = new Set([...readUnprintedList(fileKey, inFile), ...[...owedByLedger(ledgerPath)].filter((ref) => inFile.has(ref))]);
-  // What this run owes the printer, on disk as it goes (a run killed while printing loses nothing of it).
+  const ledgerSays = readLedger(ledgerPath);
+  const owedAnywhere = new Set([...readUnprintedList(fileKey), ...[...ledgerSays].flatMap(([ref, st]) => (st === 'owed' ? [ref] : []))]);
+  const owedEarlier = new Set([...owedAnywhere].filter((ref) => inFile.has(ref) && ledgerSays.get(ref) !== 'settled'));
+  // Owed by an earlier batch under this file's name (the nightly file's new references replace them): said, once.
+  const owedElsewhere = [...owedAnywhere].filter((ref) => !inFile.has(ref) && ledgerSays.get(ref) !== 'settled');
+  if (owedElsewhere.length) {
+    out.warn(
+      `an earlier run of ${csvPath} left the labels of ${owedElsewhere.length} shipment${owedElsewhere.length === 1 ? '' : 's'} unsent that this file no longer holds: ${firstFew(owedElsewhere, ' ')}; ` +
+        `send them with \`ship print REF --printer NAME\` (their label files are in ${o.outputDir}): this run forgets them`,
+    );
+  }
+  // What this run owes the printer, on disk as it goes (a run killed while printing loses nothing of it), an
+  // earlier run's debt first, so the ledger alone holds it from now on.
   const ledger = printer ? new PrintLedger(ledgerPath).open() : undefined;
-  // Shipments this run found it could not create (failed, nothing created), and those the service had already:
-  // not owed by this run (an earlier run's debt stays).
+  for (const ref of owedEarlier) ledger?.owe(ref);
+  // Shipments this run found it could not create (failed, nothing created), and those the service had already
+  // (not this journal's: never printed from a ledger); and every shipment this run has an outcome for.
   const notCreated = new Set<string>();
   const existedNow = new Set<string>();
+  const settledNow = new Set<string>();
   // Shipments whose labels this run sent in full (an earlier run's owed ones leave the list with them).
   const printedNow = new Set<string>();
   // Shipments created by a --printer run whose label files could not be written: not printed, so owed too.
@@ -244,21 +259,28 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     if (printerFailure === undefined) {
       try {
         await printLabelFiles(ctx, printer, labels, () => sent++, o.printerTimeoutMs);
-        // With the preflight (the printer answers ~HS), read back that it took them: a printer that accepts
-        // connections but stopped reading looked like one that printed everything.
-        if (o.preflight) await confirmLabelsRead(printer, o.printerTimeoutMs);
       } catch (e) {
-        if (e instanceof LabelsNotConfirmed) {
-          sent = 0;
-          printerFailure = new PrinterNotReading(e.cause);
-        } else printerFailure = e;
+        printerFailure = e;
+        // With the preflight, a label counts as sent only once the printer answered after it: none of this
+        // shipment's did (a printer that reset on its third parcel may not have read the first two either).
+        if (o.preflight) sent = 0;
+      }
+    }
+    if (printerFailure === undefined && o.preflight) {
+      // Read back that it took them: a printer that accepts connections but stopped reading looked like one that
+      // printed everything. (An answer saying paper out, head open or pause: it read them; no more are sent.)
+      try {
+        await confirmLabelsRead(printer, o.printerTimeoutMs);
+      } catch (e) {
+        printerFailure = e instanceof LabelsNotConfirmed ? new PrinterNotReading(e.cause) : e;
+        if (e instanceof LabelsNotConfirmed) sent = 0;
       }
     }
     labelsSent += sent;
     if (sent < labels.length) notSent.set(ref, labels.length - sent);
     else {
       printedNow.add(ref);
-      ledger?.paid(ref);
+      ledger?.settle(ref);
     }
     // One label file per parcel, in parcel order (labels/index.ts).
     if (sent > 0 && sent < labels.length && parcelRefs.length === labels.length) cutShipments.set(ref, parcelRefs.slice(sent));
@@ -345,12 +367,20 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           if (r.changed) out.warn(`${r.task.key} was created by an earlier run from different values; not created again (to apply the change: \`ship cancel ${r.task.key}\`, then create it from a file or flags of its own)`);
           if (r.result?.label_error) out.warn(`${r.task.key}: ${r.result.label_error}`);
           // Printed: what this run created, and what an earlier run created but never got to the printer.
-          if (printer && r.result && (r.status === 'created' || (r.status === 'skipped' && owedEarlier.has(r.task.key)))) {
+          // (Not one the service had already, not created by this journal: it may be another order's.)
+          const existed = r.status === 'skipped' && r.skipReason === 'exists';
+          if (printer && r.result && (r.status === 'created' || (r.status === 'skipped' && !existed && owedEarlier.has(r.task.key)))) {
             await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
           }
-          if (printer && r.error instanceof LabelsNotWritten) unprintable.add(r.task.key);
-          else if (r.status === 'failed' && !r.result) notCreated.add(r.task.key);
-          if (r.status === 'skipped' && r.skipReason === 'exists') existedNow.add(r.task.key);
+          settledNow.add(r.task.key);
+          // Created, its label files not written: owed once they are (by a --printer run, or owed already).
+          if (r.error instanceof LabelsNotWritten) {
+            if (printer || owedEarlier.has(r.task.key)) unprintable.add(r.task.key);
+          } else if (r.status === 'failed' && !r.result) notCreated.add(r.task.key);
+          if (existed) {
+            existedNow.add(r.task.key);
+            ledger?.settle(r.task.key);
+          }
           if (o.merge && r.result) mergeList.push(...r.result.labels);
           if (r.status === 'failed' || o.results) {
             outcomes.set(r.task.key, {
@@ -438,13 +468,14 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // failed, their label files could not be written) and an earlier run's this one did not send (no --printer, or
   // the printer failed again). Removed when there are none: a nightly file under the same name holds other
   // references, so yesterday's list goes with them.
-  // (Also what the ledger says this run owed and no result settled: a task a fatal error left unreported.)
-  const owed = new Set<string>([...notSent.keys(), ...unprintable, ...owedEarlier, ...(ledger?.owedNow ?? [])]);
-  for (const ref of [...printedNow, ...cutShipments.keys(), ...notCreated]) owed.delete(ref);
-  for (const ref of existedNow) if (!owedEarlier.has(ref)) owed.delete(ref);
+  // (The list names only shipments known to exist; the ledger keeps too those this run sent and has no outcome
+  // for, a request cut short by Ctrl-C or a fatal error: the rerun settles them, and prints them if created.)
+  const owed = new Set<string>([...notSent.keys(), ...unprintable, ...owedEarlier]);
+  for (const ref of [...printedNow, ...cutShipments.keys(), ...notCreated, ...existedNow]) owed.delete(ref);
   for (const ref of unprintable) owed.add(ref);
   const owedInOrder = [...inFile].filter((ref) => owed.has(ref));
-  if (ledger) ledger.finish(owedInOrder);
+  const unresolved = [...(ledger?.owedNow ?? [])].filter((ref) => !settledNow.has(ref) && !owed.has(ref) && !printedNow.has(ref));
+  if (ledger) ledger.finish([...owedInOrder, ...unresolved]);
   else settleLedger(ledgerPath, owedInOrder);
   const listPath = owedInOrder.length ? writeUnprintedList(unprintedListPathFor(fileKey), owedInOrder) : removeUnprintedList(fileKey);
   if (printer && printerFailure !== undefined) {
@@ -494,18 +525,15 @@ function unprintedListPathFor(csvPath: string): string {
   return failedCsvPathFor(csvPath).replace(/\.failed(\.[^./\\]*)?$/, '.unprinted.txt');
 }
 
-/**
- * The references of an earlier run's FILE.unprinted.txt that this file still holds (a nightly file under the same
- * name holds others: those are not owed by this batch); empty when there is no list.
- */
-function readUnprintedList(csvPath: string, inFile: ReadonlySet<string>): Set<string> {
+/** The references of an earlier run's FILE.unprinted.txt; empty when there is no list. */
+function readUnprintedList(csvPath: string): Set<string> {
   let text: string;
   try {
     text = readFileSync(unprintedListPathFor(csvPath), 'utf8');
   } catch {
     return new Set();
   }
-  return new Set(text.split(/\r?\n/).filter((ref) => ref !== '' && inFile.has(ref)));
+  return new Set(text.split(/\r?\n/).filter((ref) => ref !== ''));
 }
 
 /** Removes an earlier run's FILE.unprinted.txt (best effort); undefined, for the caller's "no list". */

@@ -19,22 +19,30 @@ export function printLedgerPathFor(journalPath: string): string {
   return `${journalPath}.printing`;
 }
 
-/** The references an earlier run's ledger still owes the printer (none when there is no ledger). */
-export function owedByLedger(path: string): Set<string> {
+/**
+ * What an earlier run's ledger says of each reference it names, its last line for it deciding: `owed` (its
+ * labels still to send) or `settled` (they went out, or nothing is owed for it). Empty when there is no ledger.
+ */
+export function readLedger(path: string): Map<string, 'owed' | 'settled'> {
+  const state = new Map<string, 'owed' | 'settled'>();
   let text: string;
   try {
     text = fs.readFileSync(path, 'utf8');
   } catch {
-    return new Set();
+    return state;
   }
-  const owed = new Set<string>();
   for (const line of text.split('\n')) {
     const ref = parseRef(line.slice(1));
     if (ref === undefined) continue; // a torn last line (the run was killed while writing it)
-    if (line[0] === '+') owed.add(ref);
-    else if (line[0] === '-') owed.delete(ref);
+    if (line[0] === '+') state.set(ref, 'owed');
+    else if (line[0] === '-') state.set(ref, 'settled');
   }
-  return owed;
+  return state;
+}
+
+/** The references an earlier run's ledger still owes the printer. */
+export function owedByLedger(path: string): Set<string> {
+  return new Set([...readLedger(path)].flatMap(([ref, st]) => (st === 'owed' ? [ref] : [])));
 }
 
 function parseRef(text: string): string | undefined {
@@ -54,15 +62,15 @@ export class PrintLedger {
 
   constructor(readonly path: string) {}
 
-  /** The shipment is about to be sent: its labels are owed from now on. */
+  /** The shipment is about to be sent (or an earlier run owed it): its labels are owed from now on. */
   owe(ref: string): void {
     if (this.owedNow.has(ref)) return;
     this.owedNow.add(ref);
     this.append(`+${JSON.stringify(ref)}\n`);
   }
 
-  /** Every label of the shipment went out. */
-  paid(ref: string): void {
+  /** Every label of the shipment went out, or none is owed (the service had it already: not ours to print). */
+  settle(ref: string): void {
     this.append(`-${JSON.stringify(ref)}\n`);
   }
 

@@ -186,11 +186,12 @@ describe('containers close / label / documents / invoice / delete', () => {
     await createContainer('CT-NOFILE');
     const blocker = join(mkdtempSync(join(tmpdir(), 'ship-ct-')), 'blocker');
     writeFileSync(blocker, 'a file where a directory is needed');
-    const r = await ship(['containers', 'close', 'CT-NOFILE', '--yes', '--print', '-o', join(blocker, 'label.zpl')]);
+    const r = await ship(['containers', 'close', 'CT-NOFILE', '--yes', '--print', '--format', 'PDF', '-o', join(blocker, 'the label.pdf')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/container CT-NOFILE was closed, but its label could not be delivered/);
     // The way to get it names the same destination, and says closing again prints nothing.
-    expect(r.stderr).toContain(`closing it again prints nothing); get its label with \`ship containers label CT-NOFILE -o ${join(blocker, 'label.zpl')}\``);
+    // (Its format too, and the path quoted for the shell.)
+    expect(r.stderr).toContain(`closing it again prints nothing); get its label with \`ship containers label CT-NOFILE --format PDF -o '${join(blocker, 'the label.pdf')}'\``);
     expect((await api('GET', '/containers/CT-NOFILE')).body.data.status).toBe('Closed');
   });
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { runShip } from '../../helpers/run.js';
+import { fakePrinter } from '../../helpers/printer.js';
 import { shopifyExportOneNeedsCustoms, shopifyExportWithSkus } from '../../helpers/shopify.js';
 import { proxiedSandboxForFile } from './recording-proxy.js';
 
@@ -930,6 +931,59 @@ describe('ship create --csv', () => {
     } finally {
       fullDisk.delete('OWED-2_1.zpl');
       printer.close();
+    }
+  });
+
+  it('owed labels come from FILE.unprinted.txt or the print ledger, the ledger having the last word; never for a shipment not created, nor one the service had already', async () => {
+    const csv = join(work, 'owe.csv');
+    const dir = join(work, 'labels-owe');
+    // OWE-3 names a container the service does not have (refused: never created); OWE-4 exists already, made elsewhere.
+    const rows = ['OWE-1,Ann,1 St,London,E1 1AA,GB,100,', 'OWE-2,Bob,2 St,Leeds,LS1 1AA,GB,100,', 'OWE-3,Cy,3 St,York,YO1 1AA,GB,100,NO-SUCH-CT', 'OWE-4,Di,4 St,Bath,BA1 1AA,GB,100,', 'OWE-5,Ed,5 St,Hull,HU1 1AA,GB,100,'];
+    const write = (keep: string[]) => writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight,container_reference\n' + keep.join('\n') + '\n');
+    expect((await ship(['create', '--reference', 'OWE-4', ...ADDRESS, '--weight', '100', '-o', join(work, 'elsewhere'), '--quiet'])).code).toBe(0);
+    // The earlier run: every shipment but OWE-4 (added to the file since).
+    write(rows.filter((r) => !r.startsWith('OWE-4')));
+    const first = await ship(['create', '--csv', csv, '-o', dir, '--concurrency', '1']);
+    expect(first.code, first.stderr).toBe(3);
+    write(rows);
+    // As an earlier run that died would leave them: the list owes OWE-1 and OWE-5, the ledger OWE-2, OWE-3 and
+    // OWE-4 (sent when it died), and says OWE-5's labels went out after the list was written.
+    writeFileSync(join(work, 'owe.unprinted.txt'), 'OWE-1\nOWE-5\n');
+    const journal = readdirSync(dir).find((f) => /^\.ship-journal-.*\.jsonl$/.test(f))!;
+    const ledger = join(dir, `${journal}.printing`);
+    writeFileSync(ledger, '+"OWE-2"\n+"OWE-3"\n+"OWE-4"\n+"OWE-5"\n-"OWE-5"\n');
+    const printer = await fakePrinter();
+    try {
+      const r = await ship(['create', '--csv', csv, '-o', dir, '--printer', printer.url, '--concurrency', '1']);
+      expect(r.code, r.stderr).toBe(3); // OWE-3 is refused again
+      await vi.waitFor(() => expect(printer.jobs.map((j) => /OWE-\d/.exec(j.toString('latin1'))?.[0])).toEqual(['OWE-1', 'OWE-2']));
+      expect(existsSync(join(work, 'owe.unprinted.txt'))).toBe(false);
+      expect(existsSync(ledger)).toBe(false);
+    } finally {
+      await printer.close();
+    }
+  });
+
+  it('with --printer, a print ledger that cannot be kept (a link planted at its path) stops the run before it creates anything', async () => {
+    const { journalPathFor } = await import('../../../src/bulk/journal.js');
+    const { symlinkSync } = await import('node:fs');
+    const csv = join(work, 'linked.csv');
+    const dir = join(work, 'labels-linked');
+    mkdirSync(dir);
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLNK-1,Ann,1 St,London,E1 1AA,GB,100\n');
+    const victim = join(work, 'victim.txt');
+    writeFileSync(victim, 'mine\n');
+    symlinkSync(victim, `${journalPathFor(dir, csv, { baseUrl: env.SHIP_BASE_URL, apiKey: env.SHIP_API_KEY })}.printing`);
+    const printer = await fakePrinter();
+    try {
+      proxy.requests.length = 0;
+      const r = await ship(['create', '--csv', csv, '-o', dir, '--printer', printer.url]);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/is a symbolic link: the print ledger is never written through one/);
+      expect(proxy.creates()).toEqual([]);
+      expect(readFileSync(victim, 'utf8')).toBe('mine\n');
+    } finally {
+      await printer.close();
     }
   });
 

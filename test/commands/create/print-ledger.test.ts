@@ -14,8 +14,8 @@ describe('print ledger', () => {
     const ledger = new PrintLedger(path).open();
     for (const ref of ['A-1', 'B "2"', 'C\n3', 'D-4']) ledger.owe(ref);
     ledger.owe('A-1'); // once per run
-    ledger.paid('A-1');
-    ledger.paid('D-4');
+    ledger.settle('A-1');
+    ledger.settle('D-4');
     appendFileSync(path, '+"E-'); // killed while writing
     expect([...owedByLedger(path)]).toEqual(['B "2"', 'C\n3']);
     expect(readFileSync(path, 'utf8').split('\n').filter((l) => l.startsWith('+"A-1"'))).toHaveLength(1);
@@ -30,7 +30,7 @@ describe('print ledger', () => {
     ledger.finish(['B-2']);
     expect(readFileSync(path, 'utf8')).toBe('+"B-2"\n');
     const next = new PrintLedger(path).open();
-    next.paid('B-2');
+    next.settle('B-2');
     next.finish([]);
     expect(existsSync(path)).toBe(false);
     expect(owedByLedger(path)).toEqual(new Set());
