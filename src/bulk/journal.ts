@@ -406,13 +406,14 @@ export class Journal {
 
   /** Reads the file's records; `readable`, when given, collects each readable line with its key. */
   private load(onWarning?: (m: string) => void, previousRun: 'killed' | 'ended' | 'unknown' = 'unknown', readable?: Array<[key: string, raw: string]>): void {
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = fs.readFileSync(this.path, 'utf8');
+      bytes = fs.readFileSync(this.path);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
+    const text = bytes.toString('utf8');
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
       const raw = lines[i];
@@ -421,7 +422,9 @@ export class Journal {
       if (!rec) {
         this.ignoredLines++;
         const last = i === lines.length - 1;
-        if (last) this.tornTailBytes = Buffer.byteLength(raw, 'utf8');
+        // In bytes as on disk, after the last newline: a line torn inside a character decodes to U+FFFD (3 bytes
+        // for each 1 or 2 cut), and measuring the decoded text cut into the record before it.
+        if (last) this.tornTailBytes = bytes.length - (bytes.lastIndexOf(0x0a) + 1);
         onWarning?.(last ? `journal ${this.path}: ignored an incomplete last line (${TORN_LAST_LINE_CAUSE[previousRun]})` : `journal ${this.path}: ignored unreadable line ${i + 1}`);
         continue;
       }

@@ -813,6 +813,19 @@ describe('Journal', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('a last line torn inside a character (or ending in stray bytes) is cut off alone, not into the record before it', async () => {
+    const path = join(tmp(), 'j.jsonl');
+    writeFileSync(path, JSON.stringify({ k: 'RÉF-2', s: 'done', t: 'x', r: { id: 2 } }) + '\n');
+    // Killed after the first byte of "É" (0xC3 0x89), then junk: each decodes to a 3-byte U+FFFD.
+    appendFileSync(path, Buffer.concat([Buffer.from('{"k":"R'), Buffer.from([0xc3]), Buffer.from([0xff, 0xfe])]));
+    const j = await Journal.open(path, { onWarning: () => undefined });
+    expect(j.get('RÉF-2')).toMatchObject({ state: 'done', result: { id: 2 } });
+    await j.append({ key: 'C', state: 'sending' });
+    await j.close();
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    expect(lines.map((l) => JSON.parse(l).k)).toEqual(['RÉF-2', 'C']);
+  });
+
   it('tolerates a torn last line and keeps the file readable after appending', async () => {
     const path = join(tmp(), 'j.jsonl');
     writeFileSync(path, JSON.stringify({ k: 'A', s: 'done', t: 'x', r: { id: 1 } }) + '\n');
