@@ -3,7 +3,7 @@
 // (503s, resets, latency) plus a proxy that loses responses AFTER the sandbox created the shipment.
 // Every reference must be created exactly once, and the journal must stay readable after every kill.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -361,6 +361,47 @@ describe('Ctrl-C and the journal lock', () => {
     } finally {
       await sb.control('faults', {});
       await p.close().catch(() => undefined);
+    }
+  }, 60_000);
+
+  it('a run stopped by Ctrl-C says of the rows it never reached that an earlier run sent and never heard back about: failed, outcome unknown (not "not_sent")', async () => {
+    await sb.control('faults', { latency_ms: 200 });
+    const dir = mkdtempSync(join(tmpdir(), 'ship-unknown-'));
+    const outDir = join(dir, 'labels');
+    const header = 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight';
+    const earlier = Array.from({ length: 8 }, (_, i) => `UNK-${i + 1},Ann,${i} St,London,E1 1AA,GB,100`);
+    const csv = join(dir, 'unk.csv');
+    writeFileSync(csv, [header, ...earlier].join('\n') + '\n');
+    const results = join(dir, 'results.csv');
+    const args = ['create', '--csv', csv, '--output-dir', outDir, '--json', '--concurrency', '4', '--results', results];
+    try {
+      // Killed with requests in flight: their journal records stay "sending".
+      const killed = ship(args, { env: auth });
+      const journalSending = () => {
+        const f = existsSync(outDir) ? readdirSync(outDir).find((n) => /^\.ship-journal-.*\.jsonl$/.test(n)) : undefined;
+        if (!f) return [];
+        const last = new Map<string, string>();
+        for (const l of readFileSync(join(outDir, f), 'utf8').split('\n').filter(Boolean)) last.set(JSON.parse(l).k, JSON.parse(l).s);
+        return [...last].filter(([, st]) => st === 'sending').map(([k]) => k);
+      };
+      const until = Date.now() + 15_000;
+      while (journalSending().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      killed.kill('SIGKILL');
+      await killed.catch(() => undefined);
+      const sending = journalSending();
+      expect(sending.length).toBeGreaterThan(0);
+      // The rerun starts with 200 new rows and is stopped long before it reaches the earlier ones.
+      const fresh = Array.from({ length: 200 }, (_, i) => `UNK-NEW-${i + 1},Dee,${i} St,Bath,BA1 1AA,GB,200`);
+      writeFileSync(csv, [header, ...fresh, ...earlier].join('\n') + '\n');
+      const run = ship(args, { env: auth });
+      await new Promise((r) => setTimeout(r, 1500));
+      run.kill('SIGINT');
+      expect((await run).exitCode).toBe(130);
+      const rows = readFileSync(results, 'utf8').trim().split('\n');
+      for (const ref of sending) expect(rows.find((l) => l.startsWith(`${ref},`))).toMatch(/,failed,.*answer never came \(it may exist: rerun the same command/);
+      expect(readFileSync(join(dir, 'unk.failed.csv'), 'utf8')).toContain(`${sending[0]},`);
+    } finally {
+      await sb.control('faults', {});
     }
   }, 60_000);
 

@@ -728,15 +728,21 @@ function addEarlierOutcomes(
     const now = outcomes.get(s.reference);
     if (now && !now.rejected) continue;
     const entry = entries.get(s.reference);
-    if (entry?.state === 'failed' && !entry.unknown && entry.error) {
+    if (entry?.state === 'failed' && entry.error) {
       const { message, fields } = entry.error;
       const error = fields && Object.keys(fields).length ? placedFieldErrors(fields, s, opts.labelFor) : message;
-      outcomes.set(s.reference, { status: 'failed', error, rowParcels: s.rowParcels });
+      outcomes.set(s.reference, { status: 'failed', error: entry.unknown ? `${error} (${UNKNOWN_OUTCOME})` : error, rowParcels: s.rowParcels });
+    } else if (entry?.state === 'sending') {
+      // Sent by a run that never learnt the outcome (killed, the answer lost, Ctrl-C mid-request): not "not sent".
+      outcomes.set(s.reference, { status: 'failed', error: `sent, and its answer never came (${UNKNOWN_OUTCOME})`, rowParcels: s.rowParcels });
     } else if (entry?.state === 'done' && opts.withResults && entry.result && !now) {
       outcomes.set(s.reference, { status: 'skipped', result: entry.result as Created, error: 'created by an earlier run', rowParcels: s.rowParcels });
     }
   }
 }
+
+/** Said of a row an earlier run sent without learning whether the shipment was created. */
+const UNKNOWN_OUTCOME = 'it may exist: rerun the same command, which asks the service before sending it again';
 
 /** What happened to one shipment, as far as the row files need to know. */
 interface Outcome {
