@@ -171,6 +171,19 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         `still on the service (\`ship cancel ${gone.length === 1 ? gone[0] : 'REF…'}\` if ${gone.length === 1 ? 'it' : 'they'} should not be)`,
     );
   }
+  // The same for a shipment an earlier run sent and never heard back about (killed, its answer lost), whose row is
+  // gone since: the journal cannot say it exists, so the service is asked (a few look-ups, rarely any).
+  if (!newBatch && fileKey !== '-') {
+    const unsettled = unsettledEarlier(journalPath).filter((ref) => !inFile.has(ref));
+    const exists = await Promise.all(unsettled.slice(0, 50).map((ref) => shipmentExists(api, ref, ctx.signal).catch(() => false)));
+    const found = unsettled.filter((_, i) => exists[i]);
+    if (found.length) {
+      out.warn(
+        `${found.length} shipment${found.length === 1 ? '' : 's'} an earlier run of ${csvPath} sent without hearing back ${found.length === 1 ? 'exists' : 'exist'} on the service and ${found.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${firstFew(found, ', ')}; ` +
+          `\`ship cancel ${found.length === 1 ? found[0] : 'REF…'}\` if ${found.length === 1 ? 'it' : 'they'} should not be`,
+      );
+    }
+  }
   // The whole file is checked before anything is sent: what the account defines too (services, packaging types,
   // brands, custom fields), read from it.
   if (toSend.length) await checkAgainstAccount(ctx, csvPath, () => toSend, loaded, { dryRun: false });
@@ -699,6 +712,17 @@ function createdEarlier(journalPath: string): Set<string> {
   }
   for (const [key, e] of entries) if (e.state === 'done' && isCreatedSummary(e.result)) created.add(key);
   return created;
+}
+
+/** The references an earlier run sent without learning the outcome (its last record "sending", or failed unknown). */
+function unsettledEarlier(journalPath: string): string[] {
+  let entries: Map<string, JournalEntry>;
+  try {
+    entries = Journal.readEntries(journalPath);
+  } catch {
+    return [];
+  }
+  return [...entries].filter(([, e]) => e.state === 'sending' || (e.state === 'failed' && e.unknown)).map(([key]) => key);
 }
 
 /** A journal's "done" record holds what execute() returned; one that does not (edited by hand) is settled again. */

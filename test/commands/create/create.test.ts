@@ -9,7 +9,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { runShip } from '../../helpers/run.js';
 import { fakePrinter } from '../../helpers/printer.js';
 import { shopifyExportOneNeedsCustoms, shopifyExportWithSkus } from '../../helpers/shopify.js';
-import { proxiedSandboxForFile } from './recording-proxy.js';
+import { proxiedSandboxForFile, startRecordingProxy } from './recording-proxy.js';
 
 // Label files named here fail to be written as on a full disk (ENOSPC). /dev/full cannot stand in for one: a
 // label is never written through a symbolic link.
@@ -984,6 +984,34 @@ describe('ship create --csv', () => {
       expect(readFileSync(victim, 'utf8')).toBe('mine\n');
     } finally {
       await printer.close();
+    }
+  });
+
+  it('a rerun says which shipments an earlier run sent without hearing back exist and are no longer in the file (renamed): asked of the service', async () => {
+    const csv = join(work, 'unheard.csv');
+    const dir = join(work, 'labels-unheard');
+    const rows = (ref: string) => `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${ref},Ann,1 St,London,E1 1AA,GB,100\nUNH-2,Bob,2 St,Leeds,LS1 1AA,GB,100\n`;
+    writeFileSync(csv, rows('UNH-1'));
+    // UNH-1 is created but its answer lost, and every look-up fails: the run ends not knowing.
+    let broken = true;
+    const lossy = await startRecordingProxy(sb.baseUrl, {
+      onResponse: (rec) => {
+        if (broken && rec.method === 'POST' && rec.body?.shipment_reference === 'UNH-1') throw new Error('answer lost');
+      },
+      respond: (rec) => (broken && rec.method === 'GET' && rec.path.includes('UNH-1') ? { status: 503, body: { message: 'Service Unavailable', data: null } } : undefined),
+    });
+    const run = () => runShip(['create', '--csv', csv, '-o', dir, '--concurrency', '1'], { env: { ...env, SHIP_BASE_URL: lossy.baseUrl } });
+    try {
+      const first = await run();
+      expect(first.code, first.stderr).not.toBe(0);
+      // The row renamed (a typo fixed); the service answers again.
+      broken = false;
+      writeFileSync(csv, rows('UNH-1B'));
+      const again = await run();
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`1 shipment an earlier run of ${csv} sent without hearing back exists on the service and is no longer in it (reference changed or row removed): UNH-1; \`ship cancel UNH-1\` if it should not be`);
+    } finally {
+      await lossy.close();
     }
   });
 
