@@ -248,6 +248,27 @@ describe('Ctrl-C while labels are being sent', () => {
     }
   });
 
+  it('ship create --csv --printer: Ctrl-C in the middle of a shipment\'s labels owes only those not sent (not its whole shipment again)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ship-print-int-mp-'));
+    const csv = join(dir, 'orders.csv');
+    // One shipment of four parcels (a row each).
+    writeFileSync(csv, `shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\n${[1, 2, 3, 4].map((i) => `MP-INT,Ann,1 High Street,London,SW1A 1AA,GB,${1000 + i}`).join('\n')}\n`);
+    const printer = await fakePrinter({ closeDelayMs: 300 });
+    try {
+      const r = await stopWhilePrinting(['create', '--csv', csv, '--output-dir', join(dir, 'labels'), '--printer', printer.url, '--yes', '--json'], printer, 'SIGINT');
+      expect(r.exitCode, String(r.stderr)).toBe(130);
+      const line = JSON.parse(String(r.stdout).trim().split('\n')[0]);
+      const sent = 4 - line.labels_not_sent;
+      expect(sent).toBeGreaterThanOrEqual(2);
+      expect(printer.jobs.length).toBe(sent);
+      // The parcels not sent are named, each to send alone; the shipment is not owed whole.
+      expect(String(r.stderr)).toContain(`ship label ${line.tracking_references[sent]} --printer ${printer.url}`);
+      expect(existsSync(join(dir, 'orders.unprinted.txt'))).toBe(false);
+    } finally {
+      await printer.close();
+    }
+  });
+
   it('ship create --csv --printer to a printer that hangs (takes connections, reads nothing): labels not confirmed are owed, not reported sent', async () => {
     const { dir, csv, refs } = ordersFile('CSV-STALL-', 6);
     const hung = await fakePrinter({ stallAfter: 3 });

@@ -175,13 +175,26 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // gone since: the journal cannot say it exists, so the service is asked (a few look-ups, rarely any).
   if (!newBatch && fileKey !== '-') {
     const unsettled = unsettledEarlier(journalPath).filter((ref) => !inFile.has(ref));
-    const exists = await Promise.all(unsettled.slice(0, 50).map((ref) => shipmentExists(api, ref, ctx.signal).catch(() => false)));
-    const found = unsettled.filter((_, i) => exists[i]);
+    // A few, four at a time (each a GET, retried as any): more would slow every rerun of an edited file.
+    const asked = unsettled.slice(0, UNSETTLED_LOOKUPS);
+    const found: string[] = [];
+    let unchecked = unsettled.length - asked.length;
+    for (let i = 0; i < asked.length; i += 4) {
+      const batch = asked.slice(i, i + 4);
+      const exists = await Promise.all(batch.map((ref) => shipmentExists(api, ref, ctx.signal).catch((e: unknown) => (ctx.signal.aborted ? Promise.reject(e) : undefined))));
+      for (const [j, ref] of batch.entries()) {
+        if (exists[j] === undefined) unchecked++;
+        else if (exists[j]) found.push(ref);
+      }
+    }
     if (found.length) {
       out.warn(
         `${found.length} shipment${found.length === 1 ? '' : 's'} an earlier run of ${csvPath} sent without hearing back ${found.length === 1 ? 'exists' : 'exist'} on the service and ${found.length === 1 ? 'is' : 'are'} no longer in it (reference changed or row removed): ${firstFew(found, ', ')}; ` +
           `\`ship cancel ${found.length === 1 ? found[0] : 'REF…'}\` if ${found.length === 1 ? 'it' : 'they'} should not be`,
       );
+    }
+    if (unchecked) {
+      out.warn(`${unchecked} more shipment${unchecked === 1 ? '' : 's'} an earlier run of ${csvPath} sent without hearing back ${unchecked === 1 ? 'is' : 'are'} no longer in it and ${unchecked === 1 ? 'was' : 'were'} not looked up: \`ship track REF\` tells whether one exists`);
     }
   }
   // The whole file is checked before anything is sent: what the account defines too (services, packaging types,
@@ -276,7 +289,8 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
         printerFailure = e;
         // With the preflight, a label counts as sent only once the printer answered after it: none of this
         // shipment's did (a printer that reset on its third parcel may not have read the first two either).
-        if (o.preflight) sent = 0;
+        // Not after Ctrl-C: the printer took each label it was sent; no other was started.
+        if (o.preflight && !(e instanceof Interrupted)) sent = 0;
       }
     }
     if (printerFailure === undefined && o.preflight) {
@@ -385,11 +399,12 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
           if (printer && r.result && (r.status === 'created' || (r.status === 'skipped' && !existed && owedEarlier.has(r.task.key)))) {
             await printCreated(r.task.key, r.result.labels, r.result.tracking_references ?? []);
           }
-          settledNow.add(r.task.key);
+          // (One whose answer never came may exist: no outcome, kept in the ledger for the rerun to settle and print.)
+          if (!r.unknownOutcome) settledNow.add(r.task.key);
           // Created, its label files not written: owed once they are (by a --printer run, or owed already).
           if (r.error instanceof LabelsNotWritten) {
             if (printer || owedEarlier.has(r.task.key)) unprintable.add(r.task.key);
-          } else if (r.status === 'failed' && !r.result) notCreated.add(r.task.key);
+          } else if (r.status === 'failed' && !r.result && !r.unknownOutcome) notCreated.add(r.task.key);
           if (existed) {
             existedNow.add(r.task.key);
             ledger?.settle(r.task.key);
@@ -766,7 +781,10 @@ function addEarlierOutcomes(
 }
 
 /** Said of a row an earlier run sent without learning whether the shipment was created. */
-const UNKNOWN_OUTCOME = 'it may exist: rerun the same command, which asks the service before sending it again';
+const UNKNOWN_OUTCOME = 'it may exist: rerun the same command, which asks the service before sending it again, not this row from FILE.failed.csv under a new reference';
+
+/** How many shipments an earlier run sent without hearing back, now gone from the file, a rerun looks up. */
+const UNSETTLED_LOOKUPS = 20;
 
 /** What happened to one shipment, as far as the row files need to know. */
 interface Outcome {

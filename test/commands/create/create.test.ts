@@ -987,6 +987,32 @@ describe('ship create --csv', () => {
     }
   });
 
+  it('with --printer, a shipment whose answer never came is still owed: the rerun that finds it prints it', async () => {
+    const csv = join(work, 'lost.csv');
+    const dir = join(work, 'labels-lost');
+    writeFileSync(csv, 'shipment_reference,to_name,to_line_1,to_city,to_postcode,to_country,weight\nLOST-1,Ann,1 St,London,E1 1AA,GB,100\n');
+    let broken = true;
+    const lossy = await startRecordingProxy(sb.baseUrl, {
+      onResponse: (rec) => {
+        if (broken && rec.method === 'POST' && rec.body?.shipment_reference === 'LOST-1') throw new Error('answer lost');
+      },
+      respond: (rec) => (broken && rec.method === 'GET' && rec.path.includes('LOST-1') ? { status: 503, body: { message: 'Service Unavailable', data: null } } : undefined),
+    });
+    const printer = await fakePrinter();
+    const run = () => runShip(['create', '--csv', csv, '-o', dir, '--printer', printer.url], { env: { ...env, SHIP_BASE_URL: lossy.baseUrl } });
+    try {
+      expect((await run()).code).not.toBe(0);
+      expect(printer.jobs).toHaveLength(0);
+      broken = false;
+      const again = await run();
+      expect(again.code, again.stderr).toBe(0);
+      await vi.waitFor(() => expect(printer.jobs.map((j) => /LOST-1/.exec(j.toString('latin1'))?.[0])).toEqual(['LOST-1']));
+    } finally {
+      await lossy.close();
+      await printer.close();
+    }
+  });
+
   it('a rerun says which shipments an earlier run sent without hearing back exist and are no longer in the file (renamed): asked of the service', async () => {
     const csv = join(work, 'unheard.csv');
     const dir = join(work, 'labels-unheard');
