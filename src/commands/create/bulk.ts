@@ -34,7 +34,7 @@ import { printDryRun } from './render.js';
 import { extraFields, type CreateOptions } from './run.js';
 import { createShipment, createShipmentFromJson, findShipment, isDuplicateReference, LabelsNotWritten, refreshLabels, shipmentExists, type Created, type LabelPolicy } from './shipment.js';
 import { confirmLabelsRead, LabelsNotConfirmed, preparePrinter, printLabelFiles } from './printing.js';
-import { printLedgerPathFor, PrintLedger, readLedger, settleLedger } from './print-ledger.js';
+import { owedOf, printLedgerPathFor, PrintLedger, readLedger, settleLedger } from './print-ledger.js';
 
 /** What each bulk task carries. */
 interface CreateInput {
@@ -89,7 +89,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
     return journalPathFor(o.outputDir, fileKey === '-' ? 'stdin' : csvPath, { baseUrl: settings.baseUrl.value, apiKey: settings.apiKey?.value });
   };
   const loaded = await loadReportingAll(ctx, () => loadCsvInput(ctx, o, { keep: o.dryRun ? false : 'json' }), {
-    skipped: o.dryRun ? undefined : async () => createdEarlier(await journalOf()),
+    skipped: o.dryRun ? undefined : async () => earlierRecords(await journalOf()).created,
     dryRun: o.dryRun,
   });
   const extra = extraFields(o);
@@ -148,8 +148,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   const api = await ctx.api();
   const settings = await ctx.settings();
   const journalPath = await journalOf();
-  // What earlier runs created is skipped, not sent: neither checked again nor counted in the question.
-  const created = createdEarlier(journalPath);
+  // What earlier runs created is skipped, not sent: neither checked again nor counted in the question. (And what
+  // they sent without hearing back, below: one read of the journal for both.)
+  const { created, unsettled: unsettledAll } = earlierRecords(journalPath);
   const toSend = created.size ? loaded.compact.filter((c) => !created.has(c.reference)) : loaded.compact;
   const inFile = new Set<string>(loaded.compact.map((c) => c.reference));
   for (const e of loaded.excluded) inFile.add(e.reference);
@@ -174,7 +175,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // The same for a shipment an earlier run sent and never heard back about (killed, its answer lost), whose row is
   // gone since: the journal cannot say it exists, so the service is asked (a few look-ups, rarely any).
   if (!newBatch && fileKey !== '-') {
-    const unsettled = unsettledEarlier(journalPath).filter((ref) => !inFile.has(ref));
+    const unsettled = unsettledAll.filter((ref) => !inFile.has(ref));
     // A few, four at a time (each a GET, retried as any): more would slow every rerun of an edited file.
     const asked = unsettled.slice(0, UNSETTLED_LOOKUPS);
     const found: string[] = [];
@@ -256,7 +257,7 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // says so there only); the list covers what it does not name (a ledger removed, or from before it existed).
   const ledgerPath = printLedgerPathFor(journalPath);
   const ledgerSays = readLedger(ledgerPath);
-  const owedAnywhere = new Set([...readUnprintedList(fileKey), ...[...ledgerSays].flatMap(([ref, st]) => (st === 'owed' ? [ref] : []))]);
+  const owedAnywhere = new Set([...readUnprintedList(fileKey), ...owedOf(ledgerSays)]);
   const owedEarlier = new Set([...owedAnywhere].filter((ref) => inFile.has(ref) && ledgerSays.get(ref) !== 'settled'));
   // Owed by an earlier batch under this file's name (the nightly file's new references replace them): said, once.
   const owedElsewhere = [...owedAnywhere].filter((ref) => !inFile.has(ref) && ledgerSays.get(ref) !== 'settled');
@@ -500,9 +501,9 @@ async function bulkCreate(ctx: Ctx, o: CreateOptions): Promise<void> {
   // for, a request cut short by Ctrl-C or a fatal error: the rerun settles them, and prints them if created.)
   const owed = new Set<string>([...notSent.keys(), ...unprintable, ...owedEarlier]);
   for (const ref of [...printedNow, ...cutShipments.keys(), ...notCreated, ...existedNow]) owed.delete(ref);
-  for (const ref of unprintable) owed.add(ref);
   const owedInOrder = [...inFile].filter((ref) => owed.has(ref));
-  const unresolved = [...(ledger?.owedNow ?? [])].filter((ref) => !settledNow.has(ref) && !owed.has(ref) && !printedNow.has(ref));
+  // (Every shipment printed had an outcome: in settledNow.)
+  const unresolved = [...(ledger?.owedNow ?? [])].filter((ref) => !settledNow.has(ref) && !owed.has(ref));
   if (ledger) ledger.finish([...owedInOrder, ...unresolved]);
   else settleLedger(ledgerPath, owedInOrder);
   const listPath = owedInOrder.length ? writeUnprintedList(unprintedListPathFor(fileKey), owedInOrder) : removeUnprintedList(fileKey);
@@ -716,28 +717,24 @@ export function labelDiskStop(err: unknown, outputDir: string): ShipError | unde
   });
 }
 
-/** The references an earlier run on this journal created (none when there is no journal yet). */
-function createdEarlier(journalPath: string): Set<string> {
+/**
+ * What earlier runs on this journal left (nothing when there is no journal yet): the references they created,
+ * and those they sent without learning the outcome (the last record "sending", or failed with the outcome unknown).
+ */
+function earlierRecords(journalPath: string): { created: Set<string>; unsettled: string[] } {
   const created = new Set<string>();
+  const unsettled: string[] = [];
   let entries: Map<string, JournalEntry>;
   try {
     entries = Journal.readEntries(journalPath);
   } catch {
-    return created; // the run itself reports a journal it cannot read
+    return { created, unsettled }; // the run itself reports a journal it cannot read
   }
-  for (const [key, e] of entries) if (e.state === 'done' && isCreatedSummary(e.result)) created.add(key);
-  return created;
-}
-
-/** The references an earlier run sent without learning the outcome (its last record "sending", or failed unknown). */
-function unsettledEarlier(journalPath: string): string[] {
-  let entries: Map<string, JournalEntry>;
-  try {
-    entries = Journal.readEntries(journalPath);
-  } catch {
-    return [];
+  for (const [key, e] of entries) {
+    if (e.state === 'done' && isCreatedSummary(e.result)) created.add(key);
+    else if (e.state === 'sending' || (e.state === 'failed' && e.unknown)) unsettled.push(key);
   }
-  return [...entries].filter(([, e]) => e.state === 'sending' || (e.state === 'failed' && e.unknown)).map(([key]) => key);
+  return { created, unsettled };
 }
 
 /** A journal's "done" record holds what execute() returned; one that does not (edited by hand) is settled again. */

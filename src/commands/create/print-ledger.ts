@@ -40,9 +40,14 @@ export function readLedger(path: string): Map<string, 'owed' | 'settled'> {
   return state;
 }
 
+/** The references a ledger, as readLedger gives it, still owes the printer. */
+export function owedOf(ledger: ReadonlyMap<string, 'owed' | 'settled'>): Set<string> {
+  return new Set([...ledger].flatMap(([ref, st]) => (st === 'owed' ? [ref] : [])));
+}
+
 /** The references an earlier run's ledger still owes the printer. */
 export function owedByLedger(path: string): Set<string> {
-  return new Set([...readLedger(path)].flatMap(([ref, st]) => (st === 'owed' ? [ref] : [])));
+  return owedOf(readLedger(path));
 }
 
 function parseRef(text: string): string | undefined {
